@@ -1,0 +1,7 @@
+import { handleListModels } from "@/lib/gateway/handlers/models";
+import { toRouteHandler } from "@/lib/http/web-adapter";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export const GET = toRouteHandler(handleListModels);

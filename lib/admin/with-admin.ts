@@ -1,0 +1,48 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import { bearerToken } from "@/lib/auth/authenticate-token";
+import { readConsoleSession } from "@/lib/auth/console-session";
+import { GatewayError } from "@/lib/canonical/gateway-error";
+import type { ApiHandler, ApiRequest, ApiResponse } from "@/lib/http/api-types";
+import { getRuntime, type Runtime } from "@/lib/runtime";
+import { renderAdminError } from "./admin-error";
+
+export interface AdminContext {
+  request: ApiRequest;
+  runtime: Runtime;
+  /** The console user acting, or null when the admin API key is used. */
+  userId: string | null;
+}
+
+function sameSecret(presented: string, expected: string): boolean {
+  const a = createHash("sha256").update(presented).digest();
+  const b = createHash("sha256").update(expected).digest();
+  return timingSafeEqual(a, b);
+}
+
+/** Admin API auth: `Authorization: Bearer $ADMIN_API_KEY`, or an admin's console session. */
+export function withAdmin(handler: (context: AdminContext) => Promise<ApiResponse>): ApiHandler {
+  return async (request) => {
+    try {
+      const runtime = await getRuntime();
+      const presented = bearerToken(request.headers.get("authorization"));
+      let userId: string | null = null;
+      if (presented) {
+        if (!sameSecret(presented, runtime.secrets.adminApiKey)) {
+          throw new GatewayError("authentication", "Invalid admin API key.", { code: "invalid_api_key" });
+        }
+      } else {
+        const session = await readConsoleSession(request.headers, runtime.secrets.authSecret);
+        if (!session) {
+          throw new GatewayError("authentication", "Admin API requires `Authorization: Bearer <ADMIN_API_KEY>` or a console session.", {
+            code: "invalid_api_key",
+          });
+        }
+        if (session.role !== "admin") throw new GatewayError("permission", "This account is not an admin.", { code: "forbidden" });
+        userId = session.userId;
+      }
+      return await handler({ request, runtime, userId });
+    } catch (error) {
+      return renderAdminError(error);
+    }
+  };
+}

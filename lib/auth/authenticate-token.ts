@@ -1,0 +1,27 @@
+import { GatewayError } from "@/lib/canonical/gateway-error";
+import type { TokenCache } from "./token-cache";
+import { hashTokenKey } from "./token-key";
+import type { TokenRecord } from "./token-record";
+
+const invalidKey = (message: string) => new GatewayError("authentication", message, { code: "invalid_api_key" });
+
+/** Resolves a presented key to an active token, or throws a 401. */
+export async function authenticateToken(key: string | null, tokens: TokenCache, now = Date.now()): Promise<TokenRecord> {
+  if (!key) {
+    throw invalidKey(
+      "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
+    );
+  }
+  const record = await tokens.get(hashTokenKey(key));
+  if (!record) throw invalidKey("Incorrect API key provided.");
+  if (!record.enabled) throw invalidKey("This API key has been disabled.");
+  if (record.expiresAt !== null && record.expiresAt <= now) throw invalidKey("This API key has expired.");
+  return record;
+}
+
+/** `Authorization: Bearer <key>`, the scheme compared case-insensitively. */
+export function bearerToken(header: string | null): string | null {
+  if (!header) return null;
+  const match = /^\s*bearer\s+(\S+)\s*$/i.exec(header);
+  return match ? match[1]! : null;
+}

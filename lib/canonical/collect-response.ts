@@ -1,0 +1,64 @@
+import type { FinishReason } from "@/lib/canonical/finish-reason";
+import type { StreamEvent } from "@/lib/canonical/stream-event";
+import type { Usage } from "@/lib/canonical/usage";
+
+export interface ChatResponse {
+  id: string;
+  model: string;
+  created: number;
+  text: string;
+  reasoning: string;
+  reasoningSignature?: string;
+  toolCalls: { id: string; name: string; arguments: string }[];
+  finishReason: FinishReason;
+  stopSequence?: string;
+  usage?: Usage;
+}
+
+/** Folds a complete event sequence into one response; rethrows an in-stream error. */
+export async function collectResponse(events: AsyncIterable<StreamEvent>): Promise<ChatResponse> {
+  const response: ChatResponse = {
+    id: "",
+    model: "",
+    created: Math.floor(Date.now() / 1000),
+    text: "",
+    reasoning: "",
+    toolCalls: [],
+    finishReason: "stop",
+  };
+  for await (const event of events) {
+    switch (event.type) {
+      case "message-start":
+        response.id = event.id;
+        response.model = event.model;
+        response.created = event.created;
+        break;
+      case "text-delta":
+        response.text += event.text;
+        break;
+      case "reasoning-delta":
+        response.reasoning += event.text;
+        if (event.signature) response.reasoningSignature = event.signature;
+        break;
+      case "tool-call-start":
+        response.toolCalls[event.index] = { id: event.id, name: event.name, arguments: "" };
+        break;
+      case "tool-call-delta": {
+        const call = response.toolCalls[event.index];
+        if (call) call.arguments += event.argumentsDelta;
+        break;
+      }
+      case "usage":
+        response.usage = event.usage;
+        break;
+      case "finish":
+        response.finishReason = event.reason;
+        response.stopSequence = event.stopSequence;
+        break;
+      case "error":
+        throw event.error;
+    }
+  }
+  response.toolCalls = response.toolCalls.filter(Boolean);
+  return response;
+}

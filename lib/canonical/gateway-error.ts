@@ -1,0 +1,80 @@
+// Every failure the gateway reports is a GatewayError; each client format renders it
+// in its own native error body (lib/formats/<format>/render-error.ts).
+
+export type GatewayErrorKind =
+  | "invalid_request" // 400
+  | "authentication" // 401
+  | "permission" // 403
+  | "not_found" // 404
+  | "request_too_large" // 413
+  | "rate_limit" // 429
+  | "quota_exceeded" // 429, not retryable
+  | "upstream_error" // status copied from the upstream
+  | "overloaded" // 529 / 503
+  | "bad_gateway" // 502
+  | "timeout" // 504
+  | "internal"; // 500
+
+const DEFAULT_STATUS: Record<GatewayErrorKind, number> = {
+  invalid_request: 400,
+  authentication: 401,
+  permission: 403,
+  not_found: 404,
+  request_too_large: 413,
+  rate_limit: 429,
+  quota_exceeded: 429,
+  upstream_error: 500,
+  overloaded: 503,
+  bad_gateway: 502,
+  timeout: 504,
+  internal: 500,
+};
+
+export interface GatewayErrorOptions {
+  status?: number;
+  /** The offending request parameter, as a dotted path (`messages.0.role`). */
+  param?: string | null;
+  /** A machine-readable code, such as `model_not_found` or `invalid_api_key`. */
+  code?: string | null;
+  /** Seconds the caller should wait before retrying. */
+  retryAfterSeconds?: number;
+  /** Upstream error `type` to keep when passing an upstream error through. */
+  upstreamType?: string;
+  cause?: unknown;
+}
+
+export class GatewayError extends Error {
+  readonly kind: GatewayErrorKind;
+  readonly status: number;
+  readonly param: string | null;
+  readonly code: string | null;
+  readonly retryAfterSeconds?: number;
+  readonly upstreamType?: string;
+  // Marker that survives module duplication between the Next bundle and server.ts.
+  readonly isGatewayError = true;
+
+  constructor(kind: GatewayErrorKind, message: string, options: GatewayErrorOptions = {}) {
+    super(message, { cause: options.cause });
+    this.name = "GatewayError";
+    this.kind = kind;
+    this.status = options.status ?? DEFAULT_STATUS[kind];
+    this.param = options.param ?? null;
+    this.code = options.code ?? null;
+    this.retryAfterSeconds = options.retryAfterSeconds;
+    this.upstreamType = options.upstreamType;
+  }
+
+  get retryable(): boolean {
+    return this.kind === "rate_limit" || this.kind === "overloaded" || this.kind === "timeout" || this.status >= 500;
+  }
+}
+
+export function isGatewayError(value: unknown): value is GatewayError {
+  return typeof value === "object" && value !== null && (value as { isGatewayError?: unknown }).isGatewayError === true;
+}
+
+/** Wraps anything thrown into a GatewayError without leaking internals to the caller. */
+export function toGatewayError(value: unknown): GatewayError {
+  if (isGatewayError(value)) return value;
+  return new GatewayError("internal", "The gateway failed to process the request.", { cause: value });
+}

@@ -1,0 +1,44 @@
+import { z } from "zod";
+
+// The one place that reads process.env. Everything else imports `env`.
+const optionalString = z.preprocess((value) => (value === "" ? undefined : value), z.string().optional());
+const integer = (fallback: number, min = 0) =>
+  z.preprocess((value) => (value === undefined || value === "" ? fallback : value), z.coerce.number().int().min(min));
+
+const schema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("production"),
+  PORT: integer(3000, 0),
+  HOST: z.string().default("0.0.0.0"),
+  DATA_DIR: z.string().default("./data"),
+  DATABASE_URL: optionalString,
+  ADMIN_API_KEY: optionalString.refine((value) => value === undefined || value.length >= 16, {
+    message: "must be at least 16 characters",
+  }),
+  ADMIN_EMAIL: optionalString.pipe(z.email().optional()),
+  ADMIN_PASSWORD: optionalString.refine((value) => value === undefined || value.length >= 8, {
+    message: "must be at least 8 characters",
+  }),
+  AUTH_SECRET: optionalString,
+  ENCRYPTION_KEY: optionalString,
+  MAX_BODY_BYTES: integer(20 * 1024 * 1024, 1024),
+  UPSTREAM_TIMEOUT_MS: integer(300_000, 1),
+  UPSTREAM_CONNECTIONS: integer(256, 1),
+  AUTH_CACHE_TTL_MS: integer(1000, 0),
+  LOG_FLUSH_INTERVAL_MS: integer(200, 10),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  MOCK_STREAM_DELAY_MS: integer(15, 0),
+  ANTHROPIC_DEFAULT_MAX_TOKENS: integer(8192, 1),
+});
+
+export type Env = z.infer<typeof schema>;
+
+function loadEnv(): Env {
+  const result = schema.safeParse(process.env);
+  if (!result.success) {
+    const lines = result.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
+    throw new Error(`Invalid environment configuration; set or fix:\n${lines.join("\n")}`);
+  }
+  return result.data;
+}
+
+export const env: Env = loadEnv();

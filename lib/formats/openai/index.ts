@@ -1,0 +1,9 @@
+import { bearerToken } from "@/lib/auth/authenticate-token";
+import type { ClientFormat } from "@/lib/gateway/client-format";
+import { renderOpenAIError } from "./render-error";
+
+export const openAIFormat: ClientFormat = {
+  name: "openai",
+  extractToken: (request) => bearerToken(request.headers.get("authorization")),
+  renderError: renderOpenAIError,
+};

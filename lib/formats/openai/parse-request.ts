@@ -1,0 +1,114 @@
+import { GatewayError } from "@/lib/canonical/gateway-error";
+import type { ChatRequest, ContentPart, ImageSource, Message, ToolChoice } from "@/lib/canonical/request";
+import { validationError } from "@/lib/formats/validation-error";
+import { chatCompletionRequestSchema, type ChatCompletionMessage, type ChatCompletionRequest } from "./schema";
+
+export interface ParsedChatCompletion {
+  body: ChatCompletionRequest;
+  chat: ChatRequest;
+  /** Whether the caller asked for the trailing usage chunk. */
+  includeUsage: boolean;
+}
+
+export function parseChatCompletionRequest(json: unknown): ParsedChatCompletion {
+  const result = chatCompletionRequestSchema.safeParse(json);
+  if (!result.success) throw validationError(result.error);
+  const body = result.data;
+  return { body, chat: toCanonical(body), includeUsage: body.stream === true && body.stream_options?.include_usage === true };
+}
+
+function toCanonical(body: ChatCompletionRequest): ChatRequest {
+  const systemTexts: string[] = [];
+  const messages: Message[] = [];
+  for (const message of body.messages) {
+    if (message.role === "system" || message.role === "developer") {
+      systemTexts.push(textOf(message.content));
+      continue;
+    }
+    messages.push(toCanonicalMessage(message));
+  }
+  const stop = body.stop == null ? undefined : typeof body.stop === "string" ? [body.stop] : body.stop;
+  const effort = body.reasoning_effort;
+  return {
+    model: body.model,
+    system: systemTexts.length > 0 ? systemTexts.join("\n\n") : undefined,
+    messages,
+    stream: body.stream === true,
+    maxTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
+    temperature: body.temperature ?? undefined,
+    topP: body.top_p ?? undefined,
+    stop,
+    tools: body.tools?.flatMap((tool) =>
+      tool.type === "function"
+        ? [{ name: tool.function.name, description: tool.function.description, parameters: tool.function.parameters }]
+        : [],
+    ),
+    toolChoice: toCanonicalToolChoice(body.tool_choice),
+    parallelToolCalls: body.parallel_tool_calls,
+    reasoning:
+      effort == null || effort === "none"
+        ? undefined
+        : { effort: effort === "xhigh" || effort === "max" ? "high" : effort },
+    user: body.user,
+  };
+}
+
+function textOf(content: string | { text: string }[]): string {
+  return typeof content === "string" ? content : content.map((part) => part.text).join("");
+}
+
+function toCanonicalMessage(message: Exclude<ChatCompletionMessage, { role: "system" | "developer" }>): Message {
+  switch (message.role) {
+    case "user": {
+      const content: ContentPart[] =
+        typeof message.content === "string"
+          ? [{ type: "text", text: message.content }]
+          : message.content.map((part, index) => {
+              if (part.type === "text") return { type: "text", text: part.text };
+              if (part.type === "image_url") return { type: "image", source: parseImageUrl(part.image_url.url) };
+              throw new GatewayError("invalid_request", `Content part type '${part.type}' is not supported by this model.`, {
+                param: `messages.content[${index}].type`,
+              });
+            });
+      return { role: "user", content, name: message.name };
+    }
+    case "assistant": {
+      const content: ContentPart[] = [];
+      if (message.reasoning_content) content.push({ type: "reasoning", text: message.reasoning_content });
+      const text =
+        message.content == null
+          ? ""
+          : typeof message.content === "string"
+            ? message.content
+            : message.content.map((part) => ("text" in part ? part.text : part.refusal)).join("");
+      if (text !== "") content.push({ type: "text", text });
+      for (const call of message.tool_calls ?? []) {
+        content.push({ type: "tool-call", id: call.id, name: call.function.name, arguments: call.function.arguments });
+      }
+      return { role: "assistant", content, name: message.name };
+    }
+    case "tool":
+      return {
+        role: "tool",
+        content: [{ type: "tool-result", toolCallId: message.tool_call_id, content: textOf(message.content) }],
+      };
+    case "function":
+      return {
+        role: "tool",
+        content: [{ type: "tool-result", toolCallId: message.name, content: message.content ?? "" }],
+      };
+  }
+}
+
+export function parseImageUrl(url: string): ImageSource {
+  const match = /^data:([^;,]+);base64,(.*)$/s.exec(url);
+  if (match) return { kind: "base64", mediaType: match[1]!, data: match[2]! };
+  return { kind: "url", url };
+}
+
+function toCanonicalToolChoice(choice: ChatCompletionRequest["tool_choice"]): ToolChoice | undefined {
+  if (choice === undefined) return undefined;
+  if (choice === "auto" || choice === "none" || choice === "required") return { type: choice };
+  if (choice.type === "function") return { type: "tool", name: (choice.function as { name: string }).name };
+  return { type: "auto" };
+}

@@ -1,0 +1,36 @@
+import type { GatewayError, GatewayErrorKind } from "@/lib/canonical/gateway-error";
+import { jsonResponse, type ApiResponse } from "@/lib/http/api-types";
+
+const ERROR_TYPE: Record<GatewayErrorKind, string> = {
+  invalid_request: "invalid_request_error",
+  authentication: "invalid_request_error",
+  permission: "invalid_request_error",
+  not_found: "invalid_request_error",
+  request_too_large: "invalid_request_error",
+  rate_limit: "requests",
+  quota_exceeded: "insufficient_quota",
+  upstream_error: "upstream_error",
+  overloaded: "server_error",
+  bad_gateway: "upstream_error",
+  timeout: "timeout_error",
+  internal: "server_error",
+};
+
+export function openAIErrorBody(error: GatewayError) {
+  return {
+    error: {
+      message: error.message,
+      type: error.upstreamType ?? ERROR_TYPE[error.kind],
+      param: error.param,
+      code: error.code,
+    },
+  };
+}
+
+export function renderOpenAIError(error: GatewayError): ApiResponse {
+  const headers: Record<string, string> = {};
+  if (error.retryAfterSeconds !== undefined) headers["retry-after"] = String(error.retryAfterSeconds);
+  // Tell the official SDKs not to retry what cannot succeed on retry.
+  if (error.kind === "quota_exceeded") headers["x-should-retry"] = "false";
+  return jsonResponse(error.status, openAIErrorBody(error), headers);
+}

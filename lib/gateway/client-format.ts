@@ -1,0 +1,13 @@
+import type { GatewayError } from "@/lib/canonical/gateway-error";
+import type { ApiRequest, ApiResponse } from "@/lib/http/api-types";
+import type { ClientFormatName } from "@/lib/providers/provider";
+
+/** What the pipeline needs from a client API format before any body is parsed. */
+export interface ClientFormat {
+  name: ClientFormatName;
+  /** The platform key as this format's SDKs send it. */
+  extractToken(request: ApiRequest): string | null;
+  /** Checks required headers (such as a version header); throws a GatewayError. */
+  checkHeaders?(request: ApiRequest): void;
+  renderError(error: GatewayError): ApiResponse;
+}

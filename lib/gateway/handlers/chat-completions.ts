@@ -1,0 +1,20 @@
+import { openAIFormat } from "@/lib/formats/openai";
+import { parseChatCompletionRequest } from "@/lib/formats/openai/parse-request";
+import { renderChatCompletion } from "@/lib/formats/openai/render-response";
+import { renderChatCompletionStream } from "@/lib/formats/openai/render-stream";
+import { callChat } from "@/lib/gateway/call-chat";
+import { readJsonBody } from "@/lib/gateway/read-json-body";
+import { withApiKey } from "@/lib/gateway/with-api-key";
+
+/** POST /v1/chat/completions */
+export const handleChatCompletions = withApiKey(openAIFormat, "/v1/chat/completions", async (context) => {
+  const parsed = parseChatCompletionRequest(await readJsonBody(context.request));
+  if ((parsed.body.n ?? 1) > 1) context.log.warnings.push("n > 1 is only honoured by OpenAI-type upstreams");
+  return callChat(context, {
+    chat: parsed.chat,
+    relay: { body: parsed.body, stream: parsed.chat.stream, includeUsage: parsed.includeUsage },
+    renderResponse: renderChatCompletion,
+    renderStream: (events) =>
+      renderChatCompletionStream(events, { includeUsage: parsed.includeUsage, fallbackModel: parsed.chat.model }),
+  });
+});

@@ -1,0 +1,97 @@
+import { randomUUID } from "node:crypto";
+import type { GatewayError } from "@/lib/canonical/gateway-error";
+import { isAsyncIterable, type ApiResponse } from "@/lib/http/api-types";
+import { logger } from "@/lib/logger";
+import { countTokens } from "@/lib/usage/count-tokens";
+import type { RequestLogWriter } from "@/lib/usage/request-log-writer";
+import { UsageMeter } from "@/lib/usage/usage-meter";
+
+/**
+ * The record of one API request. Created when the request arrives, finished exactly
+ * once: when the response is complete, the stream ends, or the client goes away.
+ */
+export class RequestLog {
+  readonly id = `req_${randomUUID().replaceAll("-", "")}`;
+  readonly createdAt = new Date();
+  readonly meter = new UsageMeter();
+  tokenId: string | null = null;
+  userId: string | null = null;
+  channelId: string | null = null;
+  model: string | null = null;
+  upstreamModel: string | null = null;
+  stream = false;
+  readonly warnings: string[] = [];
+  /** Builds the prompt text for a tokenizer estimate; set once the request is parsed. */
+  promptText: (() => string) | undefined;
+  private finished = false;
+
+  constructor(
+    private readonly writer: RequestLogWriter,
+    readonly endpoint: string,
+    readonly clientFormat: string,
+    readonly method: string,
+  ) {}
+
+  /** Finishes now, or when a streamed body ends; returns the response to send. */
+  finishWith(response: ApiResponse): ApiResponse {
+    response.headers["x-request-id"] = this.id;
+    if (!isAsyncIterable(response.body)) {
+      void this.finish(response.status);
+      return response;
+    }
+    const body = response.body;
+    const log = this;
+    async function* tracked() {
+      let completed = false;
+      try {
+        yield* body;
+        completed = true;
+      } finally {
+        void log.finish(response.status, log.meter.error ?? (completed ? undefined : "client disconnected mid-stream"));
+      }
+    }
+    return { ...response, body: tracked() };
+  }
+
+  async finish(status: number, error?: GatewayError | string): Promise<void> {
+    if (this.finished) return;
+    this.finished = true;
+    const latencyMs = Math.round(performance.now() - this.meter.startedAt);
+    try {
+      const usage = this.meter.usage;
+      let promptTokens = usage?.promptTokens ?? 0;
+      let completionTokens = usage?.completionTokens ?? 0;
+      // Estimate only when an upstream was called and reported nothing.
+      const estimate = !usage && this.channelId !== null;
+      if (estimate) {
+        promptTokens = await countTokens(this.promptText?.() ?? "");
+        completionTokens = await countTokens(this.meter.generatedText);
+      }
+      this.writer.enqueue({
+        id: this.id,
+        createdAt: this.createdAt,
+        endpoint: this.endpoint,
+        clientFormat: this.clientFormat,
+        method: this.method,
+        tokenId: this.tokenId,
+        userId: this.userId,
+        channelId: this.channelId,
+        model: this.model,
+        upstreamModel: this.upstreamModel,
+        status,
+        stream: this.stream,
+        promptTokens,
+        completionTokens,
+        cachedTokens: usage?.cachedTokens ?? 0,
+        reasoningTokens: usage?.reasoningTokens ?? 0,
+        usageEstimated: estimate,
+        latencyMs,
+        firstTokenMs: this.meter.firstTokenMs ?? null,
+        errorMessage: error === undefined ? null : typeof error === "string" ? error : error.message,
+        warnings: this.warnings.length > 0 ? this.warnings : null,
+      });
+    } catch (failure) {
+      logger.error({ err: failure, requestId: this.id }, "could not record request log");
+    }
+  }
+}

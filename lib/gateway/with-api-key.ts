@@ -1,0 +1,69 @@
+import { authenticateToken } from "@/lib/auth/authenticate-token";
+import type { TokenRecord } from "@/lib/auth/token-record";
+import { GatewayError, toGatewayError } from "@/lib/canonical/gateway-error";
+import type { ApiHandler, ApiRequest, ApiResponse } from "@/lib/http/api-types";
+import { logger } from "@/lib/logger";
+import { getRuntime, type Runtime } from "@/lib/runtime";
+import type { ClientFormat } from "./client-format";
+import { RequestLog } from "./request-log";
+
+export interface GatewayContext {
+  request: ApiRequest;
+  format: ClientFormat;
+  token: TokenRecord;
+  log: RequestLog;
+  runtime: Runtime;
+}
+
+const CLIENT_CLOSED = 499;
+
+/**
+ * Wraps an API handler with what every API request gets: one request log, the
+ * format's header checks, token auth, the token's rate limit, and errors rendered in
+ * the caller's own format.
+ */
+export function withApiKey(
+  format: ClientFormat,
+  endpoint: string,
+  handler: (context: GatewayContext) => Promise<ApiResponse>,
+): ApiHandler {
+  return async (request) => {
+    const runtime = await getRuntime();
+    const log = new RequestLog(runtime.logs, endpoint, format.name, request.method);
+    try {
+      const token = await authenticateToken(format.extractToken(request), runtime.tokens);
+      log.tokenId = token.id;
+      log.userId = token.userId;
+      format.checkHeaders?.(request);
+      await runtime.rateLimiter.consume(token.id, token.rpm);
+      return log.finishWith(await handler({ request, format, token, log, runtime }));
+    } catch (thrown) {
+      return renderFailure(thrown, request, format, log);
+    }
+  };
+}
+
+/** A request that fails before reaching a handler (unknown route) is still logged. */
+export function notFoundHandler(format: ClientFormat, endpoint: string): ApiHandler {
+  return async (request) => {
+    const runtime = await getRuntime();
+    const log = new RequestLog(runtime.logs, endpoint, format.name, request.method);
+    const error = new GatewayError("not_found", `Unknown request URL: ${request.method} ${request.url.pathname}.`, {
+      code: "unknown_url",
+    });
+    return renderFailure(error, request, format, log);
+  };
+}
+
+function renderFailure(thrown: unknown, request: ApiRequest, format: ClientFormat, log: RequestLog): ApiResponse {
+  const error = toGatewayError(thrown);
+  if (request.signal.aborted) {
+    void log.finish(CLIENT_CLOSED, "client disconnected before the response");
+  } else {
+    if (error.kind === "internal") logger.error({ err: error.cause ?? error, requestId: log.id }, "request failed");
+    void log.finish(error.status, error);
+  }
+  const response = format.renderError(error);
+  response.headers["x-request-id"] = log.id;
+  return response;
+}

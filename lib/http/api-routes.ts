@@ -1,0 +1,37 @@
+import * as channels from "@/lib/admin/channels";
+import { handleHealth } from "@/lib/admin/health";
+import { listLogs } from "@/lib/admin/logs";
+import * as tokens from "@/lib/admin/tokens";
+import { openAIFormat } from "@/lib/formats/openai";
+import { handleChatCompletions } from "@/lib/gateway/handlers/chat-completions";
+import { handleListModels } from "@/lib/gateway/handlers/models";
+import { notFoundHandler } from "@/lib/gateway/with-api-key";
+import { RouteTable, type RouteMatch } from "./route-table";
+
+// Every API route, for the fast path in server.ts. The app/ route files export the
+// same handlers for Next's router.
+export const apiRoutes = new RouteTable()
+  .add("POST", "/v1/chat/completions", handleChatCompletions)
+  .add("GET", "/v1/models", handleListModels)
+  .add("GET", "/api/health", handleHealth)
+  .add("GET", "/api/admin/channels", channels.listChannels)
+  .add("POST", "/api/admin/channels", channels.createChannel)
+  .add("GET", "/api/admin/channels/:id", channels.getChannel)
+  .add("PATCH", "/api/admin/channels/:id", channels.updateChannel)
+  .add("DELETE", "/api/admin/channels/:id", channels.deleteChannel)
+  .add("GET", "/api/admin/tokens", tokens.listTokens)
+  .add("POST", "/api/admin/tokens", tokens.createToken)
+  .add("GET", "/api/admin/tokens/:id", tokens.getToken)
+  .add("PATCH", "/api/admin/tokens/:id", tokens.updateToken)
+  .add("DELETE", "/api/admin/tokens/:id", tokens.deleteToken)
+  .add("GET", "/api/admin/logs", listLogs);
+
+const unknownApiRoute = notFoundHandler(openAIFormat, "unknown");
+
+/** The handler for an API path, or undefined for paths Next should serve (console pages). */
+export function matchApiRoute(method: string, pathname: string): RouteMatch | undefined {
+  const match = apiRoutes.match(method, pathname);
+  if (match) return match;
+  if (pathname.startsWith("/v1/") || pathname.startsWith("/v1beta/")) return { handler: unknownApiRoute, params: {} };
+  return undefined;
+}

@@ -1,0 +1,105 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { GatewayError } from "@/lib/canonical/gateway-error";
+import { isAsyncIterable, type ApiHandler, type ApiRequest, type ApiResponse } from "@/lib/http/api-types";
+
+export function readNodeBody(request: IncomingMessage, limitBytes: number): Promise<Buffer> {
+  const declared = Number(request.headers["content-length"]);
+  if (Number.isFinite(declared) && declared > limitBytes) {
+    request.resume();
+    return Promise.reject(tooLarge(limitBytes));
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limitBytes) {
+        request.removeAllListeners("data");
+        request.resume();
+        reject(tooLarge(limitBytes));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.once("end", () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    request.once("error", reject);
+  });
+}
+
+function tooLarge(limitBytes: number): GatewayError {
+  return new GatewayError("request_too_large", `Request body exceeds the limit of ${limitBytes} bytes.`, {
+    code: "request_too_large",
+  });
+}
+
+export function toApiRequest(
+  request: IncomingMessage,
+  response: ServerResponse,
+  url: URL,
+  params: Record<string, string>,
+): ApiRequest {
+  const controller = new AbortController();
+  response.once("close", () => {
+    if (!response.writableFinished) controller.abort();
+  });
+  let bodyPromise: Promise<Buffer> | undefined;
+  return {
+    method: request.method ?? "GET",
+    url,
+    headers: {
+      get(name) {
+        const value = request.headers[name.toLowerCase()];
+        if (value === undefined) return null;
+        return Array.isArray(value) ? value.join(", ") : value;
+      },
+    },
+    body(limitBytes) {
+      bodyPromise ??= readNodeBody(request, limitBytes);
+      return bodyPromise;
+    },
+    signal: controller.signal,
+    params,
+  };
+}
+
+/** Writes an ApiResponse, honouring backpressure and stopping when the client leaves. */
+export async function writeApiResponse(response: ServerResponse, apiResponse: ApiResponse): Promise<void> {
+  const { body } = apiResponse;
+  if (!isAsyncIterable(body)) {
+    response.writeHead(apiResponse.status, apiResponse.headers);
+    response.end(body ?? undefined);
+    return;
+  }
+  response.writeHead(apiResponse.status, apiResponse.headers);
+  response.flushHeaders();
+  try {
+    for await (const chunk of body) {
+      if (response.destroyed) break;
+      if (!response.write(chunk)) await drainOrClose(response);
+    }
+  } catch {
+    // The producer already recorded the failure; the client sees a cut stream.
+    response.destroy();
+    return;
+  }
+  if (!response.destroyed) response.end();
+}
+
+function drainOrClose(response: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      response.off("drain", done);
+      response.off("close", done);
+      resolve();
+    };
+    response.once("drain", done);
+    response.once("close", done);
+  });
+}
+
+export function nodeListener(handler: ApiHandler, params: Record<string, string> = {}) {
+  return async (request: IncomingMessage, response: ServerResponse, url: URL) => {
+    const apiResponse = await handler(toApiRequest(request, response, url, params));
+    await writeApiResponse(response, apiResponse);
+  };
+}

@@ -1,0 +1,39 @@
+import type { ApiHandler } from "./api-types";
+
+export interface RouteMatch {
+  handler: ApiHandler;
+  params: Record<string, string>;
+}
+
+type Route = { method: string; segments: string[]; handler: ApiHandler };
+
+/** A small path router: static segments and `:name` parameters, exact method match. */
+export class RouteTable {
+  private readonly exact = new Map<string, ApiHandler>();
+  private readonly patterns: Route[] = [];
+
+  add(method: string, path: string, handler: ApiHandler): this {
+    if (path.includes(":")) this.patterns.push({ method, segments: path.split("/"), handler });
+    else this.exact.set(`${method} ${path}`, handler);
+    return this;
+  }
+
+  match(method: string, pathname: string): RouteMatch | undefined {
+    const handler = this.exact.get(`${method} ${pathname}`);
+    if (handler) return { handler, params: {} };
+    const segments = pathname.split("/");
+    for (const route of this.patterns) {
+      if (route.method !== method || route.segments.length !== segments.length) continue;
+      const params: Record<string, string> = {};
+      const matched = route.segments.every((segment, index) => {
+        if (segment.startsWith(":")) {
+          params[segment.slice(1)] = decodeURIComponent(segments[index]!);
+          return segments[index] !== "";
+        }
+        return segment === segments[index];
+      });
+      if (matched) return { handler: route.handler, params };
+    }
+    return undefined;
+  }
+}

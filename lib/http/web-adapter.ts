@@ -1,0 +1,73 @@
+import { GatewayError } from "@/lib/canonical/gateway-error";
+import { isAsyncIterable, type ApiHandler, type ApiRequest, type ApiResponse } from "@/lib/http/api-types";
+
+// Exposes an ApiHandler as a Next.js App Router route handler.
+
+type RouteContext = { params: Promise<Record<string, string | string[]>> };
+
+export function toRouteHandler(handler: ApiHandler) {
+  return async (request: Request, context?: RouteContext): Promise<Response> => {
+    const rawParams = context?.params ? await context.params : {};
+    const params: Record<string, string> = {};
+    for (const [key, value] of Object.entries(rawParams)) params[key] = Array.isArray(value) ? value.join("/") : value;
+    const apiResponse = await handler(fromWebRequest(request, params));
+    return toWebResponse(apiResponse);
+  };
+}
+
+function fromWebRequest(request: Request, params: Record<string, string>): ApiRequest {
+  let bodyPromise: Promise<Buffer> | undefined;
+  return {
+    method: request.method,
+    url: new URL(request.url),
+    headers: request.headers,
+    body(limitBytes) {
+      bodyPromise ??= readWebBody(request, limitBytes);
+      return bodyPromise;
+    },
+    signal: request.signal,
+    params,
+  };
+}
+
+async function readWebBody(request: Request, limitBytes: number): Promise<Buffer> {
+  const declared = Number(request.headers.get("content-length"));
+  const tooLarge = () =>
+    new GatewayError("request_too_large", `Request body exceeds the limit of ${limitBytes} bytes.`, {
+      code: "request_too_large",
+    });
+  if (Number.isFinite(declared) && declared > limitBytes) throw tooLarge();
+  if (!request.body) return Buffer.alloc(0);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength;
+    if (size > limitBytes) throw tooLarge();
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+export function toWebResponse(apiResponse: ApiResponse): Response {
+  const { body } = apiResponse;
+  if (!isAsyncIterable(body)) {
+    return new Response(body as BodyInit | null, { status: apiResponse.status, headers: apiResponse.headers });
+  }
+  const iterator = body[Symbol.asyncIterator]();
+  const encoder = new TextEncoder();
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { value, done } = await iterator.next();
+        if (done) controller.close();
+        else controller.enqueue(typeof value === "string" ? encoder.encode(value) : value);
+      } catch (error) {
+        controller.error(error);
+      }
+    },
+    async cancel() {
+      await iterator.return?.();
+    },
+  });
+  return new Response(stream, { status: apiResponse.status, headers: apiResponse.headers });
+}

@@ -1,0 +1,27 @@
+import type { ChatRequest } from "@/lib/canonical/request";
+import type { StreamEvent } from "@/lib/canonical/stream-event";
+import type { CallContext, Provider } from "@/lib/providers/provider";
+import { decodeSse } from "@/lib/sse/decode-sse";
+import { postOpenAI } from "./call-upstream";
+import { toOpenAIChatBody } from "./convert-request";
+import { openAIResponseEvents, parseOpenAIStream } from "./parse-stream";
+import { relayChatCompletion } from "./relay-chat";
+
+async function chat(request: ChatRequest, context: CallContext): Promise<AsyncIterable<StreamEvent>> {
+  const body = toOpenAIChatBody(request, context.upstreamModel, context.warnings);
+  const response = await postOpenAI("/chat/completions", body, context);
+  if (request.stream) return parseOpenAIStream(decodeSse(response.body));
+  const json = await response.body.json();
+  return (async function* () {
+    yield* openAIResponseEvents(json);
+  })();
+}
+
+/** Any OpenAI-compatible upstream: OpenAI, OpenRouter, vLLM, Ollama, llama.cpp server... */
+export const openAIProvider: Provider = {
+  defaultBaseUrl: "https://api.openai.com/v1",
+  requiresApiKey: false, // local servers (Ollama, llama.cpp) often take none
+  ownedBy: "openai-compatible",
+  chat,
+  relay: { openai: relayChatCompletion },
+};

@@ -1,0 +1,99 @@
+import { GatewayError } from "@/lib/canonical/gateway-error";
+import type { StreamEvent } from "@/lib/canonical/stream-event";
+import { fromOpenAIFinishReason } from "@/lib/formats/openai/map-finish-reason";
+import { parseOpenAIUsage } from "@/lib/formats/openai/render-usage";
+import type { SseMessage } from "@/lib/sse/decode-sse";
+import { chatCompletionChunkSchema, chatCompletionResponseSchema } from "./openai-api";
+
+/** OpenAI Chat Completions SSE -> canonical events. Only choice 0 is followed. */
+export async function* parseOpenAIStream(messages: AsyncIterable<SseMessage>): AsyncGenerator<StreamEvent> {
+  let started = false;
+  // Upstream tool-call index -> our dense index, in order of first appearance.
+  const toolIndexes = new Map<number, number>();
+  for await (const message of messages) {
+    if (message.data === "[DONE]") break;
+    const parsed = chatCompletionChunkSchema.safeParse(safeJson(message.data));
+    if (!parsed.success) continue;
+    const chunk = parsed.data;
+    if (chunk.error !== undefined || message.event === "error") {
+      const error = chunk.error as { message?: string; type?: string; code?: string } | string | undefined;
+      const text = typeof error === "string" ? error : (error?.message ?? "The upstream reported an error mid-stream.");
+      yield { type: "error", error: new GatewayError("upstream_error", text, { status: 500, upstreamType: typeof error === "object" ? error?.type : undefined }) };
+      return;
+    }
+    if (!started) {
+      started = true;
+      yield {
+        type: "message-start",
+        id: chunk.id ?? "",
+        model: chunk.model ?? "",
+        created: chunk.created ?? Math.floor(Date.now() / 1000),
+      };
+    }
+    const choice = chunk.choices?.find((candidate) => (candidate.index ?? 0) === 0);
+    const delta = choice?.delta;
+    if (delta) {
+      const reasoning = delta.reasoning_content ?? delta.reasoning;
+      if (reasoning) yield { type: "reasoning-delta", text: reasoning };
+      if (delta.content) yield { type: "text-delta", text: delta.content };
+      if (delta.refusal) yield { type: "text-delta", text: delta.refusal };
+      for (const call of delta.tool_calls ?? []) {
+        const upstreamIndex = call.index ?? 0;
+        let index = toolIndexes.get(upstreamIndex);
+        if (index === undefined) {
+          index = toolIndexes.size;
+          toolIndexes.set(upstreamIndex, index);
+          yield {
+            type: "tool-call-start",
+            index,
+            id: call.id || `call_${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`,
+            name: call.function?.name ?? "",
+          };
+        }
+        if (call.function?.arguments) yield { type: "tool-call-delta", index, argumentsDelta: call.function.arguments };
+      }
+    }
+    if (choice?.finish_reason) yield { type: "finish", reason: fromOpenAIFinishReason[choice.finish_reason] ?? "other" };
+    const usage = parseOpenAIUsage(chunk.usage);
+    if (usage) yield { type: "usage", usage };
+  }
+}
+
+/** A non-streaming OpenAI response as the same canonical event sequence. */
+export function* openAIResponseEvents(json: unknown): Generator<StreamEvent> {
+  const parsed = chatCompletionResponseSchema.safeParse(json);
+  if (!parsed.success) {
+    throw new GatewayError("bad_gateway", "The upstream returned a response the gateway could not read.", {
+      code: "invalid_upstream_response",
+    });
+  }
+  const response = parsed.data;
+  yield {
+    type: "message-start",
+    id: response.id ?? "",
+    model: response.model ?? "",
+    created: response.created ?? Math.floor(Date.now() / 1000),
+  };
+  const choice = response.choices[0];
+  if (choice) {
+    const reasoning = choice.message.reasoning_content ?? choice.message.reasoning;
+    if (reasoning) yield { type: "reasoning-delta", text: reasoning };
+    const text = choice.message.content ?? choice.message.refusal;
+    if (text) yield { type: "text-delta", text };
+    for (const [index, call] of (choice.message.tool_calls ?? []).entries()) {
+      yield { type: "tool-call-start", index, id: call.id, name: call.function.name };
+      if (call.function.arguments) yield { type: "tool-call-delta", index, argumentsDelta: call.function.arguments };
+    }
+    yield { type: "finish", reason: fromOpenAIFinishReason[choice.finish_reason ?? "stop"] ?? "other" };
+  }
+  const usage = parseOpenAIUsage(response.usage);
+  if (usage) yield { type: "usage", usage };
+}
+
+export function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,94 @@
+import { decryptSecret } from "@/lib/crypto/encryption";
+import type { Database } from "@/lib/db/client";
+import type { Channel as ChannelRow } from "@/lib/db/generated/client";
+import { providers } from "@/lib/providers/registry";
+import { channelTypeSchema, type Channel } from "./channel";
+import { pickChannels } from "./pick-channels";
+
+/**
+ * All channels, in memory, keys decrypted once. Reloaded every `refreshMs` so other
+ * instances' changes arrive, and at once after a change made in this process.
+ */
+export class ChannelCache {
+  private channels: Channel[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private loading: Promise<void> | undefined;
+
+  constructor(
+    private readonly database: Database,
+    private readonly encryptionKey: Buffer,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  async start(refreshMs: number): Promise<void> {
+    await this.reload();
+    this.timer = setInterval(() => this.reload().catch(this.onError), refreshMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  reload(): Promise<void> {
+    this.loading ??= this.load().finally(() => {
+      this.loading = undefined;
+    });
+    return this.loading;
+  }
+
+  private async load(): Promise<void> {
+    const rows = await this.database.channel.findMany({ orderBy: { createdAt: "asc" } });
+    this.channels = rows.flatMap((row) => {
+      try {
+        return [this.toChannel(row)];
+      } catch (error) {
+        this.onError(error);
+        return [];
+      }
+    });
+  }
+
+  private toChannel(row: ChannelRow): Channel {
+    const type = channelTypeSchema.parse(row.type);
+    return {
+      id: row.id,
+      name: row.name,
+      type,
+      baseUrl: row.baseUrl || providers[type].defaultBaseUrl,
+      apiKey: row.apiKeyEncrypted ? decryptSecret(row.apiKeyEncrypted, this.encryptionKey) : undefined,
+      models: stringArray(row.models),
+      modelMap: stringRecord(row.modelMap),
+      priority: row.priority,
+      weight: row.weight,
+      enabled: row.enabled,
+    };
+  }
+
+  all(): readonly Channel[] {
+    return this.channels;
+  }
+
+  candidates(model: string): Channel[] {
+    return pickChannels(this.channels, model);
+  }
+
+  /** Every model some enabled channel serves, with the channel type that serves it first. */
+  models(): Map<string, Channel> {
+    const result = new Map<string, Channel>();
+    for (const channel of this.channels) {
+      if (!channel.enabled) continue;
+      for (const model of channel.models) if (!result.has(model)) result.set(model, channel);
+    }
+    return result;
+  }
+}
+
+function stringArray(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : [];
+}
+
+function stringRecord(value: unknown): Record<string, string> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return {};
+  return Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
+}
