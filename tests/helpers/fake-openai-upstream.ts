@@ -1,0 +1,131 @@
+import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+
+// A loopback server speaking OpenAI's Chat Completions wire format, scripted by model
+// name. It records every request so tests can check what the upstream received.
+
+export interface ReceivedRequest {
+  method: string;
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: Record<string, unknown>;
+  /** Set when the client (the gateway) closed the connection before the response ended. */
+  closedEarly: boolean;
+}
+
+export const UPSTREAM_API_KEY = "sk-upstream-secret-0123456789abcdef";
+const FIXTURES = path.join(import.meta.dirname, "..", "fixtures", "openai");
+
+export interface FakeUpstream {
+  baseUrl: string;
+  received: ReceivedRequest[];
+  close(): Promise<void>;
+}
+
+type Message = { role: string; content: unknown };
+
+function lastUserText(body: Record<string, unknown>): string {
+  const messages = (body.messages as Message[]) ?? [];
+  const last = [...messages].reverse().find((message) => message.role === "user");
+  if (!last) return "";
+  return typeof last.content === "string"
+    ? last.content
+    : (last.content as { type: string; text?: string }[]).map((part) => part.text ?? "").join("");
+}
+
+function chunk(model: string, delta: Record<string, unknown>, finishReason: string | null = null) {
+  return { id: "chatcmpl-fake", object: "chat.completion.chunk", created: 1_700_000_001, model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }] };
+}
+
+export async function startFakeOpenAIUpstream(): Promise<FakeUpstream> {
+  const received: ReceivedRequest[] = [];
+  const server = http.createServer(async (request, response) => {
+    const chunks: Buffer[] = [];
+    for await (const part of request) chunks.push(part as Buffer);
+    const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString("utf8")) : {};
+    const record: ReceivedRequest = { method: request.method ?? "", path: request.url ?? "", headers: request.headers, body, closedEarly: false };
+    received.push(record);
+    response.on("close", () => {
+      if (!response.writableFinished) record.closedEarly = true;
+    });
+
+    if (request.headers.authorization !== `Bearer ${UPSTREAM_API_KEY}`) {
+      response.writeHead(401, { "content-type": "application/json" });
+      response.end(JSON.stringify({ error: { message: `Incorrect API key provided: ${request.headers.authorization}.`, type: "invalid_request_error", param: null, code: "invalid_api_key" } }));
+      return;
+    }
+    const model = String(body.model);
+    const stream = body.stream === true;
+    const includeUsage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
+
+    if (model === "fake-error") {
+      response.writeHead(400, { "content-type": "application/json" });
+      response.end(JSON.stringify({ error: { message: `This model's maximum context length is 16 tokens; the key ${UPSTREAM_API_KEY} sent 20.`, type: "invalid_request_error", param: "messages", code: "context_length_exceeded" } }));
+      return;
+    }
+    if (model === "fake-overloaded") {
+      response.writeHead(503, { "content-type": "application/json" });
+      response.end(JSON.stringify({ error: { message: "The server is overloaded.", type: "server_error", param: null, code: null } }));
+      return;
+    }
+    if (model === "fake-slow") {
+      await sleep(3000);
+      if (!response.destroyed) response.end("{}");
+      return;
+    }
+    if (model === "fake-tools") {
+      if (stream) {
+        response.writeHead(200, { "content-type": "text/event-stream" });
+        response.end(fs.readFileSync(path.join(FIXTURES, "stream-tool-calls.chunks.txt")));
+      } else {
+        response.writeHead(200, { "content-type": "application/json" });
+        response.end(fs.readFileSync(path.join(FIXTURES, "completion-tool-calls.json")));
+      }
+      return;
+    }
+
+    const words = `Echo: ${lastUserText(body)}`.match(/\S+\s*/g) ?? [];
+    const withUsage = model !== "fake-no-usage";
+    const usage = { prompt_tokens: 11, completion_tokens: words.length, total_tokens: 11 + words.length, prompt_tokens_details: { cached_tokens: 3 }, completion_tokens_details: { reasoning_tokens: 0 } };
+    if (!stream) {
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(JSON.stringify({
+        id: "chatcmpl-fake", object: "chat.completion", created: 1_700_000_001, model, system_fingerprint: "fp_fake",
+        choices: [{ index: 0, message: { role: "assistant", content: words.join(""), refusal: null, annotations: [] }, logprobs: null, finish_reason: "stop" }],
+        ...(withUsage ? { usage } : {}),
+        echo_unknown_field: body.custom_field ?? null,
+      }));
+      return;
+    }
+    response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    const send = (value: unknown) => response.write(`data: ${JSON.stringify(value)}\n\n`);
+    const extra = includeUsage ? { usage: null } : {};
+    send({ ...chunk(model, { role: "assistant", content: "" }), ...extra });
+    const delay = model === "fake-slow-stream" ? 100 : 0;
+    const repeat = model === "fake-slow-stream" ? 100 : 1;
+    for (let round = 0; round < repeat; round += 1) {
+      for (const word of words) {
+        if (response.destroyed) return;
+        if (delay) await sleep(delay);
+        send({ ...chunk(model, { content: word }), ...extra });
+      }
+    }
+    send({ ...chunk(model, {}, "stop"), ...extra });
+    if (includeUsage && withUsage) send({ id: "chatcmpl-fake", object: "chat.completion.chunk", created: 1_700_000_001, model, choices: [], usage });
+    response.end("data: [DONE]\n\n");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    received,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

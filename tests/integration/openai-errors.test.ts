@@ -1,0 +1,182 @@
+import assert from "node:assert/strict";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { after, before, describe, test } from "node:test";
+import OpenAI from "openai";
+import { startFakeOpenAIUpstream, UPSTREAM_API_KEY, type FakeUpstream } from "../helpers/fake-openai-upstream";
+import { startGateway, type Gateway } from "../helpers/start-gateway";
+
+let upstream: FakeUpstream;
+let gateway: Gateway;
+let key: string;
+let client: OpenAI;
+let unreachableUrl: string;
+
+async function createToken(fields: Record<string, unknown>) {
+  const response = await gateway.admin("POST", "/api/admin/tokens", { name: "t", ...fields });
+  assert.equal(response.status, 201);
+  return response.body as { id: string; key: string };
+}
+
+function sdk(apiKey: string) {
+  return new OpenAI({ apiKey, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+}
+
+async function expectError(promise: Promise<unknown>, errorClass: typeof OpenAI.APIError, status: number) {
+  const error = await promise.then(
+    () => assert.fail("expected an error"),
+    (thrown: unknown) => thrown,
+  );
+  assert.ok(error instanceof errorClass, `expected ${errorClass.name}, got ${(error as Error).constructor.name}: ${(error as Error).message}`);
+  assert.equal((error as OpenAI.APIError).status, status);
+  return error as OpenAI.APIError;
+}
+
+const hello = [{ role: "user" as const, content: "hello" }];
+
+before(async () => {
+  upstream = await startFakeOpenAIUpstream();
+  // A port that was open a moment ago and is now closed: connection refused.
+  const closed = http.createServer();
+  await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+  unreachableUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/v1`;
+  await new Promise((resolve) => closed.close(resolve));
+
+  gateway = await startGateway({ MAX_BODY_BYTES: "65536", UPSTREAM_TIMEOUT_MS: "800" });
+  for (const channel of [
+    { name: "fake", baseUrl: upstream.baseUrl, apiKey: UPSTREAM_API_KEY, models: ["gpt-test", "fake-error", "fake-slow", "fake-overloaded"] },
+    { name: "down", baseUrl: unreachableUrl, apiKey: "sk-unused-000000", models: ["down-model"] },
+  ]) {
+    assert.equal((await gateway.admin("POST", "/api/admin/channels", { type: "openai", ...channel })).status, 201);
+  }
+  key = (await createToken({})).key;
+  client = sdk(key);
+});
+
+after(async () => {
+  await gateway?.stop();
+  await upstream?.close();
+});
+
+describe("errors arrive as the OpenAI SDK's typed errors", () => {
+  test("invalid JSON is a 400 in OpenAI's error shape", async () => {
+    const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: '{"model": "gpt-test", "messages": [',
+    });
+    assert.equal(response.status, 400);
+    const body = await response.json();
+    assert.deepEqual(Object.keys(body.error).sort(), ["code", "message", "param", "type"]);
+    assert.equal(body.error.type, "invalid_request_error");
+  });
+
+  test("validation errors are 400 BadRequestError naming the parameter", async () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ model: "gpt-test", messages: hello, temperature: 2.5 }, "temperature"],
+      [{ model: "gpt-test", messages: hello, top_p: 1.5 }, "top_p"],
+      [{ model: "gpt-test", messages: hello, n: 0 }, "n"],
+      [{ model: "gpt-test", messages: hello, presence_penalty: -3 }, "presence_penalty"],
+      [{ model: "gpt-test", messages: hello, frequency_penalty: 2.1 }, "frequency_penalty"],
+      [{ model: "gpt-test", messages: hello, reasoning_effort: "extreme" }, "reasoning_effort"],
+      [{ messages: hello }, "model"],
+      [{ model: "gpt-test" }, "messages"],
+      [{ model: "gpt-test", messages: [{ role: "wizard", content: "x" }] }, "messages[0].role"],
+      [{ model: "gpt-test", messages: hello, stream_options: { include_usage: true } }, "stream_options"],
+    ];
+    for (const [body, param] of cases) {
+      const error = await expectError(client.chat.completions.create(body as never), OpenAI.BadRequestError, 400);
+      assert.equal(error.param, param, JSON.stringify(body));
+      assert.equal(error.type, "invalid_request_error");
+    }
+  });
+
+  test("missing, wrong, expired and disabled keys are 401 AuthenticationError", async () => {
+    const response = await fetch(`${gateway.url}/v1/chat/completions`, { method: "POST", body: "{}" });
+    assert.equal(response.status, 401);
+    await expectError(sdk("sk-not-a-real-key").chat.completions.create({ model: "gpt-test", messages: hello }), OpenAI.AuthenticationError, 401);
+
+    const expired = await createToken({ expiresAt: new Date(Date.now() - 1000).toISOString() });
+    const error = await expectError(sdk(expired.key).chat.completions.create({ model: "gpt-test", messages: hello }), OpenAI.AuthenticationError, 401);
+    assert.match(error.message, /expired/);
+
+    const disabled = await createToken({});
+    await sdk(disabled.key).chat.completions.create({ model: "mock-chat", messages: hello });
+    assert.equal((await gateway.admin("PATCH", `/api/admin/tokens/${disabled.id}`, { enabled: false })).status, 200);
+    await expectError(sdk(disabled.key).chat.completions.create({ model: "mock-chat", messages: hello }), OpenAI.AuthenticationError, 401);
+
+    const deleted = await createToken({});
+    await sdk(deleted.key).models.list();
+    assert.equal((await gateway.admin("DELETE", `/api/admin/tokens/${deleted.id}`)).status, 200);
+    await expectError(sdk(deleted.key).models.list(), OpenAI.AuthenticationError, 401);
+  });
+
+  test("a model outside the token's allowlist is 403; the list shows only allowed models", async () => {
+    const limited = await createToken({ models: ["mock-chat"] });
+    const error = await expectError(sdk(limited.key).chat.completions.create({ model: "gpt-test", messages: hello }), OpenAI.PermissionDeniedError, 403);
+    assert.equal(error.code, "model_not_allowed");
+    const ids = [];
+    for await (const model of sdk(limited.key).models.list()) ids.push(model.id);
+    assert.deepEqual(ids, ["mock-chat"]);
+  });
+
+  test("an unknown model is 404 NotFoundError", async () => {
+    const error = await expectError(client.chat.completions.create({ model: "no-such-model", messages: hello }), OpenAI.NotFoundError, 404);
+    assert.equal(error.code, "model_not_found");
+  });
+
+  test("a body over the limit is 413", async () => {
+    const big = "x".repeat(70_000);
+    const error = await expectError(client.chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: big }] }), OpenAI.APIError, 413);
+    assert.match(error.message, /exceeds the limit/);
+  });
+
+  test("requests over the token's rpm are 429 RateLimitError with retry-after", async () => {
+    const limited = sdk((await createToken({ rpm: 2 })).key);
+    await limited.chat.completions.create({ model: "mock-chat", messages: hello });
+    await limited.chat.completions.create({ model: "mock-chat", messages: hello });
+    const error = await expectError(limited.chat.completions.create({ model: "mock-chat", messages: hello }), OpenAI.RateLimitError, 429);
+    assert.equal(error.code, "rate_limit_exceeded");
+    assert.ok(Number(error.headers?.get("retry-after")) >= 1);
+  });
+
+  test("a token past its quota is 429 insufficient_quota", async () => {
+    const quota = sdk((await createToken({ quotaTokens: 10 })).key);
+    await quota.chat.completions.create({ model: "mock-chat", messages: hello });
+    const error = await expectError(quota.chat.completions.create({ model: "mock-chat", messages: hello }), OpenAI.RateLimitError, 429);
+    assert.equal(error.code, "insufficient_quota");
+  });
+
+  test("upstream errors pass through with their status and message, never the upstream key", async () => {
+    const error = await expectError(client.chat.completions.create({ model: "fake-error", messages: hello }), OpenAI.BadRequestError, 400);
+    assert.equal(error.code, "context_length_exceeded");
+    assert.match(error.message, /maximum context length/);
+    assert.equal(error.message.includes(UPSTREAM_API_KEY), false);
+    await expectError(client.chat.completions.create({ model: "fake-overloaded", messages: hello }), OpenAI.InternalServerError, 503);
+  });
+
+  test("an unreachable upstream is 502 and a silent one is 504", async () => {
+    const unreachable = await expectError(client.chat.completions.create({ model: "down-model", messages: hello }), OpenAI.APIError, 502);
+    assert.equal(unreachable.message.includes(unreachableUrl.split("/v1")[0]!.replace("http://", "")), true);
+    await expectError(client.chat.completions.create({ model: "fake-slow", messages: hello }), OpenAI.APIError, 504);
+    await expectError(client.chat.completions.create({ model: "fake-slow", messages: hello, stream: true }), OpenAI.APIError, 504);
+  });
+
+  test("unknown API paths are 404 in the same shape", async () => {
+    const response = await fetch(`${gateway.url}/v1/nothing-here`, { headers: { authorization: `Bearer ${key}` } });
+    assert.equal(response.status, 404);
+    assert.equal((await response.json()).error.type, "invalid_request_error");
+  });
+
+  test("neither the platform key nor the upstream key appears in logs or the database file", async () => {
+    const { readFileSync, readdirSync } = await import("node:fs");
+    await gateway.admin("GET", "/api/admin/logs?limit=1");
+    const files = readdirSync(gateway.dataDir).filter((name) => name.startsWith("gateway.db"));
+    const stored = files.map((name) => readFileSync(`${gateway.dataDir}/${name}`).toString("latin1")).join("");
+    assert.ok(stored.length > 0);
+    for (const secret of [key, UPSTREAM_API_KEY]) {
+      assert.equal(stored.includes(secret), false);
+      assert.equal(gateway.output().includes(secret), false);
+    }
+  });
+});
