@@ -3,6 +3,7 @@ import type { GatewayError } from "@/lib/canonical/gateway-error";
 import { isAsyncIterable, type ApiResponse } from "@/lib/http/api-types";
 import { logger } from "@/lib/logger";
 import { countTokens } from "@/lib/usage/count-tokens";
+import type { RequestLogEntry } from "@/lib/usage/request-log-entry";
 import type { RequestLogWriter } from "@/lib/usage/request-log-writer";
 import { UsageMeter } from "@/lib/usage/usage-meter";
 
@@ -36,7 +37,7 @@ export class RequestLog {
   finishWith(response: ApiResponse): ApiResponse {
     response.headers["x-request-id"] = this.id;
     if (!isAsyncIterable(response.body)) {
-      void this.finish(response.status);
+      this.finish(response.status);
       return response;
     }
     const body = response.body;
@@ -47,15 +48,20 @@ export class RequestLog {
         yield* body;
         completed = true;
       } finally {
-        void log.finish(response.status, log.meter.error ?? (completed ? undefined : "client disconnected mid-stream"));
+        log.finish(response.status, log.meter.error ?? (completed ? undefined : "client disconnected mid-stream"));
       }
     }
     return { ...response, body: tracked() };
   }
 
-  async finish(status: number, error?: GatewayError | string): Promise<void> {
+  /** Records the outcome; only the first call counts. */
+  finish(status: number, error?: GatewayError | string): void {
     if (this.finished) return;
     this.finished = true;
+    this.writer.enqueueWhenReady(this.buildEntry(status, error));
+  }
+
+  private async buildEntry(status: number, error?: GatewayError | string): Promise<RequestLogEntry | undefined> {
     const latencyMs = Math.round(performance.now() - this.meter.startedAt);
     try {
       const usage = this.meter.usage;
@@ -67,7 +73,7 @@ export class RequestLog {
         promptTokens = await countTokens(this.promptText?.() ?? "");
         completionTokens = await countTokens(this.meter.generatedText);
       }
-      this.writer.enqueue({
+      return {
         id: this.id,
         createdAt: this.createdAt,
         endpoint: this.endpoint,
@@ -89,9 +95,10 @@ export class RequestLog {
         firstTokenMs: this.meter.firstTokenMs ?? null,
         errorMessage: error === undefined ? null : typeof error === "string" ? error : error.message,
         warnings: this.warnings.length > 0 ? this.warnings : null,
-      });
+      };
     } catch (failure) {
       logger.error({ err: failure, requestId: this.id }, "could not record request log");
+      return undefined;
     }
   }
 }

@@ -58,10 +58,10 @@ export function notFoundHandler(format: ClientFormat, endpoint: string): ApiHand
 function renderFailure(thrown: unknown, request: ApiRequest, format: ClientFormat, log: RequestLog): ApiResponse {
   const error = toGatewayError(thrown);
   if (request.signal.aborted) {
-    void log.finish(CLIENT_CLOSED, "client disconnected before the response");
+    log.finish(CLIENT_CLOSED, "client disconnected before the response");
   } else {
     if (error.kind === "internal") logger.error({ err: error.cause ?? error, requestId: log.id }, "request failed");
-    void log.finish(error.status, error);
+    log.finish(error.status, error);
   }
   const response = format.renderError(error);
   response.headers["x-request-id"] = log.id;

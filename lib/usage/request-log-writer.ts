@@ -14,6 +14,8 @@ export class RequestLogWriter {
   private readonly pendingUsage = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | undefined;
+  /** Entries still being completed (usage being estimated). */
+  private readonly completing = new Set<Promise<void>>();
 
   constructor(
     private readonly database: Database,
@@ -38,14 +40,22 @@ export class RequestLogWriter {
     }
   }
 
+  /** Enqueues an entry that needs async work first; flush() waits for it. */
+  enqueueWhenReady(entry: Promise<RequestLogEntry | undefined>): void {
+    const settled = entry.then((ready) => ready && this.enqueue(ready), this.hooks.onError);
+    const tracked = settled.finally(() => this.completing.delete(tracked));
+    this.completing.add(tracked);
+  }
+
   pendingTokens(tokenId: string): number {
     return this.pendingUsage.get(tokenId) ?? 0;
   }
 
   /** Writes everything queued so far; concurrent callers share one write. */
-  flush(): Promise<void> {
+  async flush(): Promise<void> {
+    if (this.completing.size > 0) await Promise.all(this.completing);
     if (this.flushing) return this.flushing.then(() => this.flush());
-    if (this.queue.length === 0) return Promise.resolve();
+    if (this.queue.length === 0) return;
     this.flushing = this.writeAll().finally(() => {
       this.flushing = undefined;
     });

@@ -22,14 +22,17 @@ function sdk(apiKey: string) {
   return new OpenAI({ apiKey, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
 }
 
-async function expectError(promise: Promise<unknown>, errorClass: typeof OpenAI.APIError, status: number) {
+type APIError = InstanceType<typeof OpenAI.APIError>;
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+async function expectError(promise: Promise<unknown>, errorClass: abstract new (...args: any[]) => APIError, status: number): Promise<APIError> {
   const error = await promise.then(
     () => assert.fail("expected an error"),
     (thrown: unknown) => thrown,
   );
   assert.ok(error instanceof errorClass, `expected ${errorClass.name}, got ${(error as Error).constructor.name}: ${(error as Error).message}`);
-  assert.equal((error as OpenAI.APIError).status, status);
-  return error as OpenAI.APIError;
+  assert.equal((error as APIError).status, status);
+  return error as APIError;
 }
 
 const hello = [{ role: "user" as const, content: "hello" }];

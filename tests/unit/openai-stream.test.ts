@@ -1,0 +1,93 @@
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { describe, test } from "node:test";
+import { collectResponse } from "@/lib/canonical/collect-response";
+import type { StreamEvent } from "@/lib/canonical/stream-event";
+import { renderChatCompletionStream } from "@/lib/formats/openai/render-stream";
+import { openAIResponseEvents, parseOpenAIStream } from "@/lib/providers/openai/parse-stream";
+import { decodeSse } from "@/lib/sse/decode-sse";
+import { collect, fromPieces, splitAtRandom } from "../helpers/split-chunks";
+
+const fixture = (name: string) => fs.readFileSync(path.join(import.meta.dirname, "..", "fixtures", "openai", name));
+
+async function parse(bytes: Uint8Array, seed: number): Promise<StreamEvent[]> {
+  return collect(parseOpenAIStream(decodeSse(fromPieces(splitAtRandom(bytes, seed)))));
+}
+
+describe("OpenAI stream -> canonical events", () => {
+  test("text stream with usage, split at arbitrary byte boundaries", async () => {
+    const bytes = fixture("stream-text-usage.chunks.txt");
+    const reference = await parse(bytes, 1);
+    assert.deepEqual(reference, [
+      { type: "message-start", id: "chatcmpl-1", model: "m", created: 1 },
+      { type: "text-delta", text: "Hel" },
+      { type: "text-delta", text: "lo" },
+      { type: "finish", reason: "stop" },
+      { type: "usage", usage: { promptTokens: 9, completionTokens: 2, cachedTokens: 4, reasoningTokens: undefined } },
+    ]);
+    for (let seed = 2; seed < 100; seed += 1) assert.deepEqual(await parse(bytes, seed), reference, `seed ${seed}`);
+  });
+
+  test("two parallel tool calls with argument fragments", async () => {
+    const bytes = fixture("stream-tool-calls.chunks.txt");
+    const events = await parse(bytes, 7);
+    const response = await collectResponse(fromEvents(events));
+    assert.equal(response.finishReason, "tool-calls");
+    assert.deepEqual(response.toolCalls, [
+      { id: "call_9o", name: "get_weather", arguments: '{"city":"Paris"}' },
+      { id: "call_7x", name: "get_time", arguments: '{"tz":"CET"}' },
+    ]);
+    assert.equal(response.usage?.cachedTokens, 64);
+    for (let seed = 8; seed < 60; seed += 1) assert.deepEqual(await parse(bytes, seed), events, `seed ${seed}`);
+  });
+
+  test("a non-streaming response yields the same events", async () => {
+    const json = JSON.parse(fixture("completion-tool-calls.json").toString("utf8"));
+    const response = await collectResponse(fromEvents([...openAIResponseEvents(json)]));
+    assert.equal(response.id, "chatcmpl-123");
+    assert.deepEqual(response.toolCalls, [{ id: "call_abc", name: "get_weather", arguments: '{"city":"Paris"}' }]);
+    assert.equal(response.usage?.promptTokens, 82);
+  });
+
+  test("an error chunk mid-stream becomes an error event", async () => {
+    const bytes = new TextEncoder().encode(
+      'data: {"id":"x","choices":[{"index":0,"delta":{"content":"a"}}]}\n\ndata: {"error":{"message":"boom","type":"server_error"}}\n\n',
+    );
+    const events = await parse(bytes, 3);
+    assert.equal(events.at(-1)?.type, "error");
+  });
+});
+
+describe("canonical events -> Chat Completions chunks", () => {
+  test("renders role first, deltas, finish, usage before [DONE] when asked", async () => {
+    const events = await parse(fixture("stream-tool-calls.chunks.txt"), 1);
+    const out = (await collect(renderChatCompletionStream(fromEvents(events), { includeUsage: true, fallbackModel: "m" }))).join("");
+    const datas = out.split("\n\n").filter(Boolean).map((block) => block.replace(/^data: /, ""));
+    assert.equal(datas.at(-1), "[DONE]");
+    const chunks = datas.slice(0, -1).map((data) => JSON.parse(data));
+    assert.deepEqual(chunks[0].choices[0].delta, { role: "assistant", content: "" });
+    assert.ok(chunks.every((chunk) => chunk.id === "chatcmpl-2" && chunk.object === "chat.completion.chunk"));
+    const usageChunk = chunks.at(-1);
+    assert.deepEqual(usageChunk.choices, []);
+    assert.equal(usageChunk.usage.total_tokens, 99);
+    assert.equal(chunks.at(-2).choices[0].finish_reason, "tool_calls");
+    const firstCall = chunks.find((chunk) => chunk.choices[0]?.delta.tool_calls);
+    assert.deepEqual(firstCall.choices[0].delta.tool_calls[0], {
+      index: 0, id: "call_9o", type: "function", function: { name: "get_weather", arguments: "" },
+    });
+  });
+
+  test("omits the usage chunk when not asked, and ends an errored stream with an error object", async () => {
+    const ok = (await collect(renderChatCompletionStream(fromEvents([{ type: "text-delta", text: "hi" }, { type: "usage", usage: { promptTokens: 1, completionTokens: 1 } }, { type: "finish", reason: "stop" }]), { includeUsage: false, fallbackModel: "m" }))).join("");
+    assert.equal(ok.includes('"usage"'), false);
+    const { GatewayError } = await import("@/lib/canonical/gateway-error");
+    const failed = (await collect(renderChatCompletionStream(fromEvents([{ type: "text-delta", text: "hi" }, { type: "error", error: new GatewayError("overloaded", "busy") }]), { includeUsage: false, fallbackModel: "m" }))).join("");
+    assert.match(failed, /data: \{"error":\{"message":"busy"/);
+    assert.equal(failed.includes("[DONE]"), false);
+  });
+});
+
+async function* fromEvents(events: StreamEvent[]): AsyncGenerator<StreamEvent> {
+  yield* events;
+}

@@ -1,0 +1,50 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import type { Channel } from "@/lib/routing/channel";
+import { pickChannels } from "@/lib/routing/pick-channels";
+import { RouteTable } from "@/lib/http/route-table";
+
+const channel = (id: string, fields: Partial<Channel> = {}): Channel => ({
+  id, name: id, type: "openai", baseUrl: "http://x/v1", apiKey: undefined, models: ["m"], modelMap: {},
+  priority: 0, weight: 1, enabled: true, ...fields,
+});
+
+describe("channel selection", () => {
+  test("only enabled channels that list the model, highest priority first", () => {
+    const channels = [
+      channel("low", { priority: 0 }),
+      channel("high", { priority: 10 }),
+      channel("off", { priority: 20, enabled: false }),
+      channel("other", { priority: 30, models: ["n"] }),
+    ];
+    assert.deepEqual(pickChannels(channels, "m").map((c) => c.id), ["high", "low"]);
+    assert.deepEqual(pickChannels(channels, "absent"), []);
+  });
+
+  test("weights share traffic within a priority", () => {
+    const channels = [channel("a", { weight: 3 }), channel("b", { weight: 1 })];
+    let seed = 42;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const firsts = { a: 0, b: 0 } as Record<string, number>;
+    for (let i = 0; i < 4000; i += 1) firsts[pickChannels(channels, "m", random)[0]!.id]! += 1;
+    const share = firsts.a! / 4000;
+    assert.ok(share > 0.7 && share < 0.8, `share of a: ${share}`);
+  });
+
+  test("weight 0 is a standby tried after its peers", () => {
+    const channels = [channel("standby", { weight: 0 }), channel("main", { weight: 1 })];
+    for (let i = 0; i < 50; i += 1) assert.deepEqual(pickChannels(channels, "m").map((c) => c.id), ["main", "standby"]);
+  });
+});
+
+describe("API route table", () => {
+  const noop = async () => ({ status: 200, headers: {}, body: null });
+  const table = new RouteTable().add("GET", "/a/b", noop).add("PATCH", "/items/:id", noop);
+  test("matches static paths and captures parameters by method", () => {
+    assert.ok(table.match("GET", "/a/b"));
+    assert.equal(table.match("POST", "/a/b"), undefined);
+    assert.deepEqual(table.match("PATCH", "/items/x%20y")?.params, { id: "x y" });
+    assert.equal(table.match("PATCH", "/items/"), undefined);
+    assert.equal(table.match("PATCH", "/items/a/b"), undefined);
+  });
+});
