@@ -4,6 +4,7 @@ import { loadSecrets, type Secrets } from "@/lib/crypto/secrets";
 import { createDatabase, type Database } from "@/lib/db/client";
 import { resolveDatabaseLocation } from "@/lib/db/database-url";
 import { migrateSqlite } from "@/lib/db/migrate";
+import { SqliteRequestLogStore } from "@/lib/db/sqlite-request-log-store";
 import { env } from "@/lib/env";
 import { RequestRateLimiter } from "@/lib/limits/request-rate-limiter";
 import { logger } from "@/lib/logger";
@@ -39,7 +40,7 @@ async function createRuntime(): Promise<Runtime> {
     logger.error({ err: error }, "channel reload failed"),
   );
   await channels.start(1000);
-  const logs = new RequestLogWriter(database, {
+  const logs = new RequestLogWriter(new SqliteRequestLogStore(location.file), {
     onError: (error) => logger.error({ err: error }, "request log write failed; will retry"),
     onUsageWritten: (tokenId, used) => tokens.addUsage(tokenId, used),
   });

@@ -1,5 +1,5 @@
-import type { Database } from "@/lib/db/client";
 import type { RequestLogEntry } from "./request-log-entry";
+import type { RequestLogStore } from "./request-log-store";
 
 const MAX_BATCH = 500;
 const MAX_BACKLOG = 100_000;
@@ -18,7 +18,7 @@ export class RequestLogWriter {
   private readonly completing = new Set<Promise<void>>();
 
   constructor(
-    private readonly database: Database,
+    private readonly store: RequestLogStore,
     private readonly hooks: {
       onError: (error: unknown) => void;
       /** Called after usage reached the database, to update cached token totals. */
@@ -74,17 +74,7 @@ export class RequestLogWriter {
         usage.set(entry.tokenId, current);
       }
       try {
-        await this.database.$transaction([
-          this.database.requestLog.createMany({
-            data: batch.map((entry) => ({ ...entry, warnings: entry.warnings ?? undefined })),
-          }),
-          ...[...usage].map(([tokenId, { tokens, lastUsedAt }]) =>
-            this.database.token.updateMany({
-              where: { id: tokenId },
-              data: { usedTokens: { increment: tokens }, lastUsedAt },
-            }),
-          ),
-        ]);
+        await this.store.writeBatch(batch, usage);
       } catch (error) {
         this.queue.unshift(...batch);
         this.hooks.onError(error);
@@ -103,5 +93,6 @@ export class RequestLogWriter {
   async stop(): Promise<void> {
     clearInterval(this.timer);
     await this.flush();
+    await this.store.close();
   }
 }
