@@ -10,6 +10,11 @@ const files = (directory) =>
     ? fs.readdirSync(directory).filter((name) => name.endsWith(".test.ts")).sort().map((name) => path.join(directory, name))
     : [];
 
+const typecheck = spawnSync(process.execPath, ["node_modules/typescript/bin/tsc", "--noEmit", "-p", "."], { stdio: "inherit" });
+if (typecheck.status !== 0) {
+  process.stdout.write("0 passed, 1 failed\n");
+  process.exit(1);
+}
 ensureBuild();
 const only = process.argv.slice(2);
 const targets = only.length > 0 ? only : [...files("tests/unit"), ...files("tests/integration")];
