@@ -28,7 +28,7 @@ export class RequestLog {
 
   constructor(
     private readonly writer: RequestLogWriter,
-    readonly endpoint: string,
+    public endpoint: string,
     readonly clientFormat: string,
     readonly method: string,
   ) {}

@@ -2,8 +2,12 @@ import * as channels from "@/lib/admin/channels";
 import { handleHealth } from "@/lib/admin/health";
 import { listLogs } from "@/lib/admin/logs";
 import * as tokens from "@/lib/admin/tokens";
+import { geminiFormat } from "@/lib/formats/gemini";
 import { openAIFormat } from "@/lib/formats/openai";
 import { handleChatCompletions } from "@/lib/gateway/handlers/chat-completions";
+import { handleCountTokens } from "@/lib/gateway/handlers/count-tokens";
+import { handleGeminiAction, handleGeminiGetModel, handleGeminiListModels } from "@/lib/gateway/handlers/gemini";
+import { handleMessages } from "@/lib/gateway/handlers/messages";
 import { handleListModels } from "@/lib/gateway/handlers/models";
 import { notFoundHandler } from "@/lib/gateway/with-api-key";
 import { RouteTable, type RouteMatch } from "./route-table";
@@ -13,6 +17,11 @@ import { RouteTable, type RouteMatch } from "./route-table";
 export const apiRoutes = new RouteTable()
   .add("POST", "/v1/chat/completions", handleChatCompletions)
   .add("GET", "/v1/models", handleListModels)
+  .add("POST", "/v1/messages", handleMessages)
+  .add("POST", "/v1/messages/count_tokens", handleCountTokens)
+  .add("GET", "/v1beta/models", handleGeminiListModels)
+  .add("GET", "/v1beta/models/*path", handleGeminiGetModel)
+  .add("POST", "/v1beta/models/*path", handleGeminiAction)
   .add("GET", "/api/health", handleHealth)
   .add("GET", "/api/admin/channels", channels.listChannels)
   .add("POST", "/api/admin/channels", channels.createChannel)
@@ -27,11 +36,13 @@ export const apiRoutes = new RouteTable()
   .add("GET", "/api/admin/logs", listLogs);
 
 const unknownApiRoute = notFoundHandler(openAIFormat, "unknown");
+const unknownGeminiRoute = notFoundHandler(geminiFormat, "unknown");
 
 /** The handler for an API path, or undefined for paths Next should serve (console pages). */
 export function matchApiRoute(method: string, pathname: string): RouteMatch | undefined {
   const match = apiRoutes.match(method, pathname);
   if (match) return match;
-  if (pathname.startsWith("/v1/") || pathname.startsWith("/v1beta/")) return { handler: unknownApiRoute, params: {} };
+  if (pathname.startsWith("/v1/")) return { handler: unknownApiRoute, params: {} };
+  if (pathname.startsWith("/v1beta/")) return { handler: unknownGeminiRoute, params: {} };
   return undefined;
 }

@@ -12,8 +12,9 @@ export class RouteTable {
   private readonly exact = new Map<string, ApiHandler>();
   private readonly patterns: Route[] = [];
 
+  /** `:name` captures one segment; a last `*name` captures the rest of the path. */
   add(method: string, path: string, handler: ApiHandler): this {
-    if (path.includes(":")) this.patterns.push({ method, segments: path.split("/"), handler });
+    if (path.includes(":") || path.includes("*")) this.patterns.push({ method, segments: path.split("/"), handler });
     else this.exact.set(`${method} ${path}`, handler);
     return this;
   }
@@ -23,9 +24,16 @@ export class RouteTable {
     if (handler) return { handler, params: {} };
     const segments = pathname.split("/");
     for (const route of this.patterns) {
-      if (route.method !== method || route.segments.length !== segments.length) continue;
+      if (route.method !== method) continue;
+      const rest = route.segments.at(-1)!.startsWith("*");
+      if (rest ? segments.length < route.segments.length : segments.length !== route.segments.length) continue;
       const params: Record<string, string> = {};
       const matched = route.segments.every((segment, index) => {
+        if (segment.startsWith("*")) {
+          const remainder = segments.slice(index).join("/");
+          params[segment.slice(1)] = decodeURIComponent(remainder);
+          return remainder !== "";
+        }
         if (segment.startsWith(":")) {
           params[segment.slice(1)] = decodeURIComponent(segments[index]!);
           return segments[index] !== "";

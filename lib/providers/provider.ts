@@ -1,6 +1,6 @@
 import type { ChatRequest } from "@/lib/canonical/request";
 import type { StreamEvent } from "@/lib/canonical/stream-event";
-import type { ResponseBody } from "@/lib/http/api-types";
+import type { HeaderReader, ResponseBody } from "@/lib/http/api-types";
 import type { Channel } from "@/lib/routing/channel";
 import type { UsageMeter } from "@/lib/usage/usage-meter";
 import type { UpstreamHttp } from "./upstream-http";
@@ -32,6 +32,10 @@ export interface RelayRequest {
   stream: boolean;
   /** Whether the client asked for a usage report in the stream. */
   includeUsage: boolean;
+  /** The client's headers, for the ones a same-format upstream should see (anthropic-beta). */
+  clientHeaders: HeaderReader;
+  /** Gemini puts the model and the method in the path; the relay needs the path's parts. */
+  geminiAction?: { method: string; alt?: string };
 }
 
 export interface Provider {
@@ -45,6 +49,8 @@ export interface Provider {
    * goes through without a lossy round trip through the canonical request.
    */
   relay?: Partial<Record<ClientFormatName, (request: RelayRequest, context: CallContext) => Promise<RelayedResponse>>>;
+  /** Exact prompt token count from the upstream, where it offers one. */
+  countTokens?(request: ChatRequest, context: CallContext): Promise<number>;
   /** Models the provider serves without any configuration (the mock). */
   builtinModels?: string[];
   ownedBy: string;

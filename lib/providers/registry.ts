@@ -1,9 +1,13 @@
 import type { ChannelType } from "@/lib/routing/channel";
+import { anthropicProvider } from "./anthropic";
+import { geminiProvider } from "./gemini";
 import { mockProvider } from "./mock";
 import { openAIProvider } from "./openai";
 import type { Provider } from "./provider";
 
 export const providers: Record<ChannelType, Provider> = {
   openai: openAIProvider,
+  anthropic: anthropicProvider,
+  gemini: geminiProvider,
   mock: mockProvider,
 };

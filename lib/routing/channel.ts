@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-export const CHANNEL_TYPES = ["openai", "mock"] as const;
+export const CHANNEL_TYPES = ["openai", "anthropic", "gemini", "mock"] as const;
 export const channelTypeSchema = z.enum(CHANNEL_TYPES);
 export type ChannelType = z.infer<typeof channelTypeSchema>;
 

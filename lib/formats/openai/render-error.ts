@@ -32,5 +32,7 @@ export function renderOpenAIError(error: GatewayError): ApiResponse {
   if (error.retryAfterSeconds !== undefined) headers["retry-after"] = String(error.retryAfterSeconds);
   // Tell the official SDKs not to retry what cannot succeed on retry.
   if (error.kind === "quota_exceeded") headers["x-should-retry"] = "false";
-  return jsonResponse(error.status, openAIErrorBody(error), headers);
+  // Anthropic's 529 means overloaded; OpenAI clients know that as 503.
+  const status = error.kind === "overloaded" ? 503 : error.status;
+  return jsonResponse(status, openAIErrorBody(error), headers);
 }

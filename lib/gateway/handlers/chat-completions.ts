@@ -12,7 +12,12 @@ export const handleChatCompletions = withApiKey(openAIFormat, "/v1/chat/completi
   if ((parsed.body.n ?? 1) > 1) context.log.warnings.push("n > 1 is only honoured by OpenAI-type upstreams");
   return callChat(context, {
     chat: parsed.chat,
-    relay: { body: parsed.body, stream: parsed.chat.stream, includeUsage: parsed.includeUsage },
+    relay: {
+      body: parsed.body,
+      stream: parsed.chat.stream,
+      includeUsage: parsed.includeUsage,
+      clientHeaders: context.request.headers,
+    },
     renderResponse: renderChatCompletion,
     renderStream: (events) =>
       renderChatCompletionStream(events, { includeUsage: parsed.includeUsage, fallbackModel: parsed.chat.model }),

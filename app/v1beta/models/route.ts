@@ -1,0 +1,7 @@
+import { handleGeminiListModels } from "@/lib/gateway/handlers/gemini";
+import { toRouteHandler } from "@/lib/http/web-adapter";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export const GET = toRouteHandler(handleGeminiListModels);

@@ -1,0 +1,150 @@
+import type { ChatRequest, ContentPart, Message, ToolChoice } from "@/lib/canonical/request";
+import { validationError } from "@/lib/formats/validation-error";
+import { messagesRequestSchema, type AnthropicContentBlock, type CountTokensRequest, type MessagesRequest } from "./schema";
+
+export interface ParsedMessages {
+  body: MessagesRequest;
+  chat: ChatRequest;
+  /** What the canonical request could not carry. */
+  warnings: string[];
+}
+
+export function parseMessagesRequest(json: unknown): ParsedMessages {
+  const result = messagesRequestSchema.safeParse(json);
+  if (!result.success) throw validationError(result.error);
+  const warnings: string[] = [];
+  return { body: result.data, chat: toCanonical(result.data, warnings), warnings };
+}
+
+export function toCanonical(body: CountTokensRequest & { max_tokens?: number }, warnings: string[]): ChatRequest {
+  const systemTexts: string[] = [];
+  if (typeof body.system === "string") systemTexts.push(body.system);
+  else if (body.system) systemTexts.push(body.system.map((block) => block.text).join("\n"));
+
+  const messages: Message[] = [];
+  for (const message of body.messages) {
+    const blocks: AnthropicContentBlock[] =
+      typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
+    if (message.role === "system") {
+      systemTexts.push(blocks.map((block) => (block.type === "text" ? (block as { text: string }).text : "")).join(""));
+      continue;
+    }
+    if (message.role === "assistant") {
+      messages.push({ role: "assistant", content: blocks.flatMap((block) => assistantPart(block, warnings)) });
+      continue;
+    }
+    // A user turn: tool results become a tool message, the rest a user message after it.
+    const results: ContentPart[] = [];
+    const rest: ContentPart[] = [];
+    for (const block of blocks) {
+      if (block.type === "tool_result") results.push(toolResult(block as Extract<AnthropicContentBlock, { type: "tool_result" }>, warnings));
+      else rest.push(...userPart(block, warnings));
+    }
+    if (results.length) messages.push({ role: "tool", content: results });
+    if (rest.length) messages.push({ role: "user", content: rest });
+  }
+
+  const thinking = body.thinking;
+  const effort = body.output_config?.effort;
+  return {
+    model: body.model,
+    system: systemTexts.filter(Boolean).join("\n\n") || undefined,
+    messages,
+    stream: body.stream === true,
+    maxTokens: body.max_tokens,
+    temperature: body.temperature,
+    topP: body.top_p,
+    topK: body.top_k,
+    stop: body.stop_sequences,
+    tools: body.tools?.flatMap((tool) => {
+      if (tool.type && tool.type !== "custom") {
+        warnings.push(`server tool '${tool.name}' (${tool.type}) is only available on Anthropic upstreams`);
+        return [];
+      }
+      return [{ name: tool.name, description: tool.description, parameters: tool.input_schema }];
+    }),
+    toolChoice: toolChoice(body.tool_choice),
+    parallelToolCalls:
+      body.tool_choice && "disable_parallel_tool_use" in body.tool_choice && body.tool_choice.disable_parallel_tool_use
+        ? false
+        : undefined,
+    reasoning:
+      thinking?.type === "enabled"
+        ? { budgetTokens: (thinking as { budget_tokens: number }).budget_tokens }
+        : thinking?.type === "adaptive"
+          ? { effort: effort === "low" ? "low" : effort === "medium" || effort === undefined ? "medium" : "high" }
+          : undefined,
+    user: body.metadata?.user_id ?? undefined,
+  };
+}
+
+function toolChoice(choice: MessagesRequest["tool_choice"]): ToolChoice | undefined {
+  switch (choice?.type) {
+    case undefined:
+      return undefined;
+    case "auto":
+      return { type: "auto" };
+    case "any":
+      return { type: "required" };
+    case "none":
+      return { type: "none" };
+    case "tool":
+      return { type: "tool", name: (choice as { name: string }).name };
+  }
+}
+
+function userPart(block: AnthropicContentBlock, warnings: string[]): ContentPart[] {
+  switch (block.type) {
+    case "text": {
+      const text = (block as { text: string }).text;
+      return text ? [{ type: "text", text }] : [];
+    }
+    case "image": {
+      const source = (block as Extract<AnthropicContentBlock, { type: "image" }>).source;
+      if (source.type === "base64") return [{ type: "image", source: { kind: "base64", mediaType: source.media_type, data: source.data } }];
+      if (source.type === "url") return [{ type: "image", source: { kind: "url", url: source.url } }];
+      warnings.push("image given as an Anthropic file id was dropped");
+      return [];
+    }
+    default:
+      warnings.push(`content block '${block.type}' was dropped`);
+      return [];
+  }
+}
+
+function assistantPart(block: AnthropicContentBlock, warnings: string[]): ContentPart[] {
+  switch (block.type) {
+    case "text": {
+      const text = (block as { text: string }).text;
+      return text ? [{ type: "text", text }] : [];
+    }
+    case "tool_use": {
+      const use = block as Extract<AnthropicContentBlock, { type: "tool_use" }>;
+      return [{ type: "tool-call", id: use.id, name: use.name, arguments: JSON.stringify(use.input ?? {}) }];
+    }
+    case "thinking": {
+      const thinking = block as Extract<AnthropicContentBlock, { type: "thinking" }>;
+      return [{ type: "reasoning", text: thinking.thinking, signature: thinking.signature }];
+    }
+    case "redacted_thinking":
+      return [];
+    default:
+      warnings.push(`assistant block '${block.type}' was dropped`);
+      return [];
+  }
+}
+
+function toolResult(block: Extract<AnthropicContentBlock, { type: "tool_result" }>, warnings: string[]): ContentPart {
+  let content = "";
+  if (typeof block.content === "string") content = block.content;
+  else if (block.content) {
+    content = block.content
+      .map((part) => {
+        if (part.type === "text") return String((part as { text?: unknown }).text ?? "");
+        warnings.push(`tool_result block '${part.type}' was dropped`);
+        return "";
+      })
+      .join("");
+  }
+  return { type: "tool-result", toolCallId: block.tool_use_id, content, isError: block.is_error };
+}

@@ -1,0 +1,51 @@
+import type { GatewayError, GatewayErrorKind } from "@/lib/canonical/gateway-error";
+import { jsonResponse, type ApiResponse } from "@/lib/http/api-types";
+
+const ERROR_TYPE: Record<GatewayErrorKind, string> = {
+  invalid_request: "invalid_request_error",
+  authentication: "authentication_error",
+  permission: "permission_error",
+  not_found: "not_found_error",
+  request_too_large: "request_too_large",
+  rate_limit: "rate_limit_error",
+  quota_exceeded: "billing_error",
+  upstream_error: "api_error",
+  overloaded: "overloaded_error",
+  bad_gateway: "api_error",
+  timeout: "timeout_error",
+  internal: "api_error",
+};
+
+const TYPE_BY_STATUS: Record<number, string> = {
+  400: "invalid_request_error",
+  401: "authentication_error",
+  402: "billing_error",
+  403: "permission_error",
+  404: "not_found_error",
+  413: "request_too_large",
+  429: "rate_limit_error",
+  504: "timeout_error",
+  529: "overloaded_error",
+};
+
+/** Anthropic's status for each failure: out of credit is 402, overloaded 529. */
+export function anthropicStatus(error: GatewayError): number {
+  if (error.kind === "quota_exceeded") return 402;
+  if (error.kind === "overloaded") return 529;
+  return error.status;
+}
+
+export function anthropicErrorBody(error: GatewayError) {
+  const type =
+    error.kind === "upstream_error"
+      ? (error.upstreamType ?? TYPE_BY_STATUS[error.status] ?? (error.status >= 500 ? "api_error" : "invalid_request_error"))
+      : ERROR_TYPE[error.kind];
+  return { type: "error", error: { type, message: error.message } };
+}
+
+export function renderAnthropicError(error: GatewayError): ApiResponse {
+  const headers: Record<string, string> = {};
+  if (error.retryAfterSeconds !== undefined) headers["retry-after"] = String(error.retryAfterSeconds);
+  if (error.kind === "quota_exceeded") headers["x-should-retry"] = "false";
+  return jsonResponse(anthropicStatus(error), anthropicErrorBody(error), headers);
+}

@@ -1,0 +1,40 @@
+import type { GatewayError } from "@/lib/canonical/gateway-error";
+import { jsonResponse, type ApiResponse } from "@/lib/http/api-types";
+
+const STATUS_NAME: Record<number, string> = {
+  400: "INVALID_ARGUMENT",
+  401: "UNAUTHENTICATED",
+  403: "PERMISSION_DENIED",
+  404: "NOT_FOUND",
+  409: "ABORTED",
+  413: "INVALID_ARGUMENT",
+  429: "RESOURCE_EXHAUSTED",
+  499: "CANCELLED",
+  500: "INTERNAL",
+  501: "UNIMPLEMENTED",
+  502: "UNAVAILABLE",
+  503: "UNAVAILABLE",
+  504: "DEADLINE_EXCEEDED",
+};
+
+/** Gemini's status for each failure: overloaded is 503 UNAVAILABLE. */
+export function geminiStatus(error: GatewayError): number {
+  return error.kind === "overloaded" || error.status === 529 ? 503 : error.status;
+}
+
+export function geminiErrorBody(error: GatewayError) {
+  const code = geminiStatus(error);
+  return {
+    error: {
+      code,
+      message: error.message,
+      status: STATUS_NAME[code] ?? (code >= 500 ? "INTERNAL" : "INVALID_ARGUMENT"),
+    },
+  };
+}
+
+export function renderGeminiError(error: GatewayError): ApiResponse {
+  const headers: Record<string, string> = {};
+  if (error.retryAfterSeconds !== undefined) headers["retry-after"] = String(error.retryAfterSeconds);
+  return jsonResponse(geminiStatus(error), geminiErrorBody(error), headers);
+}

@@ -1,0 +1,90 @@
+import { toGatewayError } from "@/lib/canonical/gateway-error";
+import type { FinishReason } from "@/lib/canonical/finish-reason";
+import type { StreamEvent } from "@/lib/canonical/stream-event";
+import type { Usage } from "@/lib/canonical/usage";
+import { parseInput } from "@/lib/formats/anthropic/render-response";
+import { encodeSse } from "@/lib/sse/encode-sse";
+import { toGeminiFinishReason } from "./map-finish-reason";
+import { geminiErrorBody } from "./render-error";
+import { renderGeminiUsage } from "./render-usage";
+
+/**
+ * Canonical events -> Gemini stream chunks (each a GenerateContentResponse holding only
+ * the new parts). Tool calls are buffered until complete: Gemini clients never see
+ * partial arguments. `sse` frames chunks as SSE; otherwise the body is a JSON array.
+ */
+export async function* renderGenerateContentStream(
+  events: AsyncIterable<StreamEvent>,
+  options: { model: string; sse: boolean },
+): AsyncGenerator<string> {
+  let model = options.model;
+  let responseId = "";
+  let finish: FinishReason = "stop";
+  let usage: Usage | undefined;
+  const pendingCalls = new Map<number, { id: string; name: string; arguments: string }>();
+  let first = true;
+
+  const frame = (value: unknown) => {
+    const json = JSON.stringify(value);
+    if (options.sse) return encodeSse(json);
+    const prefix = first ? "[" : ",\r\n";
+    first = false;
+    return prefix + json;
+  };
+  const chunk = (parts: Record<string, unknown>[]) =>
+    frame({ candidates: [{ content: { role: "model", parts }, index: 0 }], modelVersion: model, responseId });
+  const flushCalls = () => {
+    if (pendingCalls.size === 0) return undefined;
+    const parts = [...pendingCalls.values()].map((call) => ({
+      functionCall: { id: call.id, name: call.name, args: parseInput(call.arguments) },
+    }));
+    pendingCalls.clear();
+    return chunk(parts);
+  };
+
+  try {
+    for await (const event of events) {
+      switch (event.type) {
+        case "message-start":
+          model = event.model || model;
+          responseId = event.id;
+          break;
+        case "text-delta":
+        case "reasoning-delta": {
+          if (!event.text) break;
+          const calls = flushCalls();
+          if (calls) yield calls;
+          yield chunk([event.type === "text-delta" ? { text: event.text } : { text: event.text, thought: true }]);
+          break;
+        }
+        case "tool-call-start":
+          pendingCalls.set(event.index, { id: event.id, name: event.name, arguments: "" });
+          break;
+        case "tool-call-delta": {
+          const call = pendingCalls.get(event.index);
+          if (call) call.arguments += event.argumentsDelta;
+          break;
+        }
+        case "usage":
+          usage = event.usage;
+          break;
+        case "finish":
+          finish = event.reason;
+          break;
+        case "error":
+          throw event.error;
+      }
+    }
+    const calls = flushCalls();
+    if (calls) yield calls;
+    yield frame({
+      candidates: [{ content: { role: "model", parts: [] }, finishReason: toGeminiFinishReason[finish], index: 0 }],
+      usageMetadata: renderGeminiUsage(usage),
+      modelVersion: model,
+      responseId,
+    });
+  } catch (error) {
+    yield frame(geminiErrorBody(toGatewayError(error)));
+  }
+  if (!options.sse) yield first ? "[]" : "]";
+}

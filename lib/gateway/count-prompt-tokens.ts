@@ -1,0 +1,40 @@
+import { messageText, type ChatRequest } from "@/lib/canonical/request";
+import { env } from "@/lib/env";
+import { checkModelAllowed } from "@/lib/limits/check-quota";
+import { GatewayError } from "@/lib/canonical/gateway-error";
+import { providers } from "@/lib/providers/registry";
+import { countTokens } from "@/lib/usage/count-tokens";
+import type { GatewayContext } from "./with-api-key";
+
+/**
+ * Prompt tokens for a request: exact from the upstream when its API counts tokens,
+ * otherwise a tokenizer estimate (counting costs no quota either way).
+ */
+export async function countPromptTokens(context: GatewayContext, chat: ChatRequest): Promise<number> {
+  const { log, runtime, token } = context;
+  log.model = chat.model;
+  checkModelAllowed(token, chat.model);
+  const [channel] = runtime.channels.candidates(chat.model);
+  if (!channel) {
+    throw new GatewayError("not_found", `The model '${chat.model}' does not exist or you do not have access to it.`, {
+      code: "model_not_found",
+      param: "model",
+    });
+  }
+  const provider = providers[channel.type];
+  if (provider.countTokens) {
+    log.channelId = channel.id;
+    log.upstreamModel = channel.modelMap[chat.model] ?? chat.model;
+    return provider.countTokens(chat, {
+      channel,
+      upstreamModel: log.upstreamModel,
+      http: runtime.upstream,
+      signal: context.request.signal,
+      timeoutMs: env.UPSTREAM_TIMEOUT_MS,
+      meter: log.meter,
+      warnings: log.warnings,
+    });
+  }
+  const tools = (chat.tools ?? []).map((tool) => JSON.stringify(tool)).join("\n");
+  return countTokens([chat.system ?? "", ...chat.messages.map(messageText), tools].join("\n"));
+}

@@ -1,0 +1,83 @@
+import { GatewayError } from "@/lib/canonical/gateway-error";
+import { geminiFormat } from "@/lib/formats/gemini";
+import { parseGenerateContentRequest } from "@/lib/formats/gemini/parse-request";
+import { renderGenerateContentResponse } from "@/lib/formats/gemini/render-response";
+import { renderGenerateContentStream } from "@/lib/formats/gemini/render-stream";
+import { callChat } from "@/lib/gateway/call-chat";
+import { countPromptTokens } from "@/lib/gateway/count-prompt-tokens";
+import { readJsonBody } from "@/lib/gateway/read-json-body";
+import { withApiKey, type GatewayContext } from "@/lib/gateway/with-api-key";
+import { jsonResponse } from "@/lib/http/api-types";
+import { SSE_HEADERS } from "@/lib/sse/encode-sse";
+import { listedModels } from "./models";
+
+/** POST /v1beta/models/{model}:{generateContent|streamGenerateContent|countTokens} */
+export const handleGeminiAction = withApiKey(geminiFormat, "/v1beta/models", async (context) => {
+  const path = context.request.params.path ?? "";
+  const colon = path.lastIndexOf(":");
+  const model = (colon > 0 ? path.slice(0, colon) : path).replace(/^models\//, "");
+  const method = colon > 0 ? path.slice(colon + 1) : "";
+  context.log.endpoint = `/v1beta/models/{model}:${method}`;
+  switch (method) {
+    case "generateContent":
+      return generate(context, model, false);
+    case "streamGenerateContent":
+      return generate(context, model, true);
+    case "countTokens": {
+      const json = (await readJsonBody(context.request)) as Record<string, unknown>;
+      // countTokens takes either {contents} or {generateContentRequest: {...}}.
+      const inner = (json.generateContentRequest as Record<string, unknown> | undefined) ?? json;
+      const parsed = parseGenerateContentRequest(inner, model, false);
+      return jsonResponse(200, { totalTokens: await countPromptTokens(context, parsed.chat) });
+    }
+    default:
+      throw new GatewayError("not_found", `Method '${method}' is not supported for models.`, { code: "unknown_method" });
+  }
+});
+
+async function generate(context: GatewayContext, model: string, stream: boolean) {
+  const parsed = parseGenerateContentRequest(await readJsonBody(context.request), model, stream);
+  context.log.warnings.push(...parsed.warnings);
+  const sse = context.request.url.searchParams.get("alt") === "sse";
+  const response = await callChat(context, {
+    chat: parsed.chat,
+    relay: {
+      body: parsed.body,
+      stream,
+      includeUsage: true,
+      clientHeaders: context.request.headers,
+      geminiAction: { method: stream ? "streamGenerateContent" : "generateContent", alt: sse ? "sse" : undefined },
+    },
+    renderResponse: (result) => renderGenerateContentResponse(result, model),
+    renderStream: (events) => renderGenerateContentStream(events, { model, sse }),
+  });
+  // Without alt=sse the stream is one JSON array, served as JSON.
+  if (stream && !sse && response.headers["content-type"] === SSE_HEADERS["content-type"]) {
+    response.headers = { ...response.headers, "content-type": "application/json" };
+  }
+  return response;
+}
+
+function geminiModel(id: string, ownedBy: string) {
+  return {
+    name: `models/${id}`,
+    baseModelId: id,
+    version: "001",
+    displayName: id,
+    description: `Served by the gateway (${ownedBy}).`,
+    supportedGenerationMethods: ["generateContent", "streamGenerateContent", "countTokens"],
+  };
+}
+
+/** GET /v1beta/models */
+export const handleGeminiListModels = withApiKey(geminiFormat, "/v1beta/models", async (context) =>
+  jsonResponse(200, { models: listedModels(context).map(({ id, ownedBy }) => geminiModel(id, ownedBy)) }),
+);
+
+/** GET /v1beta/models/{model} */
+export const handleGeminiGetModel = withApiKey(geminiFormat, "/v1beta/models/{model}", async (context) => {
+  const id = (context.request.params.path ?? "").replace(/^models\//, "");
+  const model = listedModels(context).find((entry) => entry.id === id);
+  if (!model) throw new GatewayError("not_found", `models/${id} is not found.`, { code: "model_not_found" });
+  return jsonResponse(200, geminiModel(model.id, model.ownedBy));
+});

@@ -1,0 +1,19 @@
+import { anthropicFormat } from "@/lib/formats/anthropic";
+import { parseMessagesRequest } from "@/lib/formats/anthropic/parse-request";
+import { renderMessage } from "@/lib/formats/anthropic/render-response";
+import { renderMessageStream } from "@/lib/formats/anthropic/render-stream";
+import { callChat } from "@/lib/gateway/call-chat";
+import { readJsonBody } from "@/lib/gateway/read-json-body";
+import { withApiKey } from "@/lib/gateway/with-api-key";
+
+/** POST /v1/messages (Anthropic Messages API). */
+export const handleMessages = withApiKey(anthropicFormat, "/v1/messages", async (context) => {
+  const parsed = parseMessagesRequest(await readJsonBody(context.request));
+  context.log.warnings.push(...parsed.warnings);
+  return callChat(context, {
+    chat: parsed.chat,
+    relay: { body: parsed.body, stream: parsed.chat.stream, includeUsage: true, clientHeaders: context.request.headers },
+    renderResponse: (response) => renderMessage(response, parsed.chat.model),
+    renderStream: (events) => renderMessageStream(events, { model: parsed.chat.model }),
+  });
+});

@@ -1,0 +1,29 @@
+import { GatewayError } from "@/lib/canonical/gateway-error";
+import { scrubSecrets } from "@/lib/providers/scrub-secrets";
+import { anthropicErrorSchema } from "./anthropic-api";
+
+export function parseAnthropicError(status: number, bodyText: string, apiKey: string | undefined): GatewayError {
+  let message = `The upstream returned HTTP ${status}.`;
+  let type: string | undefined;
+  const parsed = anthropicErrorSchema.safeParse(safeParse(bodyText));
+  if (parsed.success) {
+    message = parsed.data.error.message || message;
+    type = parsed.data.error.type;
+  } else if (bodyText.trim()) {
+    message = `${message} ${bodyText.trim().slice(0, 500)}`;
+  }
+  const overloaded = status === 529 || type === "overloaded_error";
+  return new GatewayError(overloaded ? "overloaded" : "upstream_error", scrubSecrets(message, [apiKey]), {
+    status,
+    upstreamType: type,
+    code: type ?? null,
+  });
+}
+
+function safeParse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

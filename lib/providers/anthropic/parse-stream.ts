@@ -1,0 +1,105 @@
+import { GatewayError } from "@/lib/canonical/gateway-error";
+import type { StreamEvent } from "@/lib/canonical/stream-event";
+import type { Usage } from "@/lib/canonical/usage";
+import { fromAnthropicStopReason } from "@/lib/formats/anthropic/map-stop-reason";
+import { parseAnthropicUsage } from "@/lib/formats/anthropic/render-usage";
+import { safeJson } from "@/lib/providers/openai/parse-stream";
+import type { SseMessage } from "@/lib/sse/decode-sse";
+import { messageResponseSchema, streamEventSchema } from "./anthropic-api";
+
+/** Anthropic SSE -> canonical events. Tool calls get their own dense index. */
+export async function* parseAnthropicStream(messages: AsyncIterable<SseMessage>): AsyncGenerator<StreamEvent> {
+  const toolIndexes = new Map<number, number>();
+  let startUsage: Usage | undefined;
+  let finished = false;
+  for await (const message of messages) {
+    const parsed = streamEventSchema.safeParse(safeJson(message.data));
+    if (!parsed.success) continue;
+    const event = parsed.data;
+    switch (event.type) {
+      case "message_start":
+        startUsage = parseAnthropicUsage(event.message.usage);
+        yield { type: "message-start", id: event.message.id, model: event.message.model ?? "", created: Math.floor(Date.now() / 1000) };
+        break;
+      case "content_block_start": {
+        const block = event.content_block;
+        if (block.type === "tool_use" || block.type === "server_tool_use") {
+          const index = toolIndexes.size;
+          toolIndexes.set(event.index, index);
+          yield { type: "tool-call-start", index, id: block.id ?? `toolu_${index}`, name: block.name ?? "" };
+          const input = block.input;
+          if (input && typeof input === "object" && Object.keys(input).length > 0) {
+            yield { type: "tool-call-delta", index, argumentsDelta: JSON.stringify(input) };
+          }
+        } else if (block.type === "text" && block.text) {
+          yield { type: "text-delta", text: block.text };
+        } else if (block.type === "thinking" && block.thinking) {
+          yield { type: "reasoning-delta", text: block.thinking };
+        }
+        break;
+      }
+      case "content_block_delta": {
+        const delta = event.delta;
+        if (delta.type === "text_delta" && delta.text) yield { type: "text-delta", text: delta.text };
+        else if (delta.type === "thinking_delta" && delta.thinking) yield { type: "reasoning-delta", text: delta.thinking };
+        else if (delta.type === "signature_delta" && delta.signature) yield { type: "reasoning-delta", text: "", signature: delta.signature };
+        else if (delta.type === "input_json_delta" && delta.partial_json) {
+          const index = toolIndexes.get(event.index);
+          if (index !== undefined) yield { type: "tool-call-delta", index, argumentsDelta: delta.partial_json };
+        }
+        break;
+      }
+      case "message_delta": {
+        finished = true;
+        yield {
+          type: "finish",
+          reason: fromAnthropicStopReason[event.delta.stop_reason ?? "end_turn"] ?? "other",
+          stopSequence: event.delta.stop_sequence ?? undefined,
+        };
+        // Counts here are cumulative; input and cache counts may be missing (back-fill).
+        const usage = parseAnthropicUsage(event.usage, startUsage);
+        if (usage) yield { type: "usage", usage };
+        break;
+      }
+      case "error":
+        yield {
+          type: "error",
+          error: new GatewayError(event.error.type === "overloaded_error" ? "overloaded" : "upstream_error", event.error.message ?? "The upstream reported an error.", {
+            status: event.error.type === "overloaded_error" ? 529 : 500,
+            upstreamType: event.error.type,
+          }),
+        };
+        return;
+      case "message_stop":
+        return;
+    }
+  }
+  if (!finished) yield { type: "finish", reason: "other" };
+}
+
+/** A non-streaming Anthropic message as the same canonical event sequence. */
+export function* anthropicResponseEvents(json: unknown): Generator<StreamEvent> {
+  const parsed = messageResponseSchema.safeParse(json);
+  if (!parsed.success) {
+    throw new GatewayError("bad_gateway", "The upstream returned a response the gateway could not read.", { code: "invalid_upstream_response" });
+  }
+  const message = parsed.data;
+  yield { type: "message-start", id: message.id, model: message.model ?? "", created: Math.floor(Date.now() / 1000) };
+  let toolIndex = 0;
+  for (const block of message.content) {
+    if (block.type === "text" && block.text) yield { type: "text-delta", text: block.text };
+    else if (block.type === "thinking") yield { type: "reasoning-delta", text: block.thinking ?? "", signature: block.signature };
+    else if (block.type === "tool_use") {
+      const index = toolIndex++;
+      yield { type: "tool-call-start", index, id: block.id ?? `toolu_${index}`, name: block.name ?? "" };
+      yield { type: "tool-call-delta", index, argumentsDelta: JSON.stringify(block.input ?? {}) };
+    }
+  }
+  yield {
+    type: "finish",
+    reason: fromAnthropicStopReason[message.stop_reason ?? "end_turn"] ?? "other",
+    stopSequence: message.stop_sequence ?? undefined,
+  };
+  const usage = parseAnthropicUsage(message.usage);
+  if (usage) yield { type: "usage", usage };
+}

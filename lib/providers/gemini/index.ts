@@ -1,0 +1,38 @@
+import type { ChatRequest } from "@/lib/canonical/request";
+import type { StreamEvent } from "@/lib/canonical/stream-event";
+import type { CallContext, Provider } from "@/lib/providers/provider";
+import { decodeSse } from "@/lib/sse/decode-sse";
+import { postGemini } from "./call-upstream";
+import { toGeminiBody } from "./convert-request";
+import { geminiResponseEvents, parseGeminiStream } from "./parse-stream";
+import { relayGenerateContent } from "./relay-generate-content";
+
+async function chat(request: ChatRequest, context: CallContext): Promise<AsyncIterable<StreamEvent>> {
+  const body = await toGeminiBody(request, context);
+  if (request.stream) {
+    const response = await postGemini("streamGenerateContent", body, context, "?alt=sse");
+    return parseGeminiStream(decodeSse(response.body));
+  }
+  const response = await postGemini("generateContent", body, context);
+  const json = await response.body.json();
+  return (async function* () {
+    yield* geminiResponseEvents(json);
+  })();
+}
+
+async function countTokens(request: ChatRequest, context: CallContext): Promise<number> {
+  const { generationConfig: _config, ...body } = await toGeminiBody(request, context);
+  const response = await postGemini("countTokens", { generateContentRequest: { model: `models/${context.upstreamModel}`, ...body } }, context);
+  const json = (await response.body.json()) as { totalTokens?: number };
+  return json.totalTokens ?? 0;
+}
+
+/** Google's Gemini API (generativelanguage, x-goog-api-key auth). */
+export const geminiProvider: Provider = {
+  defaultBaseUrl: "https://generativelanguage.googleapis.com/v1beta",
+  requiresApiKey: true,
+  ownedBy: "google",
+  chat,
+  countTokens,
+  relay: { gemini: relayGenerateContent },
+};

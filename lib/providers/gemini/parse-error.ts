@@ -1,0 +1,26 @@
+import { GatewayError } from "@/lib/canonical/gateway-error";
+import { scrubSecrets } from "@/lib/providers/scrub-secrets";
+import { geminiErrorSchema } from "./gemini-api";
+
+export function parseGeminiError(status: number, bodyText: string, apiKey: string | undefined): GatewayError {
+  let message = `The upstream returned HTTP ${status}.`;
+  let statusName: string | undefined;
+  let json: unknown;
+  try {
+    json = JSON.parse(bodyText);
+  } catch {
+    json = undefined;
+  }
+  // The JSON-array stream form wraps errors in an array.
+  const parsed = geminiErrorSchema.safeParse(Array.isArray(json) ? json[0] : json);
+  if (parsed.success) {
+    message = parsed.data.error.message || message;
+    statusName = parsed.data.error.status;
+  } else if (bodyText.trim()) {
+    message = `${message} ${bodyText.trim().slice(0, 500)}`;
+  }
+  return new GatewayError(status === 503 ? "overloaded" : "upstream_error", scrubSecrets(message, [apiKey]), {
+    status,
+    code: statusName ?? null,
+  });
+}

@@ -1,0 +1,82 @@
+import { randomUUID } from "node:crypto";
+import { GatewayError } from "@/lib/canonical/gateway-error";
+import type { StreamEvent } from "@/lib/canonical/stream-event";
+import { fromGeminiFinishReason } from "@/lib/formats/gemini/map-finish-reason";
+import { parseGeminiUsage } from "@/lib/formats/gemini/render-usage";
+import { safeJson } from "@/lib/providers/openai/parse-stream";
+import type { SseMessage } from "@/lib/sse/decode-sse";
+import { generateContentResponseSchema, type GenerateContentResponse } from "./gemini-api";
+
+/**
+ * Gemini chunks -> canonical events. Calls arrive whole and may be spread over chunks,
+ * so the tool counter lives across chunks; ids are made up when Gemini sends none;
+ * usage is cumulative, so only the last one counts.
+ */
+export async function* parseGeminiStream(messages: AsyncIterable<SseMessage>): AsyncGenerator<StreamEvent> {
+  const state = newState();
+  for await (const message of messages) {
+    const parsed = generateContentResponseSchema.safeParse(safeJson(message.data));
+    if (!parsed.success) continue;
+    yield* chunkEvents(parsed.data, state);
+    if (state.failed) return;
+  }
+  yield* endEvents(state);
+}
+
+export function* geminiResponseEvents(json: unknown): Generator<StreamEvent> {
+  const parsed = generateContentResponseSchema.safeParse(json);
+  if (!parsed.success) {
+    throw new GatewayError("bad_gateway", "The upstream returned a response the gateway could not read.", { code: "invalid_upstream_response" });
+  }
+  const state = newState();
+  yield* chunkEvents(parsed.data, state);
+  yield* endEvents(state);
+}
+
+type State = {
+  started: boolean;
+  toolCount: number;
+  finishReason: string | undefined;
+  blocked: boolean;
+  usage: unknown;
+  failed: boolean;
+};
+
+const newState = (): State => ({ started: false, toolCount: 0, finishReason: undefined, blocked: false, usage: undefined, failed: false });
+
+function* chunkEvents(chunk: GenerateContentResponse, state: State): Generator<StreamEvent> {
+  if (chunk.error) {
+    state.failed = true;
+    const status = chunk.error.code ?? 500;
+    yield {
+      type: "error",
+      error: new GatewayError(status === 503 ? "overloaded" : "upstream_error", chunk.error.message ?? "The upstream reported an error.", { status }),
+    };
+    return;
+  }
+  if (!state.started) {
+    state.started = true;
+    yield { type: "message-start", id: chunk.responseId ?? "", model: chunk.modelVersion ?? "", created: Math.floor(Date.now() / 1000) };
+  }
+  if (chunk.promptFeedback?.blockReason && !chunk.candidates?.length) state.blocked = true;
+  const candidate = chunk.candidates?.find((entry) => (entry.index ?? 0) === 0) ?? chunk.candidates?.[0];
+  for (const part of candidate?.content?.parts ?? []) {
+    if (part.functionCall) {
+      const index = state.toolCount++;
+      const id = part.functionCall.id ?? `call_${randomUUID().replaceAll("-", "").slice(0, 24)}`;
+      yield { type: "tool-call-start", index, id, name: part.functionCall.name };
+      yield { type: "tool-call-delta", index, argumentsDelta: JSON.stringify(part.functionCall.args ?? {}) };
+    } else if (part.text) {
+      yield part.thought ? { type: "reasoning-delta", text: part.text } : { type: "text-delta", text: part.text };
+    }
+  }
+  if (candidate?.finishReason) state.finishReason = candidate.finishReason;
+  if (chunk.usageMetadata) state.usage = chunk.usageMetadata;
+}
+
+function* endEvents(state: State): Generator<StreamEvent> {
+  if (state.blocked) yield { type: "finish", reason: "content-filter" };
+  else yield { type: "finish", reason: state.finishReason ? fromGeminiFinishReason(state.finishReason, state.toolCount > 0) : "other" };
+  const usage = parseGeminiUsage(state.usage);
+  if (usage) yield { type: "usage", usage };
+}
