@@ -1,0 +1,111 @@
+import fs from "node:fs";
+import type http from "node:http";
+import path from "node:path";
+import { lastUserText, startFakeServer, words, type FakeServer, type ReceivedRequest } from "./fake-upstream-server";
+
+// A loopback Gemini API (v1beta). It rejects what the real API rejects: roles other
+// than user/model, JSON-Schema keywords outside Gemini's subset, non-object function
+// responses, more than five stop sequences, empty OBJECT parameters.
+
+export const GEMINI_KEY = "gemini-upstream-key-0123456789";
+const FIXTURES = path.join(import.meta.dirname, "..", "fixtures", "gemini");
+
+function fail(response: http.ServerResponse, code: number, status: string, message: string) {
+  response.writeHead(code, { "content-type": "application/json" });
+  response.end(JSON.stringify({ error: { code, message, status } }));
+}
+
+function schemaViolation(schema: any, where: string): string | undefined {
+  if (typeof schema !== "object" || schema === null) return undefined;
+  for (const key of ["additionalProperties", "$schema", "$ref", "$defs"]) {
+    if (key in schema) return `Invalid JSON payload received. Unknown name "${key}" at '${where}'`;
+  }
+  if (String(schema.type).toUpperCase() === "OBJECT" && schema.properties && Object.keys(schema.properties).length === 0) {
+    return `${where}.properties: should be non-empty for OBJECT type`;
+  }
+  for (const [name, child] of Object.entries(schema.properties ?? {})) {
+    const violation = schemaViolation(child, `${where}.properties[${name}]`);
+    if (violation) return violation;
+  }
+  return schemaViolation(schema.items, `${where}.items`);
+}
+
+export function geminiViolation(body: any): string | undefined {
+  if (!Array.isArray(body?.contents) || body.contents.length === 0) return "contents is not specified";
+  for (const [index, content] of body.contents.entries()) {
+    if (content.role !== "user" && content.role !== "model") return `contents[${index}].role must be user or model`;
+    if (!Array.isArray(content.parts) || content.parts.length === 0) return `contents[${index}].parts must not be empty`;
+    for (const part of content.parts) {
+      if (part.functionResponse && (typeof part.functionResponse.response !== "object" || Array.isArray(part.functionResponse.response))) {
+        return "functionResponse.response must be an object";
+      }
+      if (part.text === "") return "text parts must not be empty";
+    }
+  }
+  if ((body.generationConfig?.stopSequences?.length ?? 0) > 5) return "stopSequences: at most 5";
+  for (const tool of body.tools ?? []) {
+    for (const declaration of tool.functionDeclarations ?? []) {
+      const violation = schemaViolation(declaration.parameters, `tools.function_declarations[${declaration.name}].parameters`);
+      if (violation) return violation;
+    }
+  }
+  return undefined;
+}
+
+async function handle(request: ReceivedRequest, response: http.ServerResponse, server: FakeServer) {
+  if (request.headers["x-goog-api-key"] !== GEMINI_KEY) return fail(response, 400, "INVALID_ARGUMENT", "API key not valid. Please pass a valid API key.");
+  const match = /^\/v1beta\/models\/([^:]+):(\w+)(\?alt=sse)?$/.exec(request.path);
+  if (!match) return fail(response, 404, "NOT_FOUND", `unknown path ${request.path}`);
+  const [, model, method, sse] = match;
+  if (method === "countTokens") {
+    response.writeHead(200, { "content-type": "application/json" });
+    response.end(JSON.stringify({ totalTokens: 777 }));
+    return;
+  }
+  const violation = geminiViolation(request.body);
+  if (violation) {
+    server.rejected.push(violation);
+    return fail(response, 400, "INVALID_ARGUMENT", violation);
+  }
+  if (model === "gemini-overloaded") return fail(response, 503, "UNAVAILABLE", "The model is overloaded. Please try again later.");
+  const stream = method === "streamGenerateContent";
+  if (stream && !sse) return fail(response, 400, "INVALID_ARGUMENT", "the fake only streams with alt=sse");
+  if (model === "gemini-tools") {
+    if (stream) {
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      response.end(fs.readFileSync(path.join(FIXTURES, "stream-parallel-calls.sse")));
+    } else {
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(JSON.stringify({
+        candidates: [{ content: { role: "model", parts: [{ functionCall: { name: "get_weather", args: { city: "Paris" } } }, { functionCall: { name: "get_weather", args: { city: "Rome" } } }] }, finishReason: "STOP", index: 0 }],
+        usageMetadata: { promptTokenCount: 30, candidatesTokenCount: 12, totalTokenCount: 42 },
+        modelVersion: model,
+      }));
+    }
+    return;
+  }
+  const reply = words(`Echo: ${lastUserText(request.body.contents)}`);
+  const usage = (done: number) => ({ promptTokenCount: 17, candidatesTokenCount: done, totalTokenCount: 17 + done });
+  if (!stream) {
+    response.writeHead(200, { "content-type": "application/json" });
+    response.end(JSON.stringify({
+      candidates: [{ content: { role: "model", parts: [{ text: reply.join("") }] }, finishReason: "STOP", index: 0 }],
+      usageMetadata: usage(reply.length), modelVersion: model, responseId: "resp-fake",
+    }));
+    return;
+  }
+  response.writeHead(200, { "content-type": "text/event-stream" });
+  reply.forEach((word, index) => {
+    const last = index === reply.length - 1;
+    const candidate: Record<string, unknown> = { content: { role: "model", parts: [{ text: word }] }, index: 0 };
+    if (last) candidate.finishReason = "STOP";
+    // Google frames events with CRLF; usage is cumulative on every chunk.
+    response.write(`data: ${JSON.stringify({ candidates: [candidate], usageMetadata: usage(index + 1), modelVersion: model, responseId: "resp-fake" })}\r\n\r\n`);
+  });
+  response.end();
+}
+
+export async function startFakeGeminiUpstream() {
+  const server = await startFakeServer(handle);
+  return { ...server, baseUrl: `${server.origin}/v1beta` };
+}
