@@ -23,6 +23,16 @@ export function toAnthropicBody(
   let budget: number | undefined;
   if (request.reasoning) {
     budget = Math.max(MIN_BUDGET, request.reasoning.budgetTokens ?? EFFORT_BUDGET[request.reasoning.effort ?? "medium"]);
+    // With thinking on, every assistant tool_use turn must open with its signed thinking
+    // block; history from other clients has none, so thinking is turned off instead.
+    const turns = body.messages as Turn[];
+    const unsigned = turns.some(
+      (turn) => turn.role === "assistant" && turn.content.some((block) => block.type === "tool_use") && turn.content[0]?.type !== "thinking",
+    );
+    if (unsigned) {
+      warnings.push("thinking disabled: the history has tool calls without their signed thinking blocks");
+      budget = undefined;
+    }
   }
   const limit = maxOutputTokens(upstreamModel);
   let maxTokens = request.maxTokens ?? defaultMaxTokens;
