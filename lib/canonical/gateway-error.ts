@@ -38,8 +38,10 @@ export interface GatewayErrorOptions {
   code?: string | null;
   /** Seconds the caller should wait before retrying. */
   retryAfterSeconds?: number;
-  /** Upstream error `type` to keep when passing an upstream error through. */
+  /** Upstream error `type`, kept when the client speaks the upstream's format. */
   upstreamType?: string;
+  /** The wire format `upstreamType` belongs to. */
+  upstreamFormat?: "openai" | "anthropic" | "gemini";
   cause?: unknown;
 }
 
@@ -50,6 +52,7 @@ export class GatewayError extends Error {
   readonly code: string | null;
   readonly retryAfterSeconds?: number;
   readonly upstreamType?: string;
+  readonly upstreamFormat?: "openai" | "anthropic" | "gemini";
   // Marker that survives module duplication between the Next bundle and server.ts.
   readonly isGatewayError = true;
 
@@ -62,6 +65,12 @@ export class GatewayError extends Error {
     this.code = options.code ?? null;
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.upstreamType = options.upstreamType;
+    this.upstreamFormat = options.upstreamFormat;
+  }
+
+  /** The upstream's own error type, if it was written in `format`. */
+  upstreamTypeFor(format: "openai" | "anthropic" | "gemini"): string | undefined {
+    return this.upstreamFormat === format ? this.upstreamType : undefined;
   }
 
   get retryable(): boolean {

@@ -63,6 +63,15 @@ async function handle(request: ReceivedRequest, response: http.ServerResponse, s
   }
   const model = String(body.model);
   if (model === "claude-overloaded") return fail(response, 529, "overloaded_error", "Overloaded");
+  if (model === "claude-midstream-error") {
+    response.writeHead(200, { "content-type": "text/event-stream" });
+    sse(response, "message_start", { message: { id: "msg_fake02", type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 9, output_tokens: 1 } } });
+    sse(response, "content_block_start", { index: 0, content_block: { type: "text", text: "" } });
+    sse(response, "content_block_delta", { index: 0, delta: { type: "text_delta", text: "Partial" } });
+    sse(response, "error", { error: { type: "overloaded_error", message: "Overloaded" } });
+    response.end();
+    return;
+  }
   if (model === "claude-tools") {
     if (body.stream) {
       response.writeHead(200, { "content-type": "text/event-stream" });

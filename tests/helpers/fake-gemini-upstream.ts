@@ -70,6 +70,12 @@ async function handle(request: ReceivedRequest, response: http.ServerResponse, s
   if (model === "gemini-overloaded") return fail(response, 503, "UNAVAILABLE", "The model is overloaded. Please try again later.");
   const stream = method === "streamGenerateContent";
   if (stream && !sse) return fail(response, 400, "INVALID_ARGUMENT", "the fake only streams with alt=sse");
+  if (model === "gemini-midstream-error" && stream) {
+    response.writeHead(200, { "content-type": "text/event-stream" });
+    response.write(`data: ${JSON.stringify({ candidates: [{ content: { role: "model", parts: [{ text: "Partial" }] }, index: 0 }], modelVersion: model })}\r\n\r\n`);
+    response.end(`data: ${JSON.stringify({ error: { code: 503, message: "The model is overloaded.", status: "UNAVAILABLE" } })}\r\n\r\n`);
+    return;
+  }
   if (model === "gemini-tools") {
     if (stream) {
       response.writeHead(200, { "content-type": "text/event-stream" });

@@ -76,6 +76,12 @@ export async function startFakeOpenAIUpstream(): Promise<FakeUpstream> {
       if (!response.destroyed) response.end("{}");
       return;
     }
+    if (model === "fake-midstream-error") {
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      response.write(`data: ${JSON.stringify(chunk(model, { role: "assistant", content: "Partial" }))}\n\n`);
+      response.end(`data: ${JSON.stringify({ error: { message: "The server had an error while processing your request.", type: "server_error", param: null, code: null } })}\n\n`);
+      return;
+    }
     if (model === "fake-tools") {
       if (stream) {
         response.writeHead(200, { "content-type": "text/event-stream" });

@@ -37,9 +37,10 @@ export function anthropicStatus(error: GatewayError): number {
 
 export function anthropicErrorBody(error: GatewayError) {
   const type =
-    error.kind === "upstream_error"
-      ? (error.upstreamType ?? TYPE_BY_STATUS[error.status] ?? (error.status >= 500 ? "api_error" : "invalid_request_error"))
-      : ERROR_TYPE[error.kind];
+    error.upstreamTypeFor("anthropic") ??
+    (error.kind === "upstream_error"
+      ? (TYPE_BY_STATUS[error.status] ?? (error.status >= 500 ? "api_error" : "invalid_request_error"))
+      : ERROR_TYPE[error.kind]);
   return { type: "error", error: { type, message: error.message } };
 }
 

@@ -16,11 +16,18 @@ const ERROR_TYPE: Record<GatewayErrorKind, string> = {
   internal: "server_error",
 };
 
+const TYPE_BY_STATUS: Record<number, string> = { 429: "requests" };
+
 export function openAIErrorBody(error: GatewayError) {
+  const type =
+    error.upstreamTypeFor("openai") ??
+    (error.kind === "upstream_error"
+      ? (TYPE_BY_STATUS[error.status] ?? (error.status >= 500 ? "server_error" : "invalid_request_error"))
+      : ERROR_TYPE[error.kind]);
   return {
     error: {
       message: error.message,
-      type: error.upstreamType ?? ERROR_TYPE[error.kind],
+      type,
       param: error.param,
       code: error.code,
     },

@@ -16,6 +16,7 @@ export function parseAnthropicError(status: number, bodyText: string, apiKey: st
   return new GatewayError(overloaded ? "overloaded" : "upstream_error", scrubSecrets(message, [apiKey]), {
     status,
     upstreamType: type,
+    upstreamFormat: "anthropic",
     code: type ?? null,
   });
 }

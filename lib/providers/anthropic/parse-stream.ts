@@ -67,6 +67,7 @@ export async function* parseAnthropicStream(messages: AsyncIterable<SseMessage>)
           error: new GatewayError(event.error.type === "overloaded_error" ? "overloaded" : "upstream_error", event.error.message ?? "The upstream reported an error.", {
             status: event.error.type === "overloaded_error" ? 529 : 500,
             upstreamType: event.error.type,
+            upstreamFormat: "anthropic",
           }),
         };
         return;

@@ -28,5 +28,6 @@ export function parseOpenAIError(status: number, bodyText: string, apiKey: strin
     code,
     param,
     upstreamType: type,
+    upstreamFormat: "openai",
   });
 }

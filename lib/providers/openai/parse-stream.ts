@@ -18,7 +18,7 @@ export async function* parseOpenAIStream(messages: AsyncIterable<SseMessage>): A
     if (chunk.error !== undefined || message.event === "error") {
       const error = chunk.error as { message?: string; type?: string; code?: string } | string | undefined;
       const text = typeof error === "string" ? error : (error?.message ?? "The upstream reported an error mid-stream.");
-      yield { type: "error", error: new GatewayError("upstream_error", text, { status: 500, upstreamType: typeof error === "object" ? error?.type : undefined }) };
+      yield { type: "error", error: new GatewayError("upstream_error", text, { status: 500, upstreamType: typeof error === "object" ? error?.type : undefined, upstreamFormat: "openai" }) };
       return;
     }
     if (!started) {
