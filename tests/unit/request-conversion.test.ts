@@ -97,7 +97,7 @@ describe("canonical -> Gemini", () => {
 describe("canonical -> OpenAI", () => {
   test("always asks for stream usage; reasoning uses max_completion_tokens; top_k dropped with a warning", () => {
     const warnings: string[] = [];
-    const body = toOpenAIChatBody({ ...base, stream: true, maxTokens: 50, topK: 3, reasoning: { budgetTokens: 10_000 } }, "up", warnings);
+    const body = toOpenAIChatBody({ ...base, stream: true, maxTokens: 50, topK: 3, reasoning: { budgetTokens: 5000 } }, "up", warnings);
     assert.deepEqual(body.stream_options, { include_usage: true });
     assert.equal(body.max_completion_tokens, 50);
     assert.equal(body.reasoning_effort, "medium");

@@ -37,9 +37,10 @@ export function toOpenAIChatBody(request: ChatRequest, upstreamModel: string, wa
   return body;
 }
 
+// The common convention (LiteLLM, new-api): under 2048 low, under 8192 medium, else high.
 function effortForBudget(budget: number): "low" | "medium" | "high" {
-  if (budget < 4096) return "low";
-  if (budget < 16384) return "medium";
+  if (budget < 2048) return "low";
+  if (budget < 8192) return "medium";
   return "high";
 }
 
