@@ -10,7 +10,11 @@ import { decodeSse } from "@/lib/sse/decode-sse";
 import { collect, fromPieces, splitAtRandom } from "../helpers/split-chunks";
 
 const fixture = (name: string) => fs.readFileSync(path.join(import.meta.dirname, "..", "fixtures", "anthropic", name));
-const parse = (bytes: Uint8Array, seed: number) => collect(parseAnthropicStream(decodeSse(fromPieces(splitAtRandom(bytes, seed)))));
+// message-start carries the arrival time; it is zeroed so runs compare equal.
+const parse = async (bytes: Uint8Array, seed: number) =>
+  (await collect(parseAnthropicStream(decodeSse(fromPieces(splitAtRandom(bytes, seed)))))).map((event) =>
+    event.type === "message-start" ? { ...event, created: 0 } : event,
+  );
 async function* from(events: StreamEvent[]) {
   yield* events;
 }
