@@ -1,4 +1,6 @@
+import { LRUCache } from "lru-cache";
 import { TokenCache } from "@/lib/auth/token-cache";
+import { ChannelHealth } from "@/lib/channels/channel-health";
 import { seedAdmin } from "@/lib/auth/seed-admin";
 import { loadSecrets, type Secrets } from "@/lib/crypto/secrets";
 import { createDatabase, type Database } from "@/lib/db/client";
@@ -8,9 +10,15 @@ import { SqliteRequestLogStore } from "@/lib/db/sqlite-request-log-store";
 import { env } from "@/lib/env";
 import { RequestRateLimiter } from "@/lib/limits/request-rate-limiter";
 import { logger } from "@/lib/logger";
+import type { UpstreamExchange } from "@/lib/providers/recording-upstream";
 import { UpstreamHttp } from "@/lib/providers/upstream-http";
 import { ChannelCache } from "@/lib/routing/channel-cache";
 import { RequestLogWriter } from "@/lib/usage/request-log-writer";
+
+export interface Capture {
+  userId: string;
+  exchanges: UpstreamExchange[];
+}
 
 /** The process-wide services every handler uses. */
 export interface Runtime {
@@ -21,6 +29,9 @@ export interface Runtime {
   logs: RequestLogWriter;
   rateLimiter: RequestRateLimiter;
   upstream: UpstreamHttp;
+  channelHealth: ChannelHealth;
+  /** Recent upstream exchanges recorded for the Playground, by request id. */
+  captures: LRUCache<string, Capture>;
   close(): Promise<void>;
 }
 
@@ -46,6 +57,8 @@ async function createRuntime(): Promise<Runtime> {
   });
   logs.start(env.LOG_FLUSH_INTERVAL_MS);
   const upstream = new UpstreamHttp({ connections: env.UPSTREAM_CONNECTIONS });
+  const channelHealth = new ChannelHealth(database, (error) => logger.error({ err: error }, "channel health write failed"));
+  channelHealth.start(5000);
 
   return {
     database,
@@ -55,9 +68,12 @@ async function createRuntime(): Promise<Runtime> {
     logs,
     rateLimiter: new RequestRateLimiter(),
     upstream,
+    channelHealth,
+    captures: new LRUCache<string, Capture>({ max: 500, ttl: 30 * 60 * 1000 }),
     async close() {
       channels.stop();
       await logs.stop();
+      await channelHealth.stop();
       await upstream.close();
       await database.$disconnect();
     },

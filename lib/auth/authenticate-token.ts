@@ -14,9 +14,14 @@ export async function authenticateToken(key: string | null, tokens: TokenCache, 
   }
   const record = await tokens.get(hashTokenKey(key));
   if (!record) throw invalidKey("Incorrect API key provided.");
+  checkTokenActive(record, now);
+  return record;
+}
+
+/** Throws a 401 for a disabled or expired token. */
+export function checkTokenActive(record: TokenRecord, now = Date.now()): void {
   if (!record.enabled) throw invalidKey("This API key has been disabled.");
   if (record.expiresAt !== null && record.expiresAt <= now) throw invalidKey("This API key has expired.");
-  return record;
 }
 
 /** `Authorization: Bearer <key>`, the scheme compared case-insensitively. */

@@ -14,7 +14,10 @@ export class TokenCache {
   private readonly cache: LRUCache<string, Entry>;
   private readonly byId = new Map<string, TokenRecord>();
 
-  constructor(database: Database, ttlMs: number) {
+  constructor(
+    private readonly database: Database,
+    ttlMs: number,
+  ) {
     this.cache = new LRUCache<string, Entry>({
       max: 50_000,
       ttl: Math.max(ttlMs, 1),
@@ -33,6 +36,12 @@ export class TokenCache {
   async get(keyHash: string): Promise<TokenRecord | null> {
     const entry = await this.cache.fetch(keyHash);
     return entry?.record ?? null;
+  }
+
+  /** By id, from the database: for the console, not the API hot path. */
+  async getById(id: string): Promise<TokenRecord | null> {
+    const row = await this.database.token.findUnique({ where: { id } });
+    return row ? toTokenRecord(row) : null;
   }
 
   /** Adds usage that just reached the database to the cached total. */

@@ -12,6 +12,8 @@ export interface TokenRecord {
   quotaTokens: number | null;
   usedTokens: number;
   rpm: number | null;
+  /** A console session standing in for a token; never written as a token id. */
+  synthetic?: boolean;
 }
 
 export function toTokenRecord(row: TokenRow): TokenRecord {

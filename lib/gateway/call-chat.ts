@@ -46,7 +46,7 @@ export async function callChat(context: GatewayContext, plan: ChatPlan): Promise
     const callContext: CallContext = {
       channel,
       upstreamModel: channel.modelMap[chat.model] ?? chat.model,
-      http: runtime.upstream,
+      http: context.upstream,
       signal: context.request.signal,
       timeoutMs: env.UPSTREAM_TIMEOUT_MS,
       meter: log.meter,
@@ -56,12 +56,24 @@ export async function callChat(context: GatewayContext, plan: ChatPlan): Promise
     log.upstreamModel = callContext.upstreamModel;
     try {
       const relay = plan.relay && provider.relay?.[format.name];
-      if (relay) return await relay(plan.relay!, callContext);
-      const events = meterEvents(await provider.chat(chat, callContext), log.meter);
-      if (chat.stream) return { status: 200, headers: { ...SSE_HEADERS }, body: plan.renderStream(events) };
-      return jsonResponse(200, plan.renderResponse(await collectResponse(events)));
+      let response: ApiResponse;
+      if (relay) response = await relay(plan.relay!, callContext);
+      else {
+        const events = meterEvents(await provider.chat(chat, callContext), log.meter);
+        response = chat.stream
+          ? { status: 200, headers: { ...SSE_HEADERS }, body: plan.renderStream(events) }
+          : jsonResponse(200, plan.renderResponse(await collectResponse(events)));
+      }
+      runtime.channelHealth.record(channel.id, { error: null, latencyMs: Math.round(performance.now() - log.meter.startedAt) });
+      return response;
     } catch (error) {
       lastError = error;
+      if (!context.request.signal.aborted) {
+        runtime.channelHealth.record(channel.id, {
+          error: (error as Error).message ?? String(error),
+          latencyMs: Math.round(performance.now() - log.meter.startedAt),
+        });
+      }
       if (!shouldFailOver(error) || context.request.signal.aborted) throw error;
       log.warnings.push(`channel ${channel.id} failed (${(error as Error).message}); trying the next one`);
       logger.warn({ channelId: channel.id, requestId: log.id, err: error }, "upstream failed; failing over");

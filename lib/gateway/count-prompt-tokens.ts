@@ -28,7 +28,7 @@ export async function countPromptTokens(context: GatewayContext, chat: ChatReque
     return provider.countTokens(chat, {
       channel,
       upstreamModel: log.upstreamModel,
-      http: runtime.upstream,
+      http: context.upstream,
       signal: context.request.signal,
       timeoutMs: env.UPSTREAM_TIMEOUT_MS,
       meter: log.meter,

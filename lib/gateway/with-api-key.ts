@@ -1,9 +1,12 @@
-import { authenticateToken } from "@/lib/auth/authenticate-token";
+import { authenticateRequest } from "@/lib/auth/authenticate-request";
+import type { ConsoleSession } from "@/lib/auth/console-session";
 import type { TokenRecord } from "@/lib/auth/token-record";
 import { GatewayError, toGatewayError } from "@/lib/canonical/gateway-error";
 import type { ApiHandler, ApiRequest, ApiResponse } from "@/lib/http/api-types";
 import { logger } from "@/lib/logger";
 import { getRuntime, type Runtime } from "@/lib/runtime";
+import { RecordingUpstream } from "@/lib/providers/recording-upstream";
+import type { UpstreamClient } from "@/lib/providers/upstream-http";
 import type { ClientFormat } from "./client-format";
 import { RequestLog } from "./request-log";
 
@@ -13,7 +16,13 @@ export interface GatewayContext {
   token: TokenRecord;
   log: RequestLog;
   runtime: Runtime;
+  /** The upstream client: the shared pool, or a recorder for the Playground's inspector. */
+  upstream: UpstreamClient;
+  session: ConsoleSession | null;
 }
+
+/** Asks the gateway to keep the upstream exchange for the console (session required). */
+export const CAPTURE_HEADER = "x-gateway-capture";
 
 const CLIENT_CLOSED = 499;
 
@@ -31,12 +40,18 @@ export function withApiKey(
     const runtime = await getRuntime();
     const log = new RequestLog(runtime.logs, endpoint, format.name, request.method);
     try {
-      const token = await authenticateToken(format.extractToken(request), runtime.tokens);
-      log.tokenId = token.id;
-      log.userId = token.userId;
+      const { token, session } = await authenticateRequest(request, format.extractToken(request), runtime);
+      log.tokenId = token.synthetic ? null : token.id;
+      log.userId = token.userId ?? session?.userId ?? null;
       format.checkHeaders?.(request);
       await runtime.rateLimiter.consume(token.id, token.rpm);
-      return log.finishWith(await handler({ request, format, token, log, runtime }));
+      let upstream: UpstreamClient = runtime.upstream;
+      if (session && request.headers.get(CAPTURE_HEADER) === "1") {
+        const recorder = new RecordingUpstream(runtime.upstream);
+        runtime.captures.set(log.id, { userId: session.userId, exchanges: recorder.exchanges });
+        upstream = recorder;
+      }
+      return log.finishWith(await handler({ request, format, token, log, runtime, upstream, session }));
     } catch (thrown) {
       return renderFailure(thrown, request, format, log);
     }

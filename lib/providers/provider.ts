@@ -3,7 +3,7 @@ import type { StreamEvent } from "@/lib/canonical/stream-event";
 import type { HeaderReader, ResponseBody } from "@/lib/http/api-types";
 import type { Channel } from "@/lib/routing/channel";
 import type { UsageMeter } from "@/lib/usage/usage-meter";
-import type { UpstreamHttp } from "./upstream-http";
+import type { UpstreamClient } from "./upstream-http";
 
 export type ClientFormatName = "openai" | "anthropic" | "gemini";
 
@@ -11,7 +11,7 @@ export interface CallContext {
   channel: Channel;
   /** The model name to send upstream (after the channel's modelMap). */
   upstreamModel: string;
-  http: UpstreamHttp;
+  http: UpstreamClient;
   signal: AbortSignal;
   timeoutMs: number;
   meter: UsageMeter;

@@ -1,4 +1,4 @@
-import { Agent, errors as undiciErrors, type Dispatcher } from "undici";
+import { Agent, errors as undiciErrors } from "undici";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 
 // One shared connection pool per upstream origin (undici's Agent keeps a Pool per
@@ -13,13 +13,27 @@ export interface UpstreamRequest {
   timeoutMs: number;
 }
 
+/** The parts of undici's response body the providers use. */
+export interface UpstreamBody extends AsyncIterable<Uint8Array> {
+  text(): Promise<string>;
+  json(): Promise<unknown>;
+  arrayBuffer(): Promise<ArrayBuffer>;
+  dump(): Promise<void>;
+  destroy(): void;
+}
+
 export interface UpstreamResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
-  body: Dispatcher.ResponseData["body"];
+  body: UpstreamBody;
 }
 
-export class UpstreamHttp {
+/** Sends one request upstream. The pool below; a recording wrapper for the Playground. */
+export interface UpstreamClient {
+  send(request: UpstreamRequest): Promise<UpstreamResponse>;
+}
+
+export class UpstreamHttp implements UpstreamClient {
   private readonly agent: Agent;
 
   constructor(options: { connections: number }) {
@@ -43,7 +57,7 @@ export class UpstreamHttp {
         headersTimeout: request.timeoutMs,
         bodyTimeout: request.timeoutMs,
       });
-      return { status: response.statusCode, headers: response.headers, body: response.body };
+      return { status: response.statusCode, headers: response.headers, body: response.body as unknown as UpstreamBody };
     } catch (error) {
       throw mapTransportError(error, url.host);
     }

@@ -52,6 +52,9 @@ describe("a freshly migrated SQLite database", () => {
       assert.deepEqual(log?.warnings, ["w"]);
       assert.equal(log?.stream, false);
 
+      await database.setting.upsert({ where: { key: "openSignup" }, create: { key: "openSignup", value: "true" }, update: { value: "true" } });
+      assert.equal((await database.setting.findUnique({ where: { key: "openSignup" } }))?.value, "true");
+
       await database.user.delete({ where: { id: user.id } });
       assert.equal((await database.token.findUnique({ where: { id: token.id } }))?.userId, null, "owner removal keeps the token");
     } finally {

@@ -1,0 +1,59 @@
+import { GatewayError } from "@/lib/canonical/gateway-error";
+import type { ApiRequest } from "@/lib/http/api-types";
+import type { Runtime } from "@/lib/runtime";
+import { authenticateToken, checkTokenActive } from "./authenticate-token";
+import { readConsoleSession, type ConsoleSession } from "./console-session";
+import type { TokenRecord } from "./token-record";
+
+/** Sent by the console's Playground, which authenticates with the session cookie. */
+export const CONSOLE_HEADER = "x-gateway-console";
+/** Chat as one of the signed-in user's tokens, with its limits. */
+export const TOKEN_ID_HEADER = "x-gateway-token-id";
+
+export interface Caller {
+  token: TokenRecord;
+  /** Set when a console session made (or accompanies) the request. */
+  session: ConsoleSession | null;
+}
+
+/**
+ * A request authenticates with a platform key, or (from the console, marked by a
+ * custom header that cross-site pages cannot send without CORS) with the session
+ * cookie: as one of the user's tokens, or as the user with no token limits.
+ */
+export async function authenticateRequest(request: ApiRequest, key: string | null, runtime: Runtime): Promise<Caller> {
+  const fromConsole = request.headers.get(CONSOLE_HEADER) === "1";
+  if (key) {
+    const token = await authenticateToken(key, runtime.tokens);
+    const session = fromConsole ? await readConsoleSession(request.headers, runtime.secrets.authSecret) : null;
+    return { token, session };
+  }
+  if (!fromConsole) return { token: await authenticateToken(null, runtime.tokens), session: null };
+
+  const session = await readConsoleSession(request.headers, runtime.secrets.authSecret);
+  if (!session) throw new GatewayError("authentication", "Your console session has expired; sign in again.", { code: "invalid_session" });
+  const tokenId = request.headers.get(TOKEN_ID_HEADER);
+  if (!tokenId) return { token: sessionToken(session), session };
+  const token = await runtime.tokens.getById(tokenId);
+  if (!token || (token.userId !== session.userId && session.role !== "admin")) {
+    throw new GatewayError("permission", "That token does not exist or is not yours.", { code: "token_not_owned" });
+  }
+  checkTokenActive(token);
+  return { token, session };
+}
+
+/** The signed-in user chatting without a token: no allowlist, quota or rate limit. */
+function sessionToken(session: ConsoleSession): TokenRecord {
+  return {
+    id: `session:${session.userId}`,
+    name: "console session",
+    userId: session.userId,
+    enabled: true,
+    expiresAt: null,
+    models: null,
+    quotaTokens: null,
+    usedTokens: 0,
+    rpm: null,
+    synthetic: true,
+  };
+}

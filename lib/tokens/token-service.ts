@@ -1,0 +1,103 @@
+import { z } from "zod";
+import { displayPrefix, generateTokenKey, hashTokenKey } from "@/lib/auth/token-key";
+import { GatewayError } from "@/lib/canonical/gateway-error";
+import type { Token as TokenRow } from "@/lib/db/generated/client";
+import type { Runtime } from "@/lib/runtime";
+
+// Token management shared by the admin API and the console's server actions.
+
+const tokenFields = {
+  name: z.string().trim().min(1).max(100),
+  models: z.array(z.string().trim().min(1).max(200)).max(1000).optional(),
+  expiresAt: z.iso.datetime({ offset: true }).nullable().optional(),
+  quotaTokens: z.number().int().min(0).nullable().optional(),
+  rpm: z.number().int().min(1).max(1_000_000).nullable().optional(),
+  userId: z.string().min(1).nullable().optional(),
+};
+export const createTokenSchema = z.strictObject(tokenFields);
+export const updateTokenSchema = z.strictObject({ ...tokenFields, enabled: z.boolean() }).partial();
+export type CreateTokenInput = z.infer<typeof createTokenSchema>;
+export type UpdateTokenInput = z.infer<typeof updateTokenSchema>;
+
+export type TokenJson = ReturnType<typeof tokenJson>;
+
+export function tokenJson(row: TokenRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    keyPrefix: row.keyPrefix,
+    userId: row.userId,
+    enabled: row.enabled,
+    expiresAt: row.expiresAt?.toISOString() ?? null,
+    models: Array.isArray(row.models) ? (row.models as string[]) : [],
+    quotaTokens: row.quotaTokens === null ? null : Number(row.quotaTokens),
+    usedTokens: Number(row.usedTokens),
+    rpm: row.rpm,
+    lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+const toDate = (value: string | null | undefined) => (value === undefined ? undefined : value === null ? null : new Date(value));
+
+/** The scope of a caller: everything (admin) or one user's own tokens. */
+export type TokenScope = { kind: "all" } | { kind: "user"; userId: string };
+
+function whereFor(scope: TokenScope) {
+  return scope.kind === "all" ? {} : { userId: scope.userId };
+}
+
+export async function listTokens(runtime: Runtime, scope: TokenScope): Promise<TokenJson[]> {
+  const rows = await runtime.database.token.findMany({ where: whereFor(scope), orderBy: { createdAt: "desc" } });
+  return rows.map(tokenJson);
+}
+
+export async function findToken(runtime: Runtime, scope: TokenScope, id: string): Promise<TokenRow> {
+  const row = await runtime.database.token.findFirst({ where: { id, ...whereFor(scope) } });
+  if (!row) throw new GatewayError("not_found", "No token with that id.", { code: "token_not_found" });
+  return row;
+}
+
+/** Creates a token; the returned key is the only time it is ever shown. */
+export async function createToken(runtime: Runtime, input: CreateTokenInput, ownerId: string | null): Promise<TokenJson & { key: string }> {
+  const key = generateTokenKey();
+  const row = await runtime.database.token.create({
+    data: {
+      name: input.name,
+      keyHash: hashTokenKey(key),
+      keyPrefix: displayPrefix(key),
+      userId: input.userId ?? ownerId,
+      models: input.models ?? [],
+      expiresAt: toDate(input.expiresAt) ?? null,
+      quotaTokens: input.quotaTokens == null ? null : BigInt(input.quotaTokens),
+      rpm: input.rpm ?? null,
+    },
+  });
+  runtime.tokens.invalidate();
+  return { ...tokenJson(row), key };
+}
+
+export async function updateToken(runtime: Runtime, scope: TokenScope, id: string, input: UpdateTokenInput): Promise<TokenJson> {
+  const existing = await findToken(runtime, scope, id);
+  const row = await runtime.database.token.update({
+    where: { id: existing.id },
+    data: {
+      name: input.name,
+      enabled: input.enabled,
+      models: input.models,
+      expiresAt: toDate(input.expiresAt),
+      quotaTokens: input.quotaTokens === undefined ? undefined : input.quotaTokens === null ? null : BigInt(input.quotaTokens),
+      rpm: input.rpm,
+      userId: scope.kind === "all" ? input.userId : undefined,
+    },
+  });
+  runtime.tokens.invalidate();
+  return tokenJson(row);
+}
+
+export async function deleteToken(runtime: Runtime, scope: TokenScope, id: string): Promise<void> {
+  const existing = await findToken(runtime, scope, id);
+  await runtime.database.token.delete({ where: { id: existing.id } });
+  runtime.tokens.invalidate();
+}
