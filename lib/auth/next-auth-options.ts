@@ -1,29 +1,84 @@
 import type { NextAuthOptions } from "next-auth";
+import type { OAuthConfig } from "next-auth/providers/oauth";
 import CredentialsProvider from "next-auth/providers/credentials";
+import { assertNotThrottled, recordFailure, recordSuccess } from "@/lib/console/login-throttle";
 import { loadSecrets } from "@/lib/crypto/secrets";
+import { env } from "@/lib/env";
 import { getRuntime } from "@/lib/runtime";
 import { verifyPassword } from "./password";
+
+type OidcProfile = { sub: string; email?: string; name?: string };
+
+/** Optional sign-in with any OpenID Connect provider, configured by env, off by default. */
+function oidcProvider(): OAuthConfig<OidcProfile> | undefined {
+  if (!env.OIDC_ISSUER || !env.OIDC_CLIENT_ID || !env.OIDC_CLIENT_SECRET) return undefined;
+  return {
+    id: "oidc",
+    name: env.OIDC_NAME,
+    type: "oauth",
+    wellKnown: `${env.OIDC_ISSUER.replace(/\/$/, "")}/.well-known/openid-configuration`,
+    clientId: env.OIDC_CLIENT_ID,
+    clientSecret: env.OIDC_CLIENT_SECRET,
+    authorization: { params: { scope: "openid email profile" } },
+    idToken: true,
+    checks: ["pkce", "state"],
+    profile: (profile) => ({ id: profile.sub, email: profile.email, name: profile.name }),
+  };
+}
+
+function clientAddress(headers: Record<string, unknown> | undefined): string {
+  const forwarded = headers?.["x-forwarded-for"];
+  return typeof forwarded === "string" ? forwarded.split(",")[0]!.trim() : "local";
+}
+
+const oidc = oidcProvider();
 
 export const authOptions: NextAuthOptions = {
   secret: process.env.NEXTAUTH_SECRET ?? loadSecrets().authSecret,
   session: { strategy: "jwt", maxAge: 7 * 24 * 3600 },
-  pages: { signIn: "/login" },
+  pages: { signIn: "/login", error: "/login" },
   providers: [
     CredentialsProvider({
       name: "Email",
       credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
-      async authorize(credentials) {
+      async authorize(credentials, request) {
         if (!credentials?.email || !credentials.password) return null;
+        const email = credentials.email.trim().toLowerCase();
+        const throttleKey = `${email}|${clientAddress(request?.headers)}`;
+        await assertNotThrottled(throttleKey);
         const { database } = await getRuntime();
-        const user = await database.user.findUnique({ where: { email: credentials.email.toLowerCase() } });
-        if (!user?.passwordHash || !(await verifyPassword(credentials.password, user.passwordHash))) return null;
+        const user = await database.user.findUnique({ where: { email } });
+        if (!user?.passwordHash || !(await verifyPassword(credentials.password, user.passwordHash))) {
+          await recordFailure(throttleKey);
+          return null;
+        }
+        await recordSuccess(throttleKey);
         return { id: user.id, email: user.email, name: user.name, role: user.role };
       },
     }),
+    ...(oidc ? [oidc] : []),
   ],
   callbacks: {
-    jwt({ token, user }) {
-      if (user) token.role = (user as { role?: string }).role ?? "user";
+    async signIn({ user, account }) {
+      if (account?.provider !== "oidc") return true;
+      if (!user.email) return false;
+      // First OIDC sign-in creates a plain user account; admins can promote it.
+      const { database } = await getRuntime();
+      const email = user.email.toLowerCase();
+      await database.user.upsert({ where: { email }, create: { email, name: user.name, role: "user" }, update: {} });
+      return true;
+    },
+    async jwt({ token, user, account }) {
+      if (account?.provider === "oidc" && token.email) {
+        const { database } = await getRuntime();
+        const row = await database.user.findUnique({ where: { email: token.email.toLowerCase() } });
+        if (row) {
+          token.sub = row.id;
+          token.role = row.role;
+        }
+      } else if (user) {
+        token.role = (user as { role?: string }).role ?? "user";
+      }
       return token;
     },
     session({ session, token }) {
@@ -32,3 +87,6 @@ export const authOptions: NextAuthOptions = {
     },
   },
 };
+
+export const oidcEnabled = oidc !== undefined;
+export const oidcName = env.OIDC_NAME;

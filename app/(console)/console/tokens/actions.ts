@@ -1,0 +1,44 @@
+"use server";
+
+import { revalidatePath } from "next/cache";
+import { toGatewayError } from "@/lib/canonical/gateway-error";
+import { requireUser } from "@/lib/console/require-session";
+import { getRuntime } from "@/lib/runtime";
+import { createToken, createTokenSchema, deleteToken, updateToken, type TokenJson, type TokenScope } from "@/lib/tokens/token-service";
+
+export type CreateTokenResult = { ok: true; token: TokenJson; key: string } | { ok: false; error: string };
+export type ActionResult = { ok: true } | { ok: false; error: string };
+
+async function scope(): Promise<TokenScope> {
+  const user = await requireUser();
+  return user.role === "admin" ? { kind: "all" } : { kind: "user", userId: user.userId };
+}
+
+export async function createTokenAction(input: unknown): Promise<CreateTokenResult> {
+  const user = await requireUser();
+  const parsed = createTokenSchema.omit({ userId: true }).safeParse(input);
+  if (!parsed.success) return { ok: false, error: parsed.error.issues[0]?.message ?? "Invalid input" };
+  const { key, ...token } = await createToken(await getRuntime(), parsed.data, user.userId);
+  revalidatePath("/console/tokens");
+  return { ok: true, token, key };
+}
+
+export async function setTokenEnabledAction(id: string, enabled: boolean): Promise<ActionResult> {
+  try {
+    await updateToken(await getRuntime(), await scope(), id, { enabled });
+    revalidatePath("/console/tokens");
+    return { ok: true };
+  } catch (error) {
+    return { ok: false, error: toGatewayError(error).message };
+  }
+}
+
+export async function deleteTokenAction(id: string): Promise<ActionResult> {
+  try {
+    await deleteToken(await getRuntime(), await scope(), id);
+    revalidatePath("/console/tokens");
+    return { ok: true };
+  } catch (error) {
+    return { ok: false, error: toGatewayError(error).message };
+  }
+}

@@ -1,0 +1,27 @@
+import { headers } from "next/headers";
+import { PageHeader } from "@/app/_components/ui";
+import { requireUser } from "@/lib/console/require-session";
+import { getRuntime } from "@/lib/runtime";
+import { listTokens } from "@/lib/tokens/token-service";
+import { TokenManager } from "./token-manager";
+
+export const dynamic = "force-dynamic";
+
+export default async function TokensPage() {
+  const user = await requireUser();
+  const runtime = await getRuntime();
+  const tokens = await listTokens(runtime, user.role === "admin" ? { kind: "all" } : { kind: "user", userId: user.userId });
+  const models = [...runtime.channels.models().keys()].sort();
+  const headerList = await headers();
+  const host = headerList.get("x-forwarded-host") ?? headerList.get("host") ?? "localhost:3000";
+  const protocol = headerList.get("x-forwarded-proto") ?? "http";
+  return (
+    <>
+      <PageHeader
+        title="Tokens"
+        description={user.role === "admin" ? "Every API key on this deployment." : "Your API keys. Each key is shown once, when you create it."}
+      />
+      <TokenManager tokens={tokens} models={models} baseUrl={`${protocol}://${host}`} now={Date.now()} />
+    </>
+  );
+}

@@ -1,0 +1,35 @@
+import { getServerSession } from "next-auth";
+import { redirect } from "next/navigation";
+import { authOptions, oidcEnabled, oidcName } from "@/lib/auth/next-auth-options";
+import { readSettings } from "@/lib/console/settings";
+import { needsSetup } from "@/lib/console/users";
+import { getRuntime } from "@/lib/runtime";
+import { LoginForm } from "./login-form";
+
+export const dynamic = "force-dynamic";
+
+export default async function LoginPage() {
+  if (await getServerSession(authOptions)) redirect("/console");
+  const runtime = await getRuntime();
+  if (await needsSetup(runtime)) redirect("/setup");
+  const { openSignup } = await readSettings(runtime);
+  return (
+    <main className="flex min-h-screen items-center justify-center px-4 py-12">
+      <div className="w-full max-w-sm">
+        <div className="mb-8 text-center">
+          <div className="mx-auto mb-3 flex h-10 w-10 items-center justify-center rounded-lg bg-indigo-600 text-lg font-bold text-white">G</div>
+          <h1 className="text-xl font-semibold">Sign in to Model Gateway</h1>
+        </div>
+        <LoginForm oidcName={oidcEnabled ? oidcName : null} />
+        {openSignup && (
+          <p className="mt-6 text-center text-sm text-zinc-500">
+            No account?{" "}
+            <a className="font-medium text-indigo-600 hover:underline dark:text-indigo-400" href="/signup">
+              Create one
+            </a>
+          </p>
+        )}
+      </div>
+    </main>
+  );
+}

@@ -1,0 +1,18 @@
+import { notFound } from "next/navigation";
+import { readSettings } from "@/lib/console/settings";
+import { getRuntime } from "@/lib/runtime";
+import { SignupForm } from "./signup-form";
+
+export const dynamic = "force-dynamic";
+
+export default async function SignupPage() {
+  if (!(await readSettings(await getRuntime())).openSignup) notFound();
+  return (
+    <main className="flex min-h-screen items-center justify-center px-4 py-12">
+      <div className="w-full max-w-sm">
+        <h1 className="mb-6 text-center text-xl font-semibold">Create your account</h1>
+        <SignupForm />
+      </div>
+    </main>
+  );
+}

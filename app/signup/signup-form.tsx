@@ -1,0 +1,25 @@
+"use client";
+
+import { useActionState } from "react";
+import { Button, Card, ErrorNote, Field, Input } from "@/app/_components/ui";
+import { signUp, type SignupState } from "./actions";
+
+export function SignupForm() {
+  const [state, action, pending] = useActionState<SignupState, FormData>(signUp, { error: null });
+  return (
+    <Card className="p-6">
+      <form action={action} className="space-y-4">
+        <Field label="Email" htmlFor="email">
+          <Input id="email" name="email" type="email" required autoFocus />
+        </Field>
+        <Field label="Password" htmlFor="password" hint="At least 8 characters.">
+          <Input id="password" name="password" type="password" minLength={8} required />
+        </Field>
+        {state.error && <ErrorNote>{state.error}</ErrorNote>}
+        <Button type="submit" className="w-full" disabled={pending}>
+          Create account
+        </Button>
+      </form>
+    </Card>
+  );
+}
