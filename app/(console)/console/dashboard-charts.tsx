@@ -1,0 +1,49 @@
+"use client";
+
+import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { formatCompact } from "@/app/_components/format";
+
+type Point = { hour: string; requests: number; tokens: number; errors: number };
+
+const hourLabel = (iso: string) => `${iso.slice(11, 13)}:00`;
+const axis = { fontSize: 12, fill: "currentColor" };
+
+export function TimelineChart({ data, series }: { data: Point[]; series: "requests" | "tokens" }) {
+  return (
+    <div className="h-64 text-zinc-500">
+      <ResponsiveContainer width="100%" height="100%">
+        <BarChart data={data} margin={{ left: -16, right: 8 }}>
+          <CartesianGrid strokeDasharray="3 3" stroke="currentColor" strokeOpacity={0.15} vertical={false} />
+          <XAxis dataKey="hour" tickFormatter={hourLabel} tick={axis} interval="preserveStartEnd" minTickGap={24} />
+          <YAxis tick={axis} tickFormatter={(value: number) => formatCompact(value)} allowDecimals={false} />
+          <Tooltip labelFormatter={(label) => `${String(label).slice(0, 13).replace("T", " ")}:00 UTC`} />
+          {series === "requests" ? (
+            <>
+              <Legend />
+              <Bar dataKey="requests" name="Requests" stackId="a" fill="#6366f1" />
+              <Bar dataKey="errors" name="Errors" fill="#ef4444" />
+            </>
+          ) : (
+            <Bar dataKey="tokens" name="Tokens" fill="#10b981" />
+          )}
+        </BarChart>
+      </ResponsiveContainer>
+    </div>
+  );
+}
+
+export function ModelChart({ data }: { data: { model: string; requests: number; tokens: number }[] }) {
+  return (
+    <div className="text-zinc-500" style={{ height: Math.max(120, data.length * 40 + 40) }}>
+      <ResponsiveContainer width="100%" height="100%">
+        <BarChart data={data} layout="vertical" margin={{ left: 24, right: 16 }}>
+          <CartesianGrid strokeDasharray="3 3" stroke="currentColor" strokeOpacity={0.15} horizontal={false} />
+          <XAxis type="number" tick={axis} allowDecimals={false} />
+          <YAxis type="category" dataKey="model" tick={axis} width={120} />
+          <Tooltip />
+          <Bar dataKey="requests" name="Requests" fill="#6366f1" />
+        </BarChart>
+      </ResponsiveContainer>
+    </div>
+  );
+}

@@ -1,0 +1,70 @@
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import type { ReactNode } from "react";
+import { formatDateTime, formatNumber } from "@/app/_components/format";
+import { Badge, Card, PageHeader } from "@/app/_components/ui";
+import { findLog } from "@/lib/console/log-query";
+import { requireUser } from "@/lib/console/require-session";
+import { getRuntime } from "@/lib/runtime";
+
+export const dynamic = "force-dynamic";
+
+function Item({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div className="py-2 sm:grid sm:grid-cols-3 sm:gap-4">
+      <dt className="text-sm text-zinc-500">{label}</dt>
+      <dd className="mt-1 text-sm sm:col-span-2 sm:mt-0">{children}</dd>
+    </div>
+  );
+}
+
+export default async function LogDetailPage({ params }: { params: Promise<{ id: string }> }) {
+  const user = await requireUser();
+  const runtime = await getRuntime();
+  const row = await findLog(runtime, user, (await params).id);
+  if (!row) notFound();
+  const [token, channel] = await Promise.all([
+    row.tokenId ? runtime.database.token.findUnique({ where: { id: row.tokenId }, select: { name: true } }) : null,
+    row.channelId ? runtime.database.channel.findUnique({ where: { id: row.channelId }, select: { name: true, type: true } }) : null,
+  ]);
+  const warnings = Array.isArray(row.warnings) ? (row.warnings as string[]) : [];
+  return (
+    <>
+      <p className="mb-2 text-sm">
+        <Link href="/console/logs" className="text-indigo-600 hover:underline dark:text-indigo-400">
+          ← Logs
+        </Link>
+      </p>
+      <PageHeader title="Request detail" description={row.id} />
+      <Card>
+        <dl className="divide-y divide-zinc-200 dark:divide-zinc-800">
+          <Item label="Time">{formatDateTime(row.createdAt.toISOString())}</Item>
+          <Item label="Endpoint">
+            <code>
+              {row.method} {row.endpoint}
+            </code>
+          </Item>
+          <Item label="Client format">{row.clientFormat}</Item>
+          <Item label="Status">
+            <Badge tone={row.status < 400 ? "green" : row.status < 500 ? "amber" : "red"}>{row.status}</Badge>
+          </Item>
+          <Item label="Model">
+            {row.model ?? "—"}
+            {row.upstreamModel && row.upstreamModel !== row.model && <span className="text-zinc-500"> → {row.upstreamModel}</span>}
+            {row.stream && <span className="text-zinc-500"> (streamed)</span>}
+          </Item>
+          <Item label="Channel">{channel ? `${channel.name} (${channel.type})` : (row.channelId ?? "—")}</Item>
+          <Item label="Token">{token?.name ?? (row.tokenId ? "deleted token" : "console session")}</Item>
+          <Item label="Tokens">
+            {formatNumber(row.promptTokens)} prompt ({formatNumber(row.cachedTokens)} cached) · {formatNumber(row.completionTokens)} completion (
+            {formatNumber(row.reasoningTokens)} reasoning){row.usageEstimated && " · counted with a tokenizer"}
+          </Item>
+          <Item label="Latency">{row.latencyMs} ms</Item>
+          <Item label="Time to first token">{row.firstTokenMs === null ? "—" : `${row.firstTokenMs} ms`}</Item>
+          <Item label="Warnings">{warnings.length ? <ul className="list-disc pl-4">{warnings.map((warning) => <li key={warning}>{warning}</li>)}</ul> : "None"}</Item>
+          <Item label="Error">{row.errorMessage ? <span className="text-red-600 dark:text-red-400">{row.errorMessage}</span> : "None"}</Item>
+        </dl>
+      </Card>
+    </>
+  );
+}
