@@ -11,6 +11,9 @@ export default async function HomePage() {
       <p className="mt-3 text-zinc-600 dark:text-zinc-400">
         Point your OpenAI SDK at this deployment with a platform-issued <code>sk-</code> key.
       </p>
+      <a href="/console" className="mt-6 inline-flex rounded-md bg-indigo-600 px-4 py-2 text-sm font-medium text-white hover:bg-indigo-500">
+        Open the console
+      </a>
       <section className="mt-8 rounded-lg border border-zinc-200 p-4 dark:border-zinc-800">
         <h2 className="text-sm font-medium uppercase tracking-wide text-zinc-500">Base URL</h2>
         <code className="mt-2 block font-mono text-sm">{baseUrl}</code>

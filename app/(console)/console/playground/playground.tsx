@@ -1,0 +1,288 @@
+"use client";
+
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { streamText, type ModelMessage } from "ai";
+import { useEffect, useRef, useState, type KeyboardEvent } from "react";
+import { CopyButton } from "@/app/_components/copy-button";
+import { Markdown } from "@/app/_components/markdown";
+import { Badge, Button, Card, ErrorNote, Field, Input, Select, Textarea, cx } from "@/app/_components/ui";
+import { describeError, toCurl } from "./playground-helpers";
+
+type Stats = { inputTokens?: number; outputTokens?: number; firstTokenMs?: number; totalMs: number };
+type Turn = { role: "user" | "assistant"; content: string; stats?: Stats; error?: string; stopped?: boolean };
+type Exchange = {
+  request: { method: string; url: string; headers: Record<string, string>; body: string };
+  response?: { status: number; headers: Record<string, string>; body: string; truncated: boolean };
+  error?: string;
+};
+type Sent = { url: string; headers: Record<string, string>; body: string; requestId: string | null };
+
+const SESSION = "session";
+const PASTE = "paste";
+
+export function Playground({ models, tokens }: { models: string[]; tokens: { id: string; name: string; keyPrefix: string }[] }) {
+  const [model, setModel] = useState(models[0] ?? "");
+  const [system, setSystem] = useState("");
+  const [temperature, setTemperature] = useState(1);
+  const [maxTokens, setMaxTokens] = useState("");
+  const [topP, setTopP] = useState(1);
+  const [credential, setCredential] = useState(SESSION);
+  const [pastedKey, setPastedKey] = useState("");
+  const [turns, setTurns] = useState<Turn[]>([]);
+  const [input, setInput] = useState("");
+  const [streaming, setStreaming] = useState(false);
+  const [sent, setSent] = useState<Sent | null>(null);
+  const [exchanges, setExchanges] = useState<Exchange[] | null>(null);
+  const abort = useRef<AbortController | null>(null);
+  const bottom = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    bottom.current?.scrollIntoView({ block: "end" });
+  }, [turns]);
+
+  function updateLast(change: (turn: Turn) => Turn) {
+    setTurns((current) => [...current.slice(0, -1), change(current.at(-1)!)]);
+  }
+
+  async function send() {
+    const text = input.trim();
+    if (!text || streaming || !model) return;
+    const history: Turn[] = [...turns.filter((turn) => !turn.error), { role: "user", content: text }];
+    setTurns([...history, { role: "assistant", content: "" }]);
+    setInput("");
+    setStreaming(true);
+    setExchanges(null);
+    const controller = new AbortController();
+    abort.current = controller;
+    const started = performance.now();
+    let firstTokenMs: number | undefined;
+    let requestId: string | null = null;
+
+    // The gateway's own /v1 endpoint, as the user's code would call it; the session
+    // cookie (or a chosen token) authenticates, and the upstream exchange is recorded.
+    const headers: Record<string, string> = { "x-gateway-console": "1", "x-gateway-capture": "1" };
+    if (credential !== SESSION && credential !== PASTE) headers["x-gateway-token-id"] = credential;
+    const provider = createOpenAICompatible({
+      name: "gateway",
+      baseURL: `${window.location.origin}/v1`,
+      apiKey: credential === PASTE ? pastedKey.trim() : undefined,
+      headers,
+      includeUsage: true,
+      fetch: async (url, init) => {
+        const response = await fetch(url, init);
+        requestId = response.headers.get("x-request-id");
+        setSent({ url: String(url), headers: Object.fromEntries(new Headers(init?.headers).entries()), body: String(init?.body ?? ""), requestId });
+        return response;
+      },
+    });
+    const messages: ModelMessage[] = history.map((turn) => ({ role: turn.role, content: turn.content }));
+    try {
+      const result = streamText({
+        model: provider.chatModel(model),
+        system: system.trim() || undefined,
+        messages,
+        temperature,
+        topP: topP === 1 ? undefined : topP,
+        maxOutputTokens: maxTokens ? Number(maxTokens) : undefined,
+        maxRetries: 0,
+        abortSignal: controller.signal,
+      });
+      for await (const part of result.fullStream) {
+        if (part.type === "text-delta" || part.type === "reasoning-delta") {
+          if (part.type === "text-delta") {
+            firstTokenMs ??= Math.round(performance.now() - started);
+            updateLast((turn) => ({ ...turn, content: turn.content + part.text }));
+          }
+        } else if (part.type === "finish") {
+          const usage = part.totalUsage;
+          updateLast((turn) => ({
+            ...turn,
+            stats: { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, firstTokenMs, totalMs: Math.round(performance.now() - started) },
+          }));
+        } else if (part.type === "error") {
+          updateLast((turn) => ({ ...turn, error: describeError(part.error) }));
+        } else if (part.type === "abort") {
+          updateLast((turn) => ({ ...turn, stopped: true, stats: { firstTokenMs, totalMs: Math.round(performance.now() - started) } }));
+        }
+      }
+    } catch (error) {
+      if (!controller.signal.aborted) updateLast((turn) => ({ ...turn, error: describeError(error) }));
+      else updateLast((turn) => ({ ...turn, stopped: true }));
+    } finally {
+      setStreaming(false);
+      abort.current = null;
+      if (requestId) void loadExchanges(requestId);
+    }
+  }
+
+  async function loadExchanges(requestId: string) {
+    const response = await fetch(`/api/console/captures/${requestId}`);
+    if (response.ok) setExchanges(((await response.json()) as { exchanges: Exchange[] }).exchanges);
+  }
+
+  function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {
+    if (event.key === "Enter" && !event.shiftKey && !event.nativeEvent.isComposing) {
+      event.preventDefault();
+      void send();
+    }
+  }
+
+  function reset() {
+    abort.current?.abort();
+    setTurns([]);
+    setSent(null);
+    setExchanges(null);
+  }
+
+  return (
+    <div className="grid gap-4 lg:grid-cols-[18rem_1fr]">
+      <Card className="space-y-4 self-start">
+        <Field label="Model" htmlFor="pg-model">
+          <Select id="pg-model" value={model} onChange={(event) => setModel(event.target.value)}>
+            {models.map((name) => (
+              <option key={name}>{name}</option>
+            ))}
+          </Select>
+        </Field>
+        <Field label="Chat as" htmlFor="pg-credential" hint="A token applies its allowlist, expiry, quota and rate limit.">
+          <Select id="pg-credential" value={credential} onChange={(event) => setCredential(event.target.value)}>
+            <option value={SESSION}>Me (console session)</option>
+            {tokens.map((token) => (
+              <option key={token.id} value={token.id}>
+                Token: {token.name} ({token.keyPrefix})
+              </option>
+            ))}
+            <option value={PASTE}>Paste a key…</option>
+          </Select>
+        </Field>
+        {credential === PASTE && (
+          <Field label="API key" htmlFor="pg-key">
+            <Input id="pg-key" type="password" value={pastedKey} onChange={(event) => setPastedKey(event.target.value)} placeholder="sk-…" autoComplete="off" />
+          </Field>
+        )}
+        <Field label="System prompt" htmlFor="pg-system">
+          <Textarea id="pg-system" rows={3} value={system} onChange={(event) => setSystem(event.target.value)} placeholder="You are a helpful assistant." />
+        </Field>
+        <Field label={`Temperature: ${temperature.toFixed(1)}`} htmlFor="pg-temperature">
+          <input id="pg-temperature" type="range" min={0} max={2} step={0.1} value={temperature} onChange={(event) => setTemperature(Number(event.target.value))} className="w-full accent-indigo-600" />
+        </Field>
+        <Field label={`Top P: ${topP.toFixed(2)}`} htmlFor="pg-top-p">
+          <input id="pg-top-p" type="range" min={0} max={1} step={0.05} value={topP} onChange={(event) => setTopP(Number(event.target.value))} className="w-full accent-indigo-600" />
+        </Field>
+        <Field label="Max tokens" htmlFor="pg-max-tokens" hint="Empty for the model's default.">
+          <Input id="pg-max-tokens" type="number" min={1} value={maxTokens} onChange={(event) => setMaxTokens(event.target.value)} />
+        </Field>
+      </Card>
+
+      <div className="flex min-w-0 flex-col gap-4">
+        <Card className="flex min-h-[24rem] flex-col p-0">
+          <div className="flex-1 space-y-4 overflow-y-auto p-4" aria-live="polite" data-testid="conversation">
+            {turns.length === 0 && <p className="py-16 text-center text-sm text-zinc-500">Send a message to start. Enter sends, Shift+Enter adds a line.</p>}
+            {turns.map((turn, index) => (
+              <Message key={index} turn={turn} streaming={streaming && index === turns.length - 1} />
+            ))}
+            <div ref={bottom} />
+          </div>
+          <div className="border-t border-zinc-200 p-3 dark:border-zinc-800">
+            <label htmlFor="pg-input" className="sr-only">
+              Message
+            </label>
+            <Textarea id="pg-input" rows={2} value={input} onChange={(event) => setInput(event.target.value)} onKeyDown={onKeyDown} placeholder="Message the model…" />
+            <div className="mt-2 flex flex-wrap items-center justify-between gap-2">
+              <Button variant="ghost" onClick={reset} disabled={turns.length === 0}>
+                Reset conversation
+              </Button>
+              {streaming ? (
+                <Button variant="danger" onClick={() => abort.current?.abort()}>
+                  Stop
+                </Button>
+              ) : (
+                <Button onClick={() => void send()} disabled={!input.trim() || !model}>
+                  Send
+                </Button>
+              )}
+            </div>
+          </div>
+        </Card>
+        {sent && <Inspector sent={sent} exchanges={exchanges} />}
+      </div>
+    </div>
+  );
+}
+
+function Message({ turn, streaming }: { turn: Turn; streaming: boolean }) {
+  const mine = turn.role === "user";
+  return (
+    <div className={cx("flex", mine ? "justify-end" : "justify-start")}>
+      <div
+        data-testid={mine ? "user-message" : "assistant-message"}
+        className={cx(
+          "max-w-[90%] rounded-lg px-3 py-2",
+          mine ? "bg-indigo-600 text-white" : "bg-zinc-100 text-zinc-900 dark:bg-zinc-800 dark:text-zinc-100",
+        )}
+      >
+        {mine ? <p className="whitespace-pre-wrap text-sm">{turn.content}</p> : turn.content ? <Markdown text={turn.content} /> : streaming ? <span className="text-sm text-zinc-500">…</span> : null}
+        {turn.error && <ErrorNote>{turn.error}</ErrorNote>}
+        {!mine && (turn.stats || turn.stopped) && (
+          <p className="mt-1 flex flex-wrap gap-2 text-xs text-zinc-500" data-testid="reply-stats">
+            {turn.stopped && <Badge tone="amber">Stopped</Badge>}
+            {turn.stats?.inputTokens !== undefined && (
+              <span>
+                {turn.stats.inputTokens} in · {turn.stats.outputTokens} out tokens
+              </span>
+            )}
+            {turn.stats?.firstTokenMs !== undefined && <span>first token {turn.stats.firstTokenMs} ms</span>}
+            {turn.stats && <span>total {turn.stats.totalMs} ms</span>}
+          </p>
+        )}
+      </div>
+    </div>
+  );
+}
+
+function Inspector({ sent, exchanges }: { sent: Sent; exchanges: Exchange[] | null }) {
+  const curl = toCurl(sent);
+  return (
+    <Card>
+      <div className="mb-2 flex flex-wrap items-center justify-between gap-2">
+        <h2 className="text-sm font-semibold">Last request {sent.requestId && <span className="font-mono text-xs font-normal text-zinc-500">{sent.requestId}</span>}</h2>
+        <CopyButton text={curl} label="Copy as curl" />
+      </div>
+      <details className="text-sm">
+        <summary className="cursor-pointer text-zinc-600 dark:text-zinc-300">Sent to the gateway</summary>
+        <pre className="mt-2 max-h-72 overflow-auto rounded-md bg-zinc-950 p-3 text-xs text-zinc-100">{curl}</pre>
+      </details>
+      {exchanges === null ? (
+        <p className="mt-2 text-xs text-zinc-500">Loading the upstream exchange…</p>
+      ) : exchanges.length === 0 ? (
+        <p className="mt-2 text-xs text-zinc-500">No upstream call: the request was answered by the gateway itself (built-in mock or an error before routing).</p>
+      ) : (
+        exchanges.map((exchange, index) => (
+          <details key={index} className="mt-2 text-sm" open={index === exchanges.length - 1}>
+            <summary className="cursor-pointer text-zinc-600 dark:text-zinc-300">
+              Upstream: {exchange.request.method} {exchange.request.url} → {exchange.response?.status ?? exchange.error}
+            </summary>
+            <div className="mt-2 grid gap-2 xl:grid-cols-2">
+              <pre className="max-h-96 overflow-auto rounded-md bg-zinc-950 p-3 text-xs text-zinc-100" data-testid="upstream-request">
+                {JSON.stringify(exchange.request.headers, null, 2)}
+                {"\n\n"}
+                {prettyJson(exchange.request.body)}
+              </pre>
+              <pre className="max-h-96 overflow-auto rounded-md bg-zinc-950 p-3 text-xs text-zinc-100" data-testid="upstream-response">
+                {exchange.response ? `HTTP ${exchange.response.status}\n${JSON.stringify(exchange.response.headers, null, 2)}\n\n${exchange.response.body}${exchange.response.truncated ? "\n[truncated]" : ""}` : exchange.error}
+              </pre>
+            </div>
+          </details>
+        ))
+      )}
+    </Card>
+  );
+}
+
+function prettyJson(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
