@@ -1,33 +1,62 @@
-// `npm test`: unit tests, then integration tests that start the real server. Builds
-// the console first when needed (the server serves it).
+// `npm test`: type-check, unit tests, integration tests that start the real server,
+// then the console's end-to-end tests in Chromium. Builds the console first when needed.
+// Ends with one line for the whole run: `N passed, N failed`.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { ensureBuild } from "./ensure-build.mjs";
 
-const files = (directory) =>
+const run = (command, args, env = {}) =>
+  spawnSync(command, args, { stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...env } }).status ?? 1;
+const files = (directory, suffix) =>
   fs.existsSync(directory)
-    ? fs.readdirSync(directory).filter((name) => name.endsWith(".test.ts")).sort().map((name) => path.join(directory, name))
+    ? fs.readdirSync(directory).filter((name) => name.endsWith(suffix)).sort().map((name) => path.join(directory, name))
     : [];
 
-const typecheck = spawnSync(process.execPath, ["node_modules/typescript/bin/tsc", "--noEmit", "-p", "."], { stdio: "inherit" });
-if (typecheck.status !== 0) {
-  process.stdout.write("0 passed, 1 failed\n");
-  process.exit(1);
+const only = process.argv.slice(2);
+const totals = { passed: 0, failed: 0 };
+const finish = () => {
+  process.stdout.write(`${totals.passed} passed, ${totals.failed} failed\n`);
+  process.exit(totals.failed > 0 ? 1 : 0);
+};
+
+if (run(process.execPath, ["node_modules/typescript/bin/tsc", "--noEmit", "-p", "."]) !== 0) {
+  totals.failed += 1;
+  finish();
 }
 ensureBuild();
-const only = process.argv.slice(2);
-const targets = only.length > 0 ? only : [...files("tests/unit"), ...files("tests/integration")];
-const result = spawnSync(
-  process.execPath,
-  [
-    "--import", "tsx",
-    "--test",
-    "--test-concurrency=2",
-    "--test-reporter=spec", "--test-reporter-destination=stdout",
-    "--test-reporter=./scripts/summary-reporter.mjs", "--test-reporter-destination=stdout",
-    ...targets,
-  ],
-  { stdio: "inherit", env: { ...process.env, NODE_ENV: "test", NEXT_TELEMETRY_DISABLED: "1" } },
-);
-process.exit(result.status ?? 1);
+
+const nodeTargets = only.length ? only.filter((file) => !file.endsWith(".spec.ts")) : [...files("tests/unit", ".test.ts"), ...files("tests/integration", ".test.ts")];
+if (nodeTargets.length) {
+  const summaryFile = path.join(os.tmpdir(), `gateway-test-summary-${process.pid}.json`);
+  const status = run(
+    process.execPath,
+    [
+      "--import", "tsx", "--test", "--test-concurrency=2",
+      "--test-reporter=spec", "--test-reporter-destination=stdout",
+      "--test-reporter=./scripts/summary-reporter.mjs", "--test-reporter-destination=stdout",
+      ...nodeTargets,
+    ],
+    { NODE_ENV: "test", SUMMARY_FILE: summaryFile },
+  );
+  if (fs.existsSync(summaryFile)) {
+    const counts = JSON.parse(fs.readFileSync(summaryFile, "utf8"));
+    totals.passed += counts.passed;
+    totals.failed += counts.failed;
+    fs.rmSync(summaryFile);
+  } else if (status !== 0) totals.failed += 1;
+}
+
+const e2eTargets = only.length ? only.filter((file) => file.endsWith(".spec.ts")).map((file) => path.basename(file)) : [];
+if (!only.length || e2eTargets.length) {
+  const status = run(process.execPath, ["node_modules/@playwright/test/cli.js", "test", "-c", "tests/e2e/playwright.config.ts", ...e2eTargets]);
+  const resultsFile = "tests/e2e/test-results/results.json";
+  if (fs.existsSync(resultsFile)) {
+    const stats = JSON.parse(fs.readFileSync(resultsFile, "utf8")).stats ?? {};
+    totals.passed += (stats.expected ?? 0) + (stats.flaky ?? 0);
+    totals.failed += stats.unexpected ?? 0;
+    if (status !== 0 && !stats.unexpected) totals.failed += 1;
+  } else if (status !== 0) totals.failed += 1;
+}
+finish();

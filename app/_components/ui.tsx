@@ -109,7 +109,7 @@ export function ErrorNote({ children }: { children: ReactNode }) {
 /** A wide table that scrolls sideways on a phone instead of squeezing. */
 export function Table({ children }: { children: ReactNode }) {
   return (
-    <div className="overflow-x-auto rounded-lg border border-zinc-200 dark:border-zinc-800">
+    <div className="relative overflow-x-auto rounded-lg border border-zinc-200 dark:border-zinc-800">
       <table className="min-w-full divide-y divide-zinc-200 text-sm dark:divide-zinc-800">{children}</table>
     </div>
   );
