@@ -88,7 +88,13 @@ export default async function LogsPage({ searchParams }: { searchParams: SearchP
                 <Td>
                   {row.model ?? "—"} {row.stream && <Badge>stream</Badge>}
                 </Td>
-                <Td>{row.tokenId ? (tokenNames.get(row.tokenId) ?? "deleted") : <span className="text-zinc-400">console</span>}</Td>
+                <Td>
+                  {row.tokenId ? (
+                    (tokenNames.get(row.tokenId) ?? "deleted")
+                  ) : (
+                    <span className="text-zinc-400">{row.userId ? "console session" : "—"}</span>
+                  )}
+                </Td>
                 <Td>
                   <Badge tone={statusTone(row.status)}>{row.status}</Badge>
                 </Td>
