@@ -1,7 +1,8 @@
 import { redirect } from "next/navigation";
 import { needsSetup } from "@/lib/console/users";
 import { getRuntime } from "@/lib/runtime";
-import { SetupForm } from "./setup-form";
+import { AccountForm } from "@/app/_components/account-form";
+import { createFirstAdmin } from "./actions";
 
 export const dynamic = "force-dynamic";
 
@@ -12,7 +13,7 @@ export default async function SetupPage() {
       <div className="w-full max-w-sm">
         <h1 className="mb-2 text-center text-xl font-semibold">Welcome to Model Gateway</h1>
         <p className="mb-6 text-center text-sm text-zinc-500">Create the first admin account. This page closes once it exists.</p>
-        <SetupForm />
+        <AccountForm action={createFirstAdmin} submitLabel="Create admin account" confirm />
       </div>
     </main>
   );

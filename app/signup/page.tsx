@@ -1,7 +1,8 @@
 import { notFound } from "next/navigation";
 import { readSettings } from "@/lib/console/settings";
 import { getRuntime } from "@/lib/runtime";
-import { SignupForm } from "./signup-form";
+import { AccountForm } from "@/app/_components/account-form";
+import { signUp } from "./actions";
 
 export const dynamic = "force-dynamic";
 
@@ -11,7 +12,7 @@ export default async function SignupPage() {
     <main className="flex min-h-screen items-center justify-center px-4 py-12">
       <div className="w-full max-w-sm">
         <h1 className="mb-6 text-center text-xl font-semibold">Create your account</h1>
-        <SignupForm />
+        <AccountForm action={signUp} submitLabel="Create account" />
       </div>
     </main>
   );

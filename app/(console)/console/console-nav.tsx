@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { usePathname } from "next/navigation";
+import { usePathname, useRouter } from "next/navigation";
 import { signOut } from "next-auth/react";
 import { useState } from "react";
 import { cx } from "@/app/_components/ui";
@@ -17,6 +17,7 @@ const LINKS = [
 
 export function ConsoleNav({ email, admin }: { email: string; admin: boolean }) {
   const pathname = usePathname();
+  const router = useRouter();
   const [open, setOpen] = useState(false);
   const links = LINKS.filter((link) => admin || !link.admin);
   const active = (href: string) => (href === "/console" ? pathname === href : pathname.startsWith(href));
@@ -62,7 +63,12 @@ export function ConsoleNav({ email, admin }: { email: string; admin: boolean }) 
             <p className="truncate" title={email}>
               {email}
             </p>
-            <button type="button" className="mt-1 font-medium text-zinc-700 hover:underline dark:text-zinc-300" onClick={() => signOut({ callbackUrl: "/login" })}>
+            <button type="button" className="mt-1 font-medium text-zinc-700 hover:underline dark:text-zinc-300" onClick={async () => {
+                // No redirect from next-auth: it would build it from NEXTAUTH_URL, which may be unset.
+                await signOut({ redirect: false });
+                router.replace("/login");
+                router.refresh();
+              }}>
               Sign out
             </button>
           </div>
