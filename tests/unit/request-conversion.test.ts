@@ -190,3 +190,30 @@ describe("canonical -> Anthropic, thinking with foreign tool history", () => {
     assert.deepEqual(signed.thinking, { type: "enabled", budget_tokens: 2048 });
   });
 });
+
+describe("canonical -> Anthropic, unanswered tool calls", () => {
+  test("a tool_use without a result gets an error tool_result in the next user turn", () => {
+    const warnings: string[] = [];
+    const body = toAnthropicBody(
+      {
+        ...base,
+        messages: [
+          { role: "user", content: [{ type: "text", text: "q" }] },
+          { role: "assistant", content: [{ type: "tool-call", id: "call_1", name: "f", arguments: "{}" }, { type: "tool-call", id: "call_2", name: "g", arguments: "{}" }] },
+          { role: "tool", content: [{ type: "tool-result", toolCallId: "call_2", content: "ok" }] },
+          { role: "assistant", content: [{ type: "tool-call", id: "call_3", name: "f", arguments: "{}" }] },
+        ],
+      },
+      "c",
+      100,
+      warnings,
+    );
+    const messages = body.messages as { role: string; content: Record<string, unknown>[] }[];
+    assert.deepEqual(messages[2]!.content.map((block) => [block.tool_use_id, block.is_error ?? false]), [["call_1", true], ["call_2", false]]);
+    assert.deepEqual(messages[4], {
+      role: "user",
+      content: [{ type: "tool_result", tool_use_id: "call_3", content: "No result was provided for this tool call.", is_error: true }],
+    });
+    assert.equal(warnings.length, 2);
+  });
+});

@@ -111,10 +111,36 @@ function toTurns(messages: Message[], warnings: string[]): Turn[] {
     const role = message.role === "assistant" ? "assistant" : "user";
     push(role, message.content.flatMap((part) => toBlocks(part, role, warnings)));
   }
+  answerDanglingToolCalls(turns, warnings);
   if (turns[0]?.role === "assistant") turns.unshift({ role: "user", content: [{ type: "text", text: "..." }] });
   // An assistant turn of only thinking is rejected; an empty history is too.
   if (turns.length === 0) turns.push({ role: "user", content: [{ type: "text", text: "..." }] });
   return turns;
+}
+
+/**
+ * Anthropic rejects a tool_use that the next user turn does not answer; clients of
+ * other formats sometimes leave calls unanswered, so an error result stands in.
+ */
+function answerDanglingToolCalls(turns: Turn[], warnings: string[]): void {
+  for (let index = 0; index < turns.length; index += 1) {
+    const turn = turns[index]!;
+    if (turn.role !== "assistant") continue;
+    const ids = turn.content.filter((block) => block.type === "tool_use").map((block) => block.id as string);
+    if (ids.length === 0) continue;
+    let next = turns[index + 1];
+    if (!next || next.role !== "user") {
+      next = { role: "user", content: [] };
+      turns.splice(index + 1, 0, next);
+    }
+    const answered = new Set(next.content.filter((block) => block.type === "tool_result").map((block) => block.tool_use_id));
+    const missing = ids.filter((id) => !answered.has(id));
+    if (missing.length === 0) continue;
+    warnings.push(`${missing.length} tool call(s) had no result; an error result was sent in their place`);
+    next.content.unshift(
+      ...missing.map((id) => ({ type: "tool_result", tool_use_id: id, content: "No result was provided for this tool call.", is_error: true })),
+    );
+  }
 }
 
 function toBlocks(part: ContentPart, role: Turn["role"], warnings: string[]): Block[] {
