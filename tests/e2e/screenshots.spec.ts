@@ -4,7 +4,11 @@ import { ADMIN, expect, test } from "./fixtures";
 
 // Every page at desktop and phone width, kept as CI artifacts (not committed).
 const SHOTS = path.join(import.meta.dirname, "screenshots");
-const VIEWPORTS = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } };
+const VIEWPORTS = {
+  desktop: { width: 1280, height: 800, colorScheme: "light" },
+  phone: { width: 390, height: 844, colorScheme: "light" },
+  "desktop-dark": { width: 1280, height: 800, colorScheme: "dark" },
+} as const;
 const PAGES = [
   ["dashboard", "/console"],
   ["tokens", "/console/tokens"],
@@ -18,7 +22,8 @@ test.beforeAll(() => fs.mkdirSync(SHOTS, { recursive: true }));
 
 for (const [viewportName, viewport] of Object.entries(VIEWPORTS)) {
   test(`screenshots at ${viewportName} width`, async ({ console, page }) => {
-    await page.setViewportSize(viewport);
+    await page.setViewportSize({ width: viewport.width, height: viewport.height });
+    await page.emulateMedia({ colorScheme: viewport.colorScheme });
     await console.open("/login");
     await expect(page.getByRole("button", { name: "Sign in" })).toBeVisible();
     await page.screenshot({ path: path.join(SHOTS, `login-${viewportName}.png`), fullPage: true });

@@ -81,4 +81,9 @@ describe("admin API", () => {
     const token = await response.json();
     assert.ok(token.userId, "owned by the signed-in admin");
   });
+
+  test("sign-in is paused after five failures, even with the right password", async () => {
+    for (let attempt = 0; attempt < 5; attempt += 1) assert.equal(await signIn(ADMIN_EMAIL, `wrong-${attempt}`), undefined);
+    assert.equal(await signIn(ADMIN_EMAIL, ADMIN_PASSWORD), undefined, "throttled");
+  });
 });
