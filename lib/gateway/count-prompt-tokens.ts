@@ -21,6 +21,8 @@ export async function countPromptTokens(context: GatewayContext, chat: ChatReque
       param: "model",
     });
   }
+  // Counting is free: the log row records no usage for it.
+  log.meter.recordUsage({ promptTokens: 0, completionTokens: 0 });
   const provider = providers[channel.type];
   if (provider.countTokens) {
     log.channelId = channel.id;
