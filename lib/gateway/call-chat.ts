@@ -69,8 +69,9 @@ export async function callChat(context: GatewayContext, plan: ChatPlan): Promise
     } catch (error) {
       lastError = error;
       if (!context.request.signal.aborted) {
+        // A 4xx about the caller's request says nothing bad about the channel.
         runtime.channelHealth.record(channel.id, {
-          error: (error as Error).message ?? String(error),
+          error: channelAtFault(error) ? ((error as Error).message ?? String(error)) : null,
           latencyMs: Math.round(performance.now() - log.meter.startedAt),
         });
       }
@@ -80,6 +81,11 @@ export async function callChat(context: GatewayContext, plan: ChatPlan): Promise
     }
   }
   throw lastError;
+}
+
+function channelAtFault(error: unknown): boolean {
+  if (!isGatewayError(error)) return true;
+  return shouldFailOver(error) || error.status === 401 || error.status === 403 || error.status === 402;
 }
 
 function shouldFailOver(error: unknown): boolean {
