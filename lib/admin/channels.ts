@@ -15,7 +15,6 @@ export const getChannel = withAdmin(async ({ runtime, request }) =>
 );
 
 export const updateChannel = withAdmin(async ({ runtime, request }) => {
-  await service.findChannel(runtime, request.params.id ?? "");
   const input = await parseAdminBody(request, service.updateChannelSchema);
   return jsonResponse(200, await service.updateChannel(runtime, request.params.id ?? "", input));
 });

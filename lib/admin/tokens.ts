@@ -18,7 +18,6 @@ export const getToken = withAdmin(async ({ runtime, request }) =>
 );
 
 export const updateToken = withAdmin(async ({ runtime, request }) => {
-  await service.findToken(runtime, ALL, request.params.id ?? "");
   const input = await parseAdminBody(request, service.updateTokenSchema);
   return jsonResponse(200, await service.updateToken(runtime, ALL, request.params.id ?? "", input));
 });

@@ -87,3 +87,11 @@ export function toGatewayError(value: unknown): GatewayError {
   if (isGatewayError(value)) return value;
   return new GatewayError("internal", "The gateway failed to process the request.", { cause: value });
 }
+
+/** Headers every format sends with an error: when to retry, and never for a spent quota. */
+export function errorHeaders(error: GatewayError): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (error.retryAfterSeconds !== undefined) headers["retry-after"] = String(error.retryAfterSeconds);
+  if (error.kind === "quota_exceeded") headers["x-should-retry"] = "false";
+  return headers;
+}

@@ -8,6 +8,7 @@ import { checkModelAllowed, checkQuota } from "@/lib/limits/check-quota";
 import { logger } from "@/lib/logger";
 import type { CallContext, RelayRequest } from "@/lib/providers/provider";
 import { providers } from "@/lib/providers/registry";
+import type { Channel } from "@/lib/routing/channel";
 import { SSE_HEADERS } from "@/lib/sse/encode-sse";
 import type { UsageMeter } from "@/lib/usage/usage-meter";
 import type { GatewayContext } from "./with-api-key";
@@ -43,17 +44,7 @@ export async function callChat(context: GatewayContext, plan: ChatPlan): Promise
   let lastError: unknown;
   for (const channel of candidates.slice(0, MAX_ATTEMPTS)) {
     const provider = providers[channel.type];
-    const callContext: CallContext = {
-      channel,
-      upstreamModel: channel.modelMap[chat.model] ?? chat.model,
-      http: context.upstream,
-      signal: context.request.signal,
-      timeoutMs: env.UPSTREAM_TIMEOUT_MS,
-      meter: log.meter,
-      warnings: log.warnings,
-    };
-    log.channelId = channel.id;
-    log.upstreamModel = callContext.upstreamModel;
+    const callContext = callContextFor(context, channel, chat.model);
     try {
       const relay = plan.relay && provider.relay?.[format.name];
       let response: ApiResponse;
@@ -81,6 +72,22 @@ export async function callChat(context: GatewayContext, plan: ChatPlan): Promise
     }
   }
   throw lastError;
+}
+
+/** The provider's view of one attempt on `channel`; the log records which channel it was. */
+export function callContextFor(context: GatewayContext, channel: Channel, model: string): CallContext {
+  const upstreamModel = channel.modelMap[model] ?? model;
+  context.log.channelId = channel.id;
+  context.log.upstreamModel = upstreamModel;
+  return {
+    channel,
+    upstreamModel,
+    http: context.upstream,
+    signal: context.request.signal,
+    timeoutMs: env.UPSTREAM_TIMEOUT_MS,
+    meter: context.log.meter,
+    warnings: context.log.warnings,
+  };
 }
 
 function channelAtFault(error: unknown): boolean {

@@ -1,9 +1,9 @@
 import { messageText, type ChatRequest } from "@/lib/canonical/request";
-import { env } from "@/lib/env";
 import { checkModelAllowed } from "@/lib/limits/check-quota";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import { providers } from "@/lib/providers/registry";
 import { countTokens } from "@/lib/usage/count-tokens";
+import { callContextFor } from "./call-chat";
 import type { GatewayContext } from "./with-api-key";
 
 /**
@@ -24,19 +24,7 @@ export async function countPromptTokens(context: GatewayContext, chat: ChatReque
   // Counting is free: the log row records no usage for it.
   log.meter.recordUsage({ promptTokens: 0, completionTokens: 0 });
   const provider = providers[channel.type];
-  if (provider.countTokens) {
-    log.channelId = channel.id;
-    log.upstreamModel = channel.modelMap[chat.model] ?? chat.model;
-    return provider.countTokens(chat, {
-      channel,
-      upstreamModel: log.upstreamModel,
-      http: context.upstream,
-      signal: context.request.signal,
-      timeoutMs: env.UPSTREAM_TIMEOUT_MS,
-      meter: log.meter,
-      warnings: log.warnings,
-    });
-  }
+  if (provider.countTokens) return provider.countTokens(chat, callContextFor(context, channel, chat.model));
   const tools = (chat.tools ?? []).map((tool) => JSON.stringify(tool)).join("\n");
   return countTokens([chat.system ?? "", ...chat.messages.map(messageText), tools].join("\n"));
 }

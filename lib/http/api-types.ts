@@ -1,3 +1,5 @@
+import { GatewayError } from "@/lib/canonical/gateway-error";
+
 // A framework-independent request/response pair. API handlers take and return these,
 // so the same handler runs behind Next's router (web-adapter.ts) and on the fast
 // node:http path in server.ts (node-adapter.ts) without paying for either's extras.
@@ -27,6 +29,11 @@ export interface ApiResponse {
 }
 
 export type ApiHandler = (request: ApiRequest) => Promise<ApiResponse>;
+
+/** The 413 both adapters raise when a body passes the limit. */
+export function bodyTooLarge(limitBytes: number): GatewayError {
+  return new GatewayError("request_too_large", `Request body exceeds the limit of ${limitBytes} bytes.`, { code: "request_too_large" });
+}
 
 export function jsonResponse(status: number, value: unknown, headers: Record<string, string> = {}): ApiResponse {
   return {

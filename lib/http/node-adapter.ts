@@ -1,12 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { GatewayError } from "@/lib/canonical/gateway-error";
-import { isAsyncIterable, type ApiHandler, type ApiRequest, type ApiResponse } from "@/lib/http/api-types";
+import { bodyTooLarge, isAsyncIterable, type ApiHandler, type ApiRequest, type ApiResponse } from "@/lib/http/api-types";
 
 export function readNodeBody(request: IncomingMessage, limitBytes: number): Promise<Buffer> {
   const declared = Number(request.headers["content-length"]);
   if (Number.isFinite(declared) && declared > limitBytes) {
     request.resume();
-    return Promise.reject(tooLarge(limitBytes));
+    return Promise.reject(bodyTooLarge(limitBytes));
   }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -16,19 +15,13 @@ export function readNodeBody(request: IncomingMessage, limitBytes: number): Prom
       if (size > limitBytes) {
         request.removeAllListeners("data");
         request.resume();
-        reject(tooLarge(limitBytes));
+        reject(bodyTooLarge(limitBytes));
         return;
       }
       chunks.push(chunk);
     });
     request.once("end", () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
     request.once("error", reject);
-  });
-}
-
-function tooLarge(limitBytes: number): GatewayError {
-  return new GatewayError("request_too_large", `Request body exceeds the limit of ${limitBytes} bytes.`, {
-    code: "request_too_large",
   });
 }
 

@@ -1,5 +1,4 @@
-import { GatewayError } from "@/lib/canonical/gateway-error";
-import { isAsyncIterable, type ApiHandler, type ApiRequest, type ApiResponse } from "@/lib/http/api-types";
+import { bodyTooLarge, isAsyncIterable, type ApiHandler, type ApiRequest, type ApiResponse } from "@/lib/http/api-types";
 
 // Exposes an ApiHandler as a Next.js App Router route handler.
 
@@ -32,17 +31,13 @@ function fromWebRequest(request: Request, params: Record<string, string>): ApiRe
 
 async function readWebBody(request: Request, limitBytes: number): Promise<Buffer> {
   const declared = Number(request.headers.get("content-length"));
-  const tooLarge = () =>
-    new GatewayError("request_too_large", `Request body exceeds the limit of ${limitBytes} bytes.`, {
-      code: "request_too_large",
-    });
-  if (Number.isFinite(declared) && declared > limitBytes) throw tooLarge();
+  if (Number.isFinite(declared) && declared > limitBytes) throw bodyTooLarge(limitBytes);
   if (!request.body) return Buffer.alloc(0);
   const chunks: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
     size += chunk.byteLength;
-    if (size > limitBytes) throw tooLarge();
+    if (size > limitBytes) throw bodyTooLarge(limitBytes);
     chunks.push(chunk);
   }
   return Buffer.concat(chunks);

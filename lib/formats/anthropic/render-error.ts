@@ -1,4 +1,4 @@
-import type { GatewayError, GatewayErrorKind } from "@/lib/canonical/gateway-error";
+import { errorHeaders, type GatewayError, type GatewayErrorKind } from "@/lib/canonical/gateway-error";
 import { jsonResponse, type ApiResponse } from "@/lib/http/api-types";
 
 const ERROR_TYPE: Record<GatewayErrorKind, string> = {
@@ -45,8 +45,6 @@ export function anthropicErrorBody(error: GatewayError) {
 }
 
 export function renderAnthropicError(error: GatewayError): ApiResponse {
-  const headers: Record<string, string> = {};
-  if (error.retryAfterSeconds !== undefined) headers["retry-after"] = String(error.retryAfterSeconds);
-  if (error.kind === "quota_exceeded") headers["x-should-retry"] = "false";
+  const headers = errorHeaders(error);
   return jsonResponse(anthropicStatus(error), anthropicErrorBody(error), headers);
 }

@@ -1,4 +1,5 @@
 import type { ChatResponse } from "@/lib/canonical/collect-response";
+import { toolArgumentsObject } from "@/lib/canonical/json";
 import { toAnthropicStopReason } from "./map-stop-reason";
 import { renderAnthropicUsage } from "./render-usage";
 import { anthropicMessageId, anthropicToolId } from "./ids";
@@ -8,7 +9,7 @@ export function renderMessage(response: ChatResponse, requestedModel: string) {
   if (response.reasoning) content.push({ type: "thinking", thinking: response.reasoning, signature: response.reasoningSignature ?? "" });
   if (response.text) content.push({ type: "text", text: response.text });
   for (const call of response.toolCalls) {
-    content.push({ type: "tool_use", id: anthropicToolId(call.id), name: call.name, input: parseInput(call.arguments) });
+    content.push({ type: "tool_use", id: anthropicToolId(call.id), name: call.name, input: toolArgumentsObject(call.arguments) });
   }
   return {
     id: anthropicMessageId(response.id),
@@ -20,14 +21,4 @@ export function renderMessage(response: ChatResponse, requestedModel: string) {
     stop_sequence: response.stopSequence ?? null,
     usage: renderAnthropicUsage(response.usage),
   };
-}
-
-/** Tool input must be an object; arguments that are not JSON become `{}`. */
-export function parseInput(argumentsText: string): Record<string, unknown> {
-  try {
-    const value = JSON.parse(argumentsText || "{}");
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? value : { value };
-  } catch {
-    return {};
-  }
 }

@@ -1,4 +1,4 @@
-import type { GatewayError } from "@/lib/canonical/gateway-error";
+import { errorHeaders, type GatewayError } from "@/lib/canonical/gateway-error";
 import { jsonResponse, type ApiResponse } from "@/lib/http/api-types";
 
 const STATUS_NAME: Record<number, string> = {
@@ -34,7 +34,6 @@ export function geminiErrorBody(error: GatewayError) {
 }
 
 export function renderGeminiError(error: GatewayError): ApiResponse {
-  const headers: Record<string, string> = {};
-  if (error.retryAfterSeconds !== undefined) headers["retry-after"] = String(error.retryAfterSeconds);
+  const headers = errorHeaders(error);
   return jsonResponse(geminiStatus(error), geminiErrorBody(error), headers);
 }

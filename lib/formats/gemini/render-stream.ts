@@ -2,7 +2,7 @@ import { toGatewayError } from "@/lib/canonical/gateway-error";
 import type { FinishReason } from "@/lib/canonical/finish-reason";
 import type { StreamEvent } from "@/lib/canonical/stream-event";
 import type { Usage } from "@/lib/canonical/usage";
-import { parseInput } from "@/lib/formats/anthropic/render-response";
+import { toolArgumentsObject } from "@/lib/canonical/json";
 import { encodeSse } from "@/lib/sse/encode-sse";
 import { toGeminiFinishReason } from "./map-finish-reason";
 import { geminiErrorBody } from "./render-error";
@@ -36,7 +36,7 @@ export async function* renderGenerateContentStream(
   const flushCalls = () => {
     if (pendingCalls.size === 0) return undefined;
     const parts = [...pendingCalls.values()].map((call) => ({
-      functionCall: { id: call.id, name: call.name, args: parseInput(call.arguments) },
+      functionCall: { id: call.id, name: call.name, args: toolArgumentsObject(call.arguments) },
     }));
     pendingCalls.clear();
     return chunk(parts);

@@ -1,4 +1,4 @@
-import type { GatewayError, GatewayErrorKind } from "@/lib/canonical/gateway-error";
+import { errorHeaders, type GatewayError, type GatewayErrorKind } from "@/lib/canonical/gateway-error";
 import { jsonResponse, type ApiResponse } from "@/lib/http/api-types";
 
 const ERROR_TYPE: Record<GatewayErrorKind, string> = {
@@ -35,10 +35,7 @@ export function openAIErrorBody(error: GatewayError) {
 }
 
 export function renderOpenAIError(error: GatewayError): ApiResponse {
-  const headers: Record<string, string> = {};
-  if (error.retryAfterSeconds !== undefined) headers["retry-after"] = String(error.retryAfterSeconds);
-  // Tell the official SDKs not to retry what cannot succeed on retry.
-  if (error.kind === "quota_exceeded") headers["x-should-retry"] = "false";
+  const headers = errorHeaders(error);
   // Anthropic's 529 means overloaded; OpenAI clients know that as 503.
   const status = error.kind === "overloaded" ? 503 : error.status;
   return jsonResponse(status, openAIErrorBody(error), headers);

@@ -1,6 +1,6 @@
 import type { ChatRequest, ContentPart, Message, ToolChoice } from "@/lib/canonical/request";
 import { anthropicToolId } from "@/lib/formats/anthropic/ids";
-import { parseInput } from "@/lib/formats/anthropic/render-response";
+import { toolArgumentsObject } from "@/lib/canonical/json";
 import { maxOutputTokens } from "./model-limits";
 
 // Canonical request -> Anthropic Messages body.
@@ -159,7 +159,7 @@ function toBlocks(part: ContentPart, role: Turn["role"], warnings: string[]): Bl
         },
       ];
     case "tool-call":
-      return [{ type: "tool_use", id: anthropicToolId(part.id), name: part.name, input: parseInput(part.arguments) }];
+      return [{ type: "tool_use", id: anthropicToolId(part.id), name: part.name, input: toolArgumentsObject(part.arguments) }];
     case "tool-result":
       return [
         {

@@ -1,11 +1,12 @@
 import { GatewayError } from "@/lib/canonical/gateway-error";
+import { safeJson } from "@/lib/canonical/json";
 import { scrubSecrets } from "@/lib/providers/scrub-secrets";
 import { anthropicErrorSchema } from "./anthropic-api";
 
 export function parseAnthropicError(status: number, bodyText: string, apiKey: string | undefined): GatewayError {
   let message = `The upstream returned HTTP ${status}.`;
   let type: string | undefined;
-  const parsed = anthropicErrorSchema.safeParse(safeParse(bodyText));
+  const parsed = anthropicErrorSchema.safeParse(safeJson(bodyText));
   if (parsed.success) {
     message = parsed.data.error.message || message;
     type = parsed.data.error.type;
@@ -21,10 +22,3 @@ export function parseAnthropicError(status: number, bodyText: string, apiKey: st
   });
 }
 
-function safeParse(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}

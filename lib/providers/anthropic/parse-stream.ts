@@ -3,7 +3,7 @@ import type { StreamEvent } from "@/lib/canonical/stream-event";
 import type { Usage } from "@/lib/canonical/usage";
 import { fromAnthropicStopReason } from "@/lib/formats/anthropic/map-stop-reason";
 import { parseAnthropicUsage } from "@/lib/formats/anthropic/render-usage";
-import { safeJson } from "@/lib/providers/openai/parse-stream";
+import { safeJson } from "@/lib/canonical/json";
 import type { SseMessage } from "@/lib/sse/decode-sse";
 import { messageResponseSchema, streamEventSchema } from "./anthropic-api";
 

@@ -2,7 +2,7 @@ import { GatewayError } from "@/lib/canonical/gateway-error";
 import type { Usage } from "@/lib/canonical/usage";
 import { parseAnthropicUsage } from "@/lib/formats/anthropic/render-usage";
 import type { CallContext, RelayRequest, RelayedResponse } from "@/lib/providers/provider";
-import { safeJson } from "@/lib/providers/openai/parse-stream";
+import { safeJson } from "@/lib/canonical/json";
 import { decodeSse } from "@/lib/sse/decode-sse";
 import { encodeSse, SSE_HEADERS } from "@/lib/sse/encode-sse";
 import type { UsageMeter } from "@/lib/usage/usage-meter";

@@ -1,5 +1,5 @@
 import type { ChatRequest, ContentPart, ToolChoice } from "@/lib/canonical/request";
-import { parseInput } from "@/lib/formats/anthropic/render-response";
+import { toolArgumentsObject } from "@/lib/canonical/json";
 import type { CallContext } from "@/lib/providers/provider";
 import { cleanGeminiSchema, isEmptyObjectSchema } from "./clean-schema";
 import { fetchImage } from "./fetch-image";
@@ -108,7 +108,7 @@ async function toPart(part: ContentPart, callNames: Map<string, string>, context
       if (part.source.kind === "base64") return { inlineData: { mimeType: part.source.mediaType, data: part.source.data } };
       return { inlineData: await fetchImage(part.source.url, context) };
     case "tool-call":
-      return { functionCall: { name: part.name, args: parseInput(part.arguments) } };
+      return { functionCall: { name: part.name, args: toolArgumentsObject(part.arguments) } };
     case "tool-result":
       return {
         functionResponse: {

@@ -1,16 +1,12 @@
 import { GatewayError } from "@/lib/canonical/gateway-error";
+import { safeJson } from "@/lib/canonical/json";
 import { scrubSecrets } from "@/lib/providers/scrub-secrets";
 import { geminiErrorSchema } from "./gemini-api";
 
 export function parseGeminiError(status: number, bodyText: string, apiKey: string | undefined): GatewayError {
   let message = `The upstream returned HTTP ${status}.`;
   let statusName: string | undefined;
-  let json: unknown;
-  try {
-    json = JSON.parse(bodyText);
-  } catch {
-    json = undefined;
-  }
+  const json = safeJson(bodyText);
   // The JSON-array stream form wraps errors in an array.
   const parsed = geminiErrorSchema.safeParse(Array.isArray(json) ? json[0] : json);
   if (parsed.success) {

@@ -3,7 +3,7 @@ import { GatewayError } from "@/lib/canonical/gateway-error";
 import type { StreamEvent } from "@/lib/canonical/stream-event";
 import { fromGeminiFinishReason } from "@/lib/formats/gemini/map-finish-reason";
 import { parseGeminiUsage } from "@/lib/formats/gemini/render-usage";
-import { safeJson } from "@/lib/providers/openai/parse-stream";
+import { safeJson } from "@/lib/canonical/json";
 import type { SseMessage } from "@/lib/sse/decode-sse";
 import { generateContentResponseSchema, type GenerateContentResponse } from "./gemini-api";
 

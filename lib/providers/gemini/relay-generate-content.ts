@@ -1,6 +1,6 @@
 import { parseGeminiUsage } from "@/lib/formats/gemini/render-usage";
 import type { CallContext, RelayRequest, RelayedResponse } from "@/lib/providers/provider";
-import { safeJson } from "@/lib/providers/openai/parse-stream";
+import { safeJson } from "@/lib/canonical/json";
 import { decodeSse } from "@/lib/sse/decode-sse";
 import { encodeSse, SSE_HEADERS } from "@/lib/sse/encode-sse";
 import type { UsageMeter } from "@/lib/usage/usage-meter";

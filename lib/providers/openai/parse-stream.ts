@@ -1,4 +1,5 @@
 import { GatewayError } from "@/lib/canonical/gateway-error";
+import { safeJson } from "@/lib/canonical/json";
 import type { StreamEvent } from "@/lib/canonical/stream-event";
 import { fromOpenAIFinishReason } from "@/lib/formats/openai/map-finish-reason";
 import { parseOpenAIUsage } from "@/lib/formats/openai/render-usage";
@@ -88,12 +89,4 @@ export function* openAIResponseEvents(json: unknown): Generator<StreamEvent> {
   }
   const usage = parseOpenAIUsage(response.usage);
   if (usage) yield { type: "usage", usage };
-}
-
-export function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

@@ -5,7 +5,7 @@ import { decodeSse } from "@/lib/sse/decode-sse";
 import { encodeSse, SSE_HEADERS } from "@/lib/sse/encode-sse";
 import type { UsageMeter } from "@/lib/usage/usage-meter";
 import { postOpenAI } from "./call-upstream";
-import { safeJson } from "./parse-stream";
+import { safeJson } from "@/lib/canonical/json";
 
 // OpenAI client -> OpenAI-type upstream: the body goes through as sent (unknown fields
 // included) with only the model renamed, and the answer comes back byte for byte,

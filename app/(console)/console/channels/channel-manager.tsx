@@ -2,6 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useState, useTransition, type FormEvent } from "react";
+import { useRowAction } from "@/app/_components/use-row-action";
 import { Badge, Button, Card, EmptyState, ErrorNote, Field, Input, Select, Table, Td, Th, Textarea } from "@/app/_components/ui";
 import type { ChannelJson } from "@/lib/channels/channel-service";
 import type { ChannelTestResult } from "@/lib/channels/test-channel";
@@ -60,17 +61,9 @@ function Health({ channel }: { channel: ChannelJson }) {
 }
 
 function ChannelRow({ channel, onEdit }: { channel: ChannelJson; onEdit: () => void }) {
-  const router = useRouter();
-  const [pending, startTransition] = useTransition();
   const [confirming, setConfirming] = useState(false);
   const [test, setTest] = useState<ChannelTestResult | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const run = (action: () => Promise<{ ok: boolean; error?: string }>) =>
-    startTransition(async () => {
-      const result = await action();
-      if (!result.ok) setError(result.error ?? "Failed");
-      else router.refresh();
-    });
+  const { run, pending, error, startTransition, router } = useRowAction();
   return (
     <>
       <tr data-testid={`channel-row-${channel.name}`}>

@@ -4,6 +4,7 @@ import { useRouter } from "next/navigation";
 import { useState, useTransition, type FormEvent } from "react";
 import { CopyButton } from "@/app/_components/copy-button";
 import { formatDateTime, formatNumber, formatRelative } from "@/app/_components/format";
+import { useRowAction } from "@/app/_components/use-row-action";
 import { Badge, Button, Card, EmptyState, ErrorNote, Field, Input, Table, Td, Th, cx } from "@/app/_components/ui";
 import type { TokenJson } from "@/lib/tokens/token-service";
 import { createTokenAction, deleteTokenAction, setTokenEnabledAction } from "./actions";
@@ -185,17 +186,9 @@ function TokenTable({ tokens, now }: { tokens: TokenJson[]; now: number }) {
 }
 
 function TokenRow({ token, now }: { token: TokenJson; now: number }) {
-  const router = useRouter();
   const [confirming, setConfirming] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [pending, startTransition] = useTransition();
+  const { run, pending, error } = useRowAction();
   const state = status(token, now);
-  const run = (action: () => Promise<{ ok: boolean; error?: string }>) =>
-    startTransition(async () => {
-      const result = await action();
-      if (!result.ok) setError(result.error ?? "Failed");
-      else router.refresh();
-    });
   return (
     <tr data-testid={`token-row-${token.name}`}>
       <Td className="font-medium">{token.name}</Td>
