@@ -1,18 +1,22 @@
 import { LRUCache } from "lru-cache";
 import { TokenCache } from "@/lib/auth/token-cache";
 import { ChannelHealth } from "@/lib/channels/channel-health";
+import { ChannelProber } from "@/lib/channels/channel-prober";
 import { seedAdmin } from "@/lib/auth/seed-admin";
 import { loadSecrets, type Secrets } from "@/lib/crypto/secrets";
-import { createDatabase, type Database } from "@/lib/db/client";
-import { resolveDatabaseLocation } from "@/lib/db/database-url";
-import { migrateSqlite } from "@/lib/db/migrate";
-import { SqliteRequestLogStore } from "@/lib/db/sqlite-request-log-store";
+import type { Database } from "@/lib/db/client";
+import type { DatabaseKind } from "@/lib/db/database-url";
+import { openStorage } from "@/lib/db/open-storage";
 import { env } from "@/lib/env";
-import { RequestRateLimiter } from "@/lib/limits/request-rate-limiter";
+import { SpendLimiter } from "@/lib/limits/spend-limiter";
 import { logger } from "@/lib/logger";
 import type { UpstreamExchange } from "@/lib/providers/recording-upstream";
 import { UpstreamHttp } from "@/lib/providers/upstream-http";
 import { ChannelCache } from "@/lib/routing/channel-cache";
+import { ChannelStates } from "@/lib/routing/channel-states";
+import { openSharedState } from "@/lib/state/open-shared-state";
+import type { SharedState } from "@/lib/state/shared-state";
+import type { RequestLogStore } from "@/lib/usage/request-log-store";
 import { RequestLogWriter } from "@/lib/usage/request-log-writer";
 
 export interface Capture {
@@ -20,38 +24,48 @@ export interface Capture {
   exchanges: UpstreamExchange[];
 }
 
+/** Broadcast topics that make every process reload a cache at once. */
+export const INVALIDATE_TOPIC = "invalidate";
+export type Invalidation = "tokens" | "channels";
+
 /** The process-wide services every handler uses. */
 export interface Runtime {
+  databaseKind: DatabaseKind;
   database: Database;
+  logStore: RequestLogStore;
   secrets: Secrets;
+  shared: SharedState;
   tokens: TokenCache;
   channels: ChannelCache;
+  channelStates: ChannelStates;
   logs: RequestLogWriter;
-  rateLimiter: RequestRateLimiter;
+  limits: SpendLimiter;
   upstream: UpstreamHttp;
   channelHealth: ChannelHealth;
   /** Recent upstream exchanges recorded for the Playground, by request id. */
   captures: LRUCache<string, Capture>;
+  /** Tells every process (this one included) to reload a cache. */
+  invalidate(what: Invalidation): void;
   close(): Promise<void>;
 }
 
 async function createRuntime(): Promise<Runtime> {
-  const location = resolveDatabaseLocation();
-  const applied = migrateSqlite(location.file);
-  if (applied.length > 0) logger.info({ migrations: applied }, "database migrated");
+  const storage = await openStorage();
+  if (storage.applied.length > 0) logger.info({ migrations: storage.applied }, "database migrated");
+  const { database, logStore } = storage;
 
   const secrets = loadSecrets();
-  const database = createDatabase(location);
   if (await seedAdmin(database, env.ADMIN_EMAIL, env.ADMIN_PASSWORD)) {
     logger.info({ email: env.ADMIN_EMAIL }, "seeded the first admin account");
   }
+  const shared = await openSharedState(env.REDIS_URL);
 
   const tokens = new TokenCache(database, env.AUTH_CACHE_TTL_MS);
   const channels = new ChannelCache(database, secrets.encryptionKey, (error) =>
     logger.error({ err: error }, "channel reload failed"),
   );
   await channels.start(1000);
-  const logs = new RequestLogWriter(new SqliteRequestLogStore(location.file), {
+  const logs = new RequestLogWriter(logStore, {
     onError: (error) => logger.error({ err: error }, "request log write failed; will retry"),
     onUsageWritten: (tokenId, used) => tokens.addUsage(tokenId, used),
   });
@@ -59,25 +73,51 @@ async function createRuntime(): Promise<Runtime> {
   const upstream = new UpstreamHttp({ connections: env.UPSTREAM_CONNECTIONS });
   const channelHealth = new ChannelHealth(database, (error) => logger.error({ err: error }, "channel health write failed"));
   channelHealth.start(5000);
+  const channelStates = new ChannelStates(shared, {
+    consecutiveFailures: env.CIRCUIT_CONSECUTIVE_FAILURES,
+    errorRatio: env.CIRCUIT_ERROR_RATIO,
+    windowMs: env.CIRCUIT_WINDOW_MS,
+    minimumRequests: env.CIRCUIT_MIN_REQUESTS,
+    openMs: env.CIRCUIT_OPEN_MS,
+  });
+  // What a subject spent in its period, counted from the log rows (those written so far;
+  // requests in flight are held by their reservations on top).
+  const limits = new SpendLimiter(shared, (subject, _period, since) => logStore.usageSince(subject, since));
 
-  return {
+  shared.subscribe((topic, message) => {
+    if (topic !== INVALIDATE_TOPIC) return;
+    if (message === "tokens") tokens.invalidate();
+    if (message === "channels") channels.reload().catch((error) => logger.error({ err: error }, "channel reload failed"));
+  });
+
+  const runtime: Runtime = {
+    databaseKind: storage.location.kind,
     database,
+    logStore,
     secrets,
+    shared,
     tokens,
     channels,
+    channelStates,
     logs,
-    rateLimiter: new RequestRateLimiter(),
+    limits,
     upstream,
     channelHealth,
     captures: new LRUCache<string, Capture>({ max: 500, ttl: 30 * 60 * 1000 }),
+    invalidate: (what) => shared.publish(INVALIDATE_TOPIC, what),
     async close() {
+      prober.stop();
       channels.stop();
       await logs.stop();
       await channelHealth.stop();
       await upstream.close();
+      await shared.close();
       await database.$disconnect();
     },
   };
+  const prober = new ChannelProber(runtime, env.CHANNEL_PROBE_INTERVAL_MS);
+  prober.start();
+  return runtime;
 }
 
 // Kept on globalThis: Next bundles lib/ separately from server.ts, and both must share

@@ -19,7 +19,7 @@ export interface Caller {
 /**
  * A request authenticates with a platform key, or (from the console, marked by a
  * custom header that cross-site pages cannot send without CORS) with the session
- * cookie: as one of the user's tokens, or as the user with no token limits.
+ * cookie: as one of the user's tokens, or as the user with the limits an admin set on them.
  */
 export async function authenticateRequest(request: ApiRequest, key: string | null, runtime: Runtime): Promise<Caller> {
   const fromConsole = request.headers.get(CONSOLE_HEADER) === "1";
@@ -33,27 +33,15 @@ export async function authenticateRequest(request: ApiRequest, key: string | nul
   const session = await readConsoleSession(request.headers, runtime.secrets.authSecret);
   if (!session) throw new GatewayError("authentication", "Your console session has expired; sign in again.", { code: "invalid_session" });
   const tokenId = request.headers.get(TOKEN_ID_HEADER);
-  if (!tokenId) return { token: sessionToken(session), session };
+  if (!tokenId) {
+    const token = await runtime.tokens.forSession(session.userId);
+    if (!token) throw new GatewayError("authentication", "Your account no longer exists.", { code: "invalid_session" });
+    return { token, session };
+  }
   const token = await runtime.tokens.getById(tokenId);
   if (!token || (token.userId !== session.userId && session.role !== "admin")) {
     throw new GatewayError("permission", "That token does not exist or is not yours.", { code: "token_not_owned" });
   }
   checkTokenActive(token);
   return { token, session };
-}
-
-/** The signed-in user chatting without a token: no allowlist, quota or rate limit. */
-function sessionToken(session: ConsoleSession): TokenRecord {
-  return {
-    id: `session:${session.userId}`,
-    name: "console session",
-    userId: session.userId,
-    enabled: true,
-    expiresAt: null,
-    models: null,
-    quotaTokens: null,
-    usedTokens: 0,
-    rpm: null,
-    synthetic: true,
-  };
 }

@@ -1,6 +1,6 @@
 import { LRUCache } from "lru-cache";
 import type { Database } from "@/lib/db/client";
-import { toTokenRecord, type TokenRecord } from "./token-record";
+import { toSessionTokenRecord, toTokenRecord, type TokenRecord } from "./token-record";
 
 type Entry = { record: TokenRecord | null };
 
@@ -13,6 +13,8 @@ type Entry = { record: TokenRecord | null };
 export class TokenCache {
   private readonly cache: LRUCache<string, Entry>;
   private readonly byId = new Map<string, TokenRecord>();
+  /** Console sessions' limits, by user id. */
+  private readonly sessions: LRUCache<string, Entry>;
 
   constructor(
     private readonly database: Database,
@@ -31,6 +33,19 @@ export class TokenCache {
         if (entry.record && this.byId.get(entry.record.id) === entry.record) this.byId.delete(entry.record.id);
       },
     });
+    this.sessions = new LRUCache<string, Entry>({
+      max: 10_000,
+      ttl: Math.max(ttlMs, 1),
+      fetchMethod: async (userId) => {
+        const row = await database.user.findUnique({ where: { id: userId } });
+        return { record: row ? toSessionTokenRecord(row) : null };
+      },
+    });
+  }
+
+  /** The stand-in token for a user chatting as themselves, with their own limits; null once deleted. */
+  async forSession(userId: string): Promise<TokenRecord | null> {
+    return (await this.sessions.fetch(userId))?.record ?? null;
   }
 
   async get(keyHash: string): Promise<TokenRecord | null> {
@@ -53,5 +68,6 @@ export class TokenCache {
   invalidate(): void {
     this.cache.clear();
     this.byId.clear();
+    this.sessions.clear();
   }
 }

@@ -1,32 +1,74 @@
-import type { Token as TokenRow } from "@/lib/db/generated/client";
+import type { Token as TokenRow, User as UserRow } from "@/lib/db/generated/client";
+import type { QuotaPeriod } from "@/lib/limits/quota-period";
+import type { QuotaSubject } from "@/lib/usage/request-log-store";
+
+/** What a caller may spend, whether a token or a user's own console session. */
+export interface Limits {
+  /** null means every model. */
+  models: ReadonlySet<string> | null;
+  rpm: number | null;
+  tpm: number | null;
+  quotaTokens: number | null;
+  budgetUsd: number | null;
+  quotaPeriod: QuotaPeriod;
+}
 
 /** A token as the hot path needs it. */
-export interface TokenRecord {
+export interface TokenRecord extends Limits {
   id: string;
   name: string;
   userId: string | null;
   enabled: boolean;
   expiresAt: number | null;
-  /** null means every model. */
-  models: ReadonlySet<string> | null;
-  quotaTokens: number | null;
   usedTokens: number;
-  rpm: number | null;
+  /** Whose counters the quota and rate limits use. */
+  subject: QuotaSubject;
   /** A console session standing in for a token; never written as a token id. */
   synthetic?: boolean;
 }
 
-export function toTokenRecord(row: TokenRow): TokenRecord {
-  const models = Array.isArray(row.models) ? row.models.filter((model): model is string => typeof model === "string") : [];
+const PERIODS = new Set(["none", "daily", "weekly", "monthly"]);
+
+function modelSet(value: unknown): ReadonlySet<string> | null {
+  const models = Array.isArray(value) ? value.filter((model): model is string => typeof model === "string") : [];
+  return models.length > 0 ? new Set(models) : null;
+}
+
+function limitsOf(row: Pick<TokenRow, "models" | "rpm" | "tpm" | "quotaTokens" | "budgetUsd" | "quotaPeriod">): Limits {
   return {
+    models: modelSet(row.models),
+    rpm: row.rpm,
+    tpm: row.tpm,
+    quotaTokens: row.quotaTokens === null ? null : Number(row.quotaTokens),
+    budgetUsd: row.budgetUsd,
+    quotaPeriod: (PERIODS.has(row.quotaPeriod) ? row.quotaPeriod : "none") as QuotaPeriod,
+  };
+}
+
+export function toTokenRecord(row: TokenRow): TokenRecord {
+  return {
+    ...limitsOf(row),
     id: row.id,
     name: row.name,
     userId: row.userId,
     enabled: row.enabled,
     expiresAt: row.expiresAt ? row.expiresAt.getTime() : null,
-    models: models.length > 0 ? new Set(models) : null,
-    quotaTokens: row.quotaTokens === null ? null : Number(row.quotaTokens),
     usedTokens: Number(row.usedTokens),
-    rpm: row.rpm,
+    subject: { kind: "token", id: row.id },
+  };
+}
+
+/** The signed-in user chatting as themselves: the limits an admin set on their account. */
+export function toSessionTokenRecord(row: UserRow): TokenRecord {
+  return {
+    ...limitsOf(row),
+    id: `session:${row.id}`,
+    name: "console session",
+    userId: row.id,
+    enabled: true,
+    expiresAt: null,
+    usedTokens: 0,
+    subject: { kind: "user", id: row.id },
+    synthetic: true,
   };
 }

@@ -42,6 +42,8 @@ export interface GatewayErrorOptions {
   upstreamType?: string;
   /** The wire format `upstreamType` belongs to. */
   upstreamFormat?: "openai" | "anthropic" | "gemini";
+  /** Set when an upstream answered with this error: its HTTP status. */
+  upstreamStatus?: number;
   cause?: unknown;
 }
 
@@ -50,7 +52,9 @@ export class GatewayError extends Error {
   readonly status: number;
   readonly param: string | null;
   readonly code: string | null;
-  readonly retryAfterSeconds?: number;
+  /** Seconds to wait; an upstream's Retry-After is added after the error is parsed. */
+  retryAfterSeconds?: number;
+  readonly upstreamStatus?: number;
   readonly upstreamType?: string;
   readonly upstreamFormat?: "openai" | "anthropic" | "gemini";
   // Marker that survives module duplication between the Next bundle and server.ts.
@@ -66,6 +70,7 @@ export class GatewayError extends Error {
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.upstreamType = options.upstreamType;
     this.upstreamFormat = options.upstreamFormat;
+    this.upstreamStatus = options.upstreamStatus;
   }
 
   /** The upstream's own error type, if it was written in `format`. */

@@ -2,8 +2,11 @@ import { z } from "zod";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import { encryptSecret } from "@/lib/crypto/encryption";
 import type { Channel as ChannelRow } from "@/lib/db/generated/client";
+import { pricesSchema } from "@/lib/limits/prices";
+import { logger } from "@/lib/logger";
+import { operationSchema } from "@/lib/providers/operation";
 import { providers } from "@/lib/providers/registry";
-import { channelTypeSchema } from "@/lib/routing/channel";
+import { channelTimeoutsSchema, channelTypeSchema } from "@/lib/routing/channel";
 import type { Runtime } from "@/lib/runtime";
 
 // Channel management shared by the admin API and the console's server actions.
@@ -19,6 +22,10 @@ const channelFields = {
   priority: z.number().int().min(-1000).max(1000).optional(),
   weight: z.number().int().min(0).max(10_000).optional(),
   enabled: z.boolean().optional(),
+  /** Operations served; empty (the default) means every one the type supports. */
+  capabilities: z.array(operationSchema).max(20).optional(),
+  prices: pricesSchema.optional(),
+  timeouts: channelTimeoutsSchema.optional(),
 };
 export const createChannelSchema = z.strictObject(channelFields);
 export const updateChannelSchema = z.strictObject(channelFields).partial();
@@ -26,8 +33,8 @@ export type CreateChannelInput = z.infer<typeof createChannelSchema>;
 export type UpdateChannelInput = z.infer<typeof updateChannelSchema>;
 export type ChannelJson = ReturnType<typeof channelJson>;
 
-/** Channel JSON; the key itself never leaves the server. */
-export function channelJson(row: ChannelRow) {
+/** Channel JSON; the key itself never leaves the server. With a runtime, the live routing state too. */
+export function channelJson(row: ChannelRow, runtime?: Runtime) {
   return {
     id: row.id,
     name: row.name,
@@ -39,6 +46,12 @@ export function channelJson(row: ChannelRow) {
     priority: row.priority,
     weight: row.weight,
     enabled: row.enabled,
+    capabilities: Array.isArray(row.capabilities) ? (row.capabilities as string[]) : [],
+    prices: (row.prices ?? {}) as Record<string, { input: number; output: number; cachedInput?: number }>,
+    timeouts: (row.timeouts ?? {}) as Record<string, number>,
+    autoDisabledReason: row.autoDisabledReason,
+    autoDisabledAt: row.autoDisabledAt?.toISOString() ?? null,
+    state: runtime?.channelStates.view(row.id) ?? null,
     lastError: row.lastError,
     lastLatencyMs: row.lastLatencyMs,
     createdAt: row.createdAt.toISOString(),
@@ -48,7 +61,7 @@ export function channelJson(row: ChannelRow) {
 
 export async function listChannels(runtime: Runtime): Promise<ChannelJson[]> {
   const rows = await runtime.database.channel.findMany({ orderBy: [{ priority: "desc" }, { createdAt: "asc" }] });
-  return rows.map(channelJson);
+  return rows.map((row) => channelJson(row, runtime));
 }
 
 export async function findChannel(runtime: Runtime, id: string): Promise<ChannelRow> {
@@ -72,10 +85,13 @@ export async function createChannel(runtime: Runtime, input: CreateChannelInput)
       priority: input.priority ?? 0,
       weight: input.weight ?? 1,
       enabled: input.enabled ?? true,
+      capabilities: input.capabilities ?? [],
+      prices: input.prices ?? {},
+      timeouts: input.timeouts ?? {},
     },
   });
-  await runtime.channels.reload();
-  return channelJson(row);
+  await channelsChanged(runtime);
+  return channelJson(row, runtime);
 }
 
 export async function updateChannel(runtime: Runtime, id: string, input: UpdateChannelInput): Promise<ChannelJson> {
@@ -85,17 +101,43 @@ export async function updateChannel(runtime: Runtime, id: string, input: UpdateC
     where: { id: existing.id },
     data: {
       ...fields,
+      // An administrator's save (a new key, switching it on) is a fresh start.
+      ...(apiKey !== undefined || input.enabled === true ? { autoDisabledReason: null, autoDisabledAt: null } : {}),
       ...(apiKey !== undefined ? { apiKeyEncrypted: apiKey === null ? null : encryptSecret(apiKey, runtime.secrets.encryptionKey) } : {}),
     },
   });
-  await runtime.channels.reload();
-  return channelJson(row);
+  await channelsChanged(runtime);
+  return channelJson(row, runtime);
 }
 
 export async function deleteChannel(runtime: Runtime, id: string): Promise<void> {
   const existing = await findChannel(runtime, id);
   await runtime.database.channel.delete({ where: { id: existing.id } });
+  await channelsChanged(runtime);
+}
+
+/** Reloads this process's channels now and tells the other processes to. */
+async function channelsChanged(runtime: Runtime): Promise<void> {
   await runtime.channels.reload();
+  runtime.invalidate("channels");
+}
+
+/**
+ * Takes a channel out of rotation because the upstream refused the gateway's own
+ * credentials; the prober puts it back when it answers again. Off the request path.
+ */
+export function recordAutoDisable(runtime: Runtime, id: string, reason: string): void {
+  runtime.channels.markAutoDisabled(id, reason);
+  logger.warn({ channelId: id, reason }, "channel disabled automatically");
+  runtime.database.channel
+    .updateMany({ where: { id, autoDisabledReason: null }, data: { autoDisabledReason: reason.slice(0, 1000), autoDisabledAt: new Date() } })
+    .then(() => runtime.invalidate("channels"))
+    .catch((error) => logger.error({ err: error, channelId: id }, "could not record the automatic disable"));
+}
+
+export async function clearAutoDisable(runtime: Runtime, id: string): Promise<void> {
+  await runtime.database.channel.updateMany({ where: { id }, data: { autoDisabledReason: null, autoDisabledAt: null } });
+  await channelsChanged(runtime);
 }
 
 /** Records the outcome of the last call through a channel, for the console's health column. */

@@ -23,7 +23,12 @@ export interface ChannelTestResult {
  * Sends a tiny real request through the channel's actual conversion path (canonical
  * request -> provider -> upstream -> canonical answer) and records the health.
  */
-export async function testChannel(runtime: Runtime, channelId: string, model?: string): Promise<ChannelTestResult> {
+export async function testChannel(
+  runtime: Runtime,
+  channelId: string,
+  model?: string,
+  options: { record: boolean } = { record: true },
+): Promise<ChannelTestResult> {
   await runtime.channels.reload();
   const channel = runtime.channels.all().find((candidate) => candidate.id === channelId);
   if (!channel) return { ok: false, model: model ?? "", latencyMs: 0, error: "No such channel.", warnings: [], exchanges: [] };
@@ -34,28 +39,31 @@ export async function testChannel(runtime: Runtime, channelId: string, model?: s
     stream: false,
     maxTokens: 16,
   };
+  const provider = providers[channel.type];
+  if (!provider.chat) return { ok: false, model: publicModel, latencyMs: 0, error: "This channel type has no chat to test with.", warnings: [], exchanges: [] };
   const recorder = new RecordingUpstream(runtime.upstream);
+  const waitMs = Math.min(env.UPSTREAM_TIMEOUT_MS, 30_000);
   const warnings: string[] = [];
   const started = performance.now();
   try {
-    const events = await providers[channel.type].chat(request, {
+    const events = await provider.chat(request, {
       channel,
       upstreamModel: channel.modelMap[publicModel] ?? publicModel,
       http: recorder,
-      signal: AbortSignal.timeout(Math.min(env.UPSTREAM_TIMEOUT_MS, 30_000)),
-      timeoutMs: Math.min(env.UPSTREAM_TIMEOUT_MS, 30_000),
+      signal: new AbortController().signal,
+      timeouts: { connectMs: Math.min(env.UPSTREAM_CONNECT_TIMEOUT_MS, waitMs), firstByteMs: waitMs, idleMs: waitMs, totalMs: waitMs },
       meter: new UsageMeter(),
       warnings,
     });
     const response = await collectResponse(events);
     const latencyMs = Math.round(performance.now() - started);
-    await recordChannelHealth(runtime, channel.id, { error: null, latencyMs });
+    if (options.record) await recordChannelHealth(runtime, channel.id, { error: null, latencyMs });
     const reply = response.text || response.toolCalls.map((call) => `${call.name}(${call.arguments})`).join(", ");
     return { ok: true, model: publicModel, latencyMs, reply, warnings, exchanges: recorder.exchanges };
   } catch (thrown) {
     const error = toGatewayError(thrown);
     const latencyMs = Math.round(performance.now() - started);
-    await recordChannelHealth(runtime, channel.id, { error: error.message, latencyMs });
+    if (options.record) await recordChannelHealth(runtime, channel.id, { error: error.message, latencyMs });
     return { ok: false, model: publicModel, latencyMs, error: error.message, status: error.status, warnings, exchanges: recorder.exchanges };
   }
 }

@@ -1,6 +1,6 @@
 import type { GatewayError } from "@/lib/canonical/gateway-error";
 import type { ApiRequest, ApiResponse } from "@/lib/http/api-types";
-import type { ClientFormatName } from "@/lib/providers/provider";
+import type { ClientFormatName } from "@/lib/providers/operation";
 
 /** What the pipeline needs from a client API format before any body is parsed. */
 export interface ClientFormat {
@@ -10,4 +10,6 @@ export interface ClientFormat {
   /** Checks required headers (such as a version header); throws a GatewayError. */
   checkHeaders?(request: ApiRequest): void;
   renderError(error: GatewayError): ApiResponse;
+  /** The error event that ends a stream already under way (no `[DONE]`, no `message_stop`). */
+  renderStreamError(error: GatewayError): string;
 }

@@ -3,7 +3,9 @@ import type { GatewayError } from "@/lib/canonical/gateway-error";
 import { isAsyncIterable, type ApiResponse } from "@/lib/http/api-types";
 import { logger } from "@/lib/logger";
 import { countTokens } from "@/lib/usage/count-tokens";
-import type { RequestLogEntry } from "@/lib/usage/request-log-entry";
+import { costOf, type Price } from "@/lib/limits/prices";
+import type { Spend } from "@/lib/limits/spend-limiter";
+import type { AttemptRecord, RequestLogEntry } from "@/lib/usage/request-log-entry";
 import type { RequestLogWriter } from "@/lib/usage/request-log-writer";
 import { UsageMeter } from "@/lib/usage/usage-meter";
 
@@ -22,6 +24,12 @@ export class RequestLog {
   upstreamModel: string | null = null;
   stream = false;
   readonly warnings: string[] = [];
+  /** Every upstream attempt, in order; the row keeps them all. */
+  readonly attempts: AttemptRecord[] = [];
+  /** The price of the model on the channel that served, for the row's cost. */
+  price: Price | undefined;
+  /** Called once with what the request really spent (quota settlement). */
+  onSettle: ((spend: Spend) => void) | undefined;
   /** Builds the prompt text for a tokenizer estimate; set once the request is parsed. */
   promptText: (() => string) | undefined;
   private finished = false;
@@ -73,6 +81,8 @@ export class RequestLog {
         promptTokens = await countTokens(this.promptText?.() ?? "");
         completionTokens = await countTokens(this.meter.generatedText);
       }
+      const costUsd = costOf({ promptTokens, completionTokens, cachedTokens: usage?.cachedTokens }, this.price);
+      this.onSettle?.({ tokens: promptTokens + completionTokens, usd: costUsd });
       return {
         id: this.id,
         createdAt: this.createdAt,
@@ -93,10 +103,13 @@ export class RequestLog {
         usageEstimated: estimate,
         latencyMs,
         firstTokenMs: this.meter.firstTokenMs ?? null,
+        costUsd,
         errorMessage: error === undefined ? null : typeof error === "string" ? error : error.message,
         warnings: this.warnings.length > 0 ? this.warnings : null,
+        attempts: this.attempts.length > 0 ? this.attempts : null,
       };
     } catch (failure) {
+      this.onSettle?.({ tokens: 0, usd: 0 });
       logger.error({ err: failure, requestId: this.id }, "could not record request log");
       return undefined;
     }

@@ -28,8 +28,8 @@ const CLIENT_CLOSED = 499;
 
 /**
  * Wraps an API handler with what every API request gets: one request log, the
- * format's header checks, token auth, the token's rate limit, and errors rendered in
- * the caller's own format.
+ * format's header checks, token auth, and errors rendered in the caller's own format.
+ * Limits and quotas are applied by the call pipeline, once the model is known.
  */
 export function withApiKey(
   format: ClientFormat,
@@ -44,7 +44,6 @@ export function withApiKey(
       log.tokenId = token.synthetic ? null : token.id;
       log.userId = token.userId ?? session?.userId ?? null;
       format.checkHeaders?.(request);
-      await runtime.rateLimiter.consume(token.id, token.rpm);
       let upstream: UpstreamClient = runtime.upstream;
       if (session && request.headers.get(CAPTURE_HEADER) === "1") {
         const recorder = new RecordingUpstream(runtime.upstream);

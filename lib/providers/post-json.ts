@@ -4,7 +4,8 @@ import type { UpstreamResponse } from "./upstream-http";
 
 /**
  * POSTs JSON to `<channel baseUrl><path>` with the provider's own headers; a non-2xx
- * answer is read and turned into a GatewayError by the provider's error parser.
+ * answer is read and turned into a GatewayError by the provider's error parser, with
+ * the upstream's Retry-After kept.
  */
 export async function postJson(
   context: CallContext,
@@ -19,8 +20,22 @@ export async function postJson(
     headers: { "content-type": "application/json", ...headers },
     body: JSON.stringify(body),
     signal: context.signal,
-    timeoutMs: context.timeoutMs,
+    timeouts: context.timeouts,
   });
-  if (response.status >= 400) throw parseError(response.status, await response.body.text(), channel.apiKey);
+  if (response.status >= 400) {
+    const error = parseError(response.status, await response.body.text(), channel.apiKey);
+    error.retryAfterSeconds ??= retryAfterSeconds(response.headers["retry-after"]);
+    throw error;
+  }
   return response;
+}
+
+/** Retry-After as seconds (delta or HTTP date); undefined when absent or unreadable. */
+export function retryAfterSeconds(header: string | string[] | undefined, now = Date.now()): number | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, Math.ceil(seconds));
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
 }

@@ -3,9 +3,10 @@ import type { StreamEvent } from "@/lib/canonical/stream-event";
 import type { HeaderReader, ResponseBody } from "@/lib/http/api-types";
 import type { Channel } from "@/lib/routing/channel";
 import type { UsageMeter } from "@/lib/usage/usage-meter";
-import type { UpstreamClient } from "./upstream-http";
+import type { ClientFormatName, Operation, RelayKey } from "./operation";
+import type { Timeouts, UpstreamClient } from "./upstream-http";
 
-export type ClientFormatName = "openai" | "anthropic" | "gemini";
+export type { ClientFormatName, Operation, RelayKey } from "./operation";
 
 export interface CallContext {
   channel: Channel;
@@ -13,7 +14,7 @@ export interface CallContext {
   upstreamModel: string;
   http: UpstreamClient;
   signal: AbortSignal;
-  timeoutMs: number;
+  timeouts: Timeouts;
   meter: UsageMeter;
   /** Parameters dropped because the upstream cannot express them. */
   warnings: string[];
@@ -38,20 +39,39 @@ export interface RelayRequest {
   geminiAction?: { method: string; alt?: string };
 }
 
+export type Relay = (request: RelayRequest, context: CallContext) => Promise<RelayedResponse>;
+
+/**
+ * An upstream kind. Each operation it serves is a member; an absent one is "not
+ * supported by this channel", never a branch in the pipeline.
+ */
 export interface Provider {
   /** Base URL used when a channel leaves it empty; includes the version segment. */
   defaultBaseUrl: string;
   requiresApiKey: boolean;
-  /** Calls the upstream with a canonical request; events follow its stream. */
-  chat(request: ChatRequest, context: CallContext): Promise<AsyncIterable<StreamEvent>>;
-  /**
-   * Same-format relays: when the client speaks the upstream's own format the body
-   * goes through without a lossy round trip through the canonical request.
-   */
-  relay?: Partial<Record<ClientFormatName, (request: RelayRequest, context: CallContext) => Promise<RelayedResponse>>>;
-  /** Exact prompt token count from the upstream, where it offers one. */
+  /** chat: a canonical request in, canonical events out (any client format). */
+  chat?(request: ChatRequest, context: CallContext): Promise<AsyncIterable<StreamEvent>>;
+  /** count-tokens: the exact prompt token count, where the upstream offers one. */
   countTokens?(request: ChatRequest, context: CallContext): Promise<number>;
+  /**
+   * Same-format relays, keyed by (client format, operation): the body goes through
+   * without a lossy round trip through the canonical request.
+   */
+  relays?: Partial<Record<RelayKey, Relay>>;
   /** Models the provider serves without any configuration (the mock). */
   builtinModels?: string[];
   ownedBy: string;
+}
+
+/** Whether a provider can serve an operation for a client format at all. */
+export function providerServes(provider: Provider, operation: Operation, format: ClientFormatName): boolean {
+  if (provider.relays?.[`${format}:${operation}`]) return true;
+  switch (operation) {
+    case "chat":
+      return provider.chat !== undefined;
+    case "count-tokens":
+      return provider.countTokens !== undefined;
+    default:
+      return false;
+  }
 }

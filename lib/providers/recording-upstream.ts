@@ -1,4 +1,4 @@
-import type { UpstreamBody, UpstreamClient, UpstreamRequest, UpstreamResponse } from "./upstream-http";
+import { parseUpstreamJson, type UpstreamBody, type UpstreamClient, type UpstreamRequest, type UpstreamResponse } from "./upstream-http";
 
 // Records the exact exchanges with the upstream for the Playground's inspector:
 // what the gateway sent and what came back, credentials masked, bodies capped.
@@ -96,7 +96,7 @@ class RecordedBody implements UpstreamBody {
   }
 
   async json(): Promise<unknown> {
-    return JSON.parse(await this.text());
+    return parseUpstreamJson(await this.text());
   }
 
   async dump(): Promise<void> {

@@ -4,18 +4,31 @@ import { GatewayError } from "@/lib/canonical/gateway-error";
 // One shared connection pool per upstream origin (undici's Agent keeps a Pool per
 // origin). Node's global fetch costs ~4x more CPU per request on this path.
 
+/** Every wait on an upstream is bounded by one of these (milliseconds; 0 turns one off). */
+export interface Timeouts {
+  /** Opening the connection (TCP and TLS). */
+  connectMs: number;
+  /** From sending the request to the response headers. */
+  firstByteMs: number;
+  /** Longest silence between two body chunks. */
+  idleMs: number;
+  /** The whole exchange, body included. */
+  totalMs: number;
+}
+
 export interface UpstreamRequest {
   url: string;
   method?: "GET" | "POST";
   headers: Record<string, string>;
-  body?: string | Buffer;
+  body?: string | Buffer | AsyncIterable<Uint8Array>;
   signal: AbortSignal;
-  timeoutMs: number;
+  timeouts: Timeouts;
 }
 
-/** The parts of undici's response body the providers use. */
+/** The parts of an upstream response body the providers use; every failure is a GatewayError. */
 export interface UpstreamBody extends AsyncIterable<Uint8Array> {
   text(): Promise<string>;
+  /** Parses JSON; a body that is not JSON is a 502 `invalid_upstream_response`. */
   json(): Promise<unknown>;
   arrayBuffer(): Promise<ArrayBuffer>;
   dump(): Promise<void>;
@@ -34,56 +47,168 @@ export interface UpstreamClient {
 }
 
 export class UpstreamHttp implements UpstreamClient {
-  private readonly agent: Agent;
+  /** One agent per connect timeout in use (undici sets that per agent, not per request). */
+  private readonly agents = new Map<number, Agent>();
 
-  constructor(options: { connections: number }) {
-    this.agent = new Agent({
-      connections: options.connections,
-      keepAliveTimeout: 30_000,
-      pipelining: 1,
-    });
+  constructor(private readonly options: { connections: number }) {}
+
+  private agentFor(connectMs: number): Agent {
+    let agent = this.agents.get(connectMs);
+    if (!agent) {
+      agent = new Agent({
+        connections: this.options.connections,
+        keepAliveTimeout: 30_000,
+        pipelining: 1,
+        connect: { timeout: connectMs },
+      });
+      this.agents.set(connectMs, agent);
+    }
+    return agent;
   }
 
   async send(request: UpstreamRequest): Promise<UpstreamResponse> {
     const url = new URL(request.url);
+    const { timeouts } = request;
+    // The total deadline is a timer we hold (AbortSignal.timeout can be collected early on Node 20).
+    const controller = new AbortController();
+    const abortFromCaller = () => controller.abort(request.signal.reason);
+    if (request.signal.aborted) abortFromCaller();
+    else request.signal.addEventListener("abort", abortFromCaller, { once: true });
+    let timedOut = false;
+    const timer =
+      timeouts.totalMs > 0
+        ? setTimeout(() => {
+            timedOut = true;
+            controller.abort();
+          }, timeouts.totalMs)
+        : undefined;
+    const cleanup = () => {
+      clearTimeout(timer);
+      request.signal.removeEventListener("abort", abortFromCaller);
+    };
+    const mapError = (error: unknown, reading: boolean) =>
+      timedOut
+        ? new GatewayError("timeout", `The upstream at ${url.host} did not finish within ${timeouts.totalMs} ms.`, {
+            code: "upstream_timeout",
+            cause: error,
+          })
+        : mapTransportError(error, url.host, reading);
     try {
-      const response = await this.agent.request({
+      const response = await this.agentFor(timeouts.connectMs).request({
         origin: url.origin,
         path: url.pathname + url.search,
         method: request.method ?? "POST",
         headers: request.headers,
-        body: request.body,
-        signal: request.signal,
-        headersTimeout: request.timeoutMs,
-        bodyTimeout: request.timeoutMs,
+        body: request.body as string | Buffer | undefined,
+        signal: controller.signal,
+        headersTimeout: timeouts.firstByteMs,
+        bodyTimeout: timeouts.idleMs,
       });
-      return { status: response.statusCode, headers: response.headers, body: response.body as unknown as UpstreamBody };
+      return {
+        status: response.statusCode,
+        headers: response.headers,
+        body: new MappedBody(response.body as unknown as UndiciBody, (error) => mapError(error, true), cleanup),
+      };
     } catch (error) {
-      throw mapTransportError(error, url.host);
+      cleanup();
+      throw mapError(error, false);
     }
   }
 
-  close(): Promise<void> {
-    return this.agent.close();
+  async close(): Promise<void> {
+    await Promise.all([...this.agents.values()].map((agent) => agent.close()));
+  }
+}
+
+type UndiciBody = AsyncIterable<Uint8Array> & { destroy(error?: Error): void; dump(): Promise<void> };
+
+/** An upstream body whose read errors are typed like connection errors. */
+class MappedBody implements UpstreamBody {
+  private done = false;
+
+  constructor(
+    private readonly inner: UndiciBody,
+    private readonly mapError: (error: unknown) => unknown,
+    private readonly onDone: () => void,
+  ) {}
+
+  private finish(): void {
+    if (this.done) return;
+    this.done = true;
+    this.onDone();
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<Uint8Array> {
+    try {
+      for await (const chunk of this.inner) yield chunk;
+    } catch (error) {
+      throw this.mapError(error);
+    } finally {
+      this.finish();
+    }
+  }
+
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of this) chunks.push(chunk);
+    const joined = Buffer.concat(chunks);
+    return joined.buffer.slice(joined.byteOffset, joined.byteOffset + joined.byteLength) as ArrayBuffer;
+  }
+
+  async text(): Promise<string> {
+    return Buffer.from(await this.arrayBuffer()).toString("utf8");
+  }
+
+  async json(): Promise<unknown> {
+    return parseUpstreamJson(await this.text());
+  }
+
+  async dump(): Promise<void> {
+    try {
+      await this.inner.dump();
+    } finally {
+      this.finish();
+    }
+  }
+
+  destroy(): void {
+    this.inner.destroy();
+    this.finish();
+  }
+}
+
+/** JSON from an upstream; anything else is the upstream's fault (502), never the caller's. */
+export function parseUpstreamJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new GatewayError("bad_gateway", "The upstream returned a response the gateway could not read (not JSON).", {
+      code: "invalid_upstream_response",
+      cause: error,
+    });
   }
 }
 
 const TIMEOUT_CODES = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "UND_ERR_CONNECT_TIMEOUT"]);
 
-/** Connection failures become 502, timeouts 504; a client abort stays an abort. */
-export function mapTransportError(error: unknown, host: string): unknown {
-  if (error instanceof GatewayError) return error;
+/**
+ * Connection failures become 502, timeouts 504, both while connecting and while reading
+ * the body; a client abort stays an abort.
+ */
+export function mapTransportError(error: unknown, host: string, reading = false): unknown {
+  if (error instanceof GatewayError || (error as { isGatewayError?: boolean } | null)?.isGatewayError) return error;
   const code = (error as { code?: string } | null)?.code;
   const name = (error as { name?: string } | null)?.name;
   if (name === "AbortError" || error instanceof undiciErrors.RequestAbortedError) return error;
   if (code && TIMEOUT_CODES.has(code)) {
-    return new GatewayError("timeout", `The upstream at ${host} did not respond in time.`, {
-      code: "upstream_timeout",
+    const what = code === "UND_ERR_CONNECT_TIMEOUT" ? "accept the connection" : code === "UND_ERR_HEADERS_TIMEOUT" ? "respond" : "send more of its response";
+    return new GatewayError("timeout", `The upstream at ${host} did not ${what} in time.`, { code: "upstream_timeout", cause: error });
+  }
+  if (reading) {
+    return new GatewayError("bad_gateway", `The connection to the upstream at ${host} broke while reading its response.`, {
+      code: "upstream_connection_lost",
       cause: error,
     });
   }
-  return new GatewayError("bad_gateway", `The upstream at ${host} could not be reached.`, {
-    code: "upstream_unreachable",
-    cause: error,
-  });
+  return new GatewayError("bad_gateway", `The upstream at ${host} could not be reached.`, { code: "upstream_unreachable", cause: error });
 }

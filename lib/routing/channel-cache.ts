@@ -2,7 +2,9 @@ import { decryptSecret } from "@/lib/crypto/encryption";
 import type { Database } from "@/lib/db/client";
 import type { Channel as ChannelRow } from "@/lib/db/generated/client";
 import { providers } from "@/lib/providers/registry";
-import { channelTypeSchema, type Channel } from "./channel";
+import { pricesSchema } from "@/lib/limits/prices";
+import { operationSchema } from "@/lib/providers/operation";
+import { channelTimeoutsSchema, channelTypeSchema, type Channel } from "./channel";
 import { pickChannels } from "./pick-channels";
 
 /**
@@ -62,7 +64,16 @@ export class ChannelCache {
       priority: row.priority,
       weight: row.weight,
       enabled: row.enabled,
+      autoDisabledReason: row.autoDisabledReason,
+      capabilities: stringArray(row.capabilities).filter((item) => operationSchema.safeParse(item).success) as Channel["capabilities"],
+      prices: pricesSchema.catch({}).parse(row.prices),
+      timeouts: channelTimeoutsSchema.catch({}).parse(row.timeouts),
     };
+  }
+
+  /** Takes a channel out of rotation in this process at once (the database follows). */
+  markAutoDisabled(id: string, reason: string): void {
+    this.channels = this.channels.map((channel) => (channel.id === id ? { ...channel, autoDisabledReason: reason } : channel));
   }
 
   all(): readonly Channel[] {
@@ -77,7 +88,7 @@ export class ChannelCache {
   models(): Map<string, Channel> {
     const result = new Map<string, Channel>();
     for (const channel of this.channels) {
-      if (!channel.enabled) continue;
+      if (!channel.enabled || channel.autoDisabledReason) continue;
       for (const model of channel.models) if (!result.has(model)) result.set(model, channel);
     }
     return result;

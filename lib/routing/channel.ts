@@ -1,8 +1,19 @@
 import { z } from "zod";
+import type { Prices } from "@/lib/limits/prices";
+import type { Operation } from "@/lib/providers/operation";
 
 export const CHANNEL_TYPES = ["openai", "anthropic", "gemini", "mock"] as const;
 export const channelTypeSchema = z.enum(CHANNEL_TYPES);
 export type ChannelType = z.infer<typeof channelTypeSchema>;
+
+/** Per-channel overrides of the global upstream timeouts (ms). */
+export const channelTimeoutsSchema = z.strictObject({
+  connectMs: z.number().int().min(1).max(600_000).optional(),
+  firstByteMs: z.number().int().min(1).max(3_600_000).optional(),
+  idleMs: z.number().int().min(1).max(3_600_000).optional(),
+  totalMs: z.number().int().min(0).max(24 * 3_600_000).optional(),
+});
+export type ChannelTimeouts = z.infer<typeof channelTimeoutsSchema>;
 
 /** A channel as the hot path sees it: validated, with its key decrypted, in memory. */
 export interface Channel {
@@ -15,5 +26,17 @@ export interface Channel {
   modelMap: Record<string, string>;
   priority: number;
   weight: number;
+  /** Switched on or off by an administrator. */
   enabled: boolean;
+  /** Set when the gateway took the channel out of rotation itself; a probe clears it. */
+  autoDisabledReason: string | null;
+  /** Operations this channel serves; empty means every one its provider supports. */
+  capabilities: Operation[];
+  prices: Prices;
+  timeouts: ChannelTimeouts;
+}
+
+/** Whether the channel takes traffic for this operation at all. */
+export function channelServes(channel: Channel, operation: Operation): boolean {
+  return channel.capabilities.length === 0 || channel.capabilities.includes(operation);
 }

@@ -1,12 +1,12 @@
 import type { Channel } from "./channel";
 
 /**
- * Orders the enabled channels that serve `model` for trying: highest priority first,
+ * Orders the enabled (and not automatically disabled) channels that serve `model` for trying: highest priority first,
  * and within one priority a weighted random order (weight 0 is a standby that is only
  * tried after its weighted peers).
  */
 export function pickChannels(channels: readonly Channel[], model: string, random: () => number = Math.random): Channel[] {
-  const candidates = channels.filter((channel) => channel.enabled && channel.models.includes(model));
+  const candidates = channels.filter((channel) => channel.enabled && !channel.autoDisabledReason && channel.models.includes(model));
   const byPriority = new Map<number, Channel[]>();
   for (const channel of candidates) {
     const group = byPriority.get(channel.priority);

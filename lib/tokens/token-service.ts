@@ -2,6 +2,7 @@ import { z } from "zod";
 import { displayPrefix, generateTokenKey, hashTokenKey } from "@/lib/auth/token-key";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import type { Token as TokenRow } from "@/lib/db/generated/client";
+import type { QuotaPeriod } from "@/lib/limits/quota-period";
 import type { Runtime } from "@/lib/runtime";
 
 // Token management shared by the admin API and the console's server actions.
@@ -12,6 +13,9 @@ const tokenFields = {
   expiresAt: z.iso.datetime({ offset: true }).nullable().optional(),
   quotaTokens: z.number().int().min(0).nullable().optional(),
   rpm: z.number().int().min(1).max(1_000_000).nullable().optional(),
+  tpm: z.number().int().min(1).max(1_000_000_000).nullable().optional(),
+  budgetUsd: z.number().min(0).max(1_000_000_000).nullable().optional(),
+  quotaPeriod: z.enum(["none", "daily", "weekly", "monthly"]).optional(),
   userId: z.string().min(1).nullable().optional(),
 };
 export const createTokenSchema = z.strictObject(tokenFields);
@@ -33,6 +37,10 @@ export function tokenJson(row: TokenRow) {
     quotaTokens: row.quotaTokens === null ? null : Number(row.quotaTokens),
     usedTokens: Number(row.usedTokens),
     rpm: row.rpm,
+    tpm: row.tpm,
+    budgetUsd: row.budgetUsd,
+    usedUsd: row.usedUsd,
+    quotaPeriod: row.quotaPeriod,
     lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
@@ -72,9 +80,12 @@ export async function createToken(runtime: Runtime, input: CreateTokenInput, own
       expiresAt: toDate(input.expiresAt) ?? null,
       quotaTokens: input.quotaTokens == null ? null : BigInt(input.quotaTokens),
       rpm: input.rpm ?? null,
+      tpm: input.tpm ?? null,
+      budgetUsd: input.budgetUsd ?? null,
+      quotaPeriod: input.quotaPeriod ?? "none",
     },
   });
-  runtime.tokens.invalidate();
+  runtime.invalidate("tokens");
   return { ...tokenJson(row), key };
 }
 
@@ -89,10 +100,18 @@ export async function updateToken(runtime: Runtime, scope: TokenScope, id: strin
       expiresAt: toDate(input.expiresAt),
       quotaTokens: input.quotaTokens === undefined ? undefined : input.quotaTokens === null ? null : BigInt(input.quotaTokens),
       rpm: input.rpm,
+      tpm: input.tpm,
+      budgetUsd: input.budgetUsd,
+      quotaPeriod: input.quotaPeriod,
       userId: scope.kind === "all" ? input.userId : undefined,
     },
   });
   runtime.tokens.invalidate();
+  runtime.invalidate("tokens");
+  // A changed quota or period starts its counters again from the log.
+  for (const period of new Set([existing.quotaPeriod, row.quotaPeriod])) {
+    await runtime.limits.forget({ kind: "token", id: row.id }, { quotaPeriod: period as QuotaPeriod });
+  }
   return tokenJson(row);
 }
 
@@ -100,4 +119,5 @@ export async function deleteToken(runtime: Runtime, scope: TokenScope, id: strin
   const existing = await findToken(runtime, scope, id);
   await runtime.database.token.delete({ where: { id: existing.id } });
   runtime.tokens.invalidate();
+  runtime.invalidate("tokens");
 }

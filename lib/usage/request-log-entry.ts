@@ -1,3 +1,14 @@
+/** One upstream attempt made for a request, kept inside its log row. */
+export interface AttemptRecord {
+  channelId: string;
+  channelName: string;
+  model: string;
+  /** The upstream's HTTP status, or 0 when no answer arrived (connection error, timeout). */
+  status: number;
+  error: string | null;
+  latencyMs: number;
+}
+
 /** One row of the usage log, as the pipeline produces it. */
 export interface RequestLogEntry {
   id: string;
@@ -19,6 +30,8 @@ export interface RequestLogEntry {
   usageEstimated: boolean;
   latencyMs: number;
   firstTokenMs: number | null;
+  costUsd: number;
   errorMessage: string | null;
   warnings: string[] | null;
+  attempts: AttemptRecord[] | null;
 }

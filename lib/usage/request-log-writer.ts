@@ -1,17 +1,15 @@
 import type { RequestLogEntry } from "./request-log-entry";
-import type { RequestLogStore } from "./request-log-store";
+import type { RequestLogStore, TokenUsage } from "./request-log-store";
 
 const MAX_BATCH = 500;
 const MAX_BACKLOG = 100_000;
 
 /**
  * Collects log rows and token usage in memory and writes them in batches, off the
- * request path. Usage not yet written is visible through `pendingTokens` so quota
- * checks stay exact between flushes.
+ * request path. (Quotas do not wait for these writes: see lib/limits/spend-limiter.ts.)
  */
 export class RequestLogWriter {
   private queue: RequestLogEntry[] = [];
-  private readonly pendingUsage = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | undefined;
   /** Entries still being completed (usage being estimated). */
@@ -34,10 +32,11 @@ export class RequestLogWriter {
   enqueue(entry: RequestLogEntry): void {
     if (this.queue.length >= MAX_BACKLOG) this.queue.shift();
     this.queue.push(entry);
-    const tokens = entry.promptTokens + entry.completionTokens;
-    if (entry.tokenId && tokens > 0) {
-      this.pendingUsage.set(entry.tokenId, (this.pendingUsage.get(entry.tokenId) ?? 0) + tokens);
-    }
+  }
+
+  /** Rows waiting to be written (a gauge for operators). */
+  get depth(): number {
+    return this.queue.length + this.completing.size;
   }
 
   /** Enqueues an entry that needs async work first; flush() waits for it. */
@@ -45,10 +44,6 @@ export class RequestLogWriter {
     const settled = entry.then((ready) => ready && this.enqueue(ready), this.hooks.onError);
     const tracked = settled.finally(() => this.completing.delete(tracked));
     this.completing.add(tracked);
-  }
-
-  pendingTokens(tokenId: string): number {
-    return this.pendingUsage.get(tokenId) ?? 0;
   }
 
   /** Writes everything queued so far; concurrent callers share one write. */
@@ -65,11 +60,12 @@ export class RequestLogWriter {
   private async writeAll(): Promise<void> {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, MAX_BATCH);
-      const usage = new Map<string, { tokens: number; lastUsedAt: Date }>();
+      const usage = new Map<string, TokenUsage>();
       for (const entry of batch) {
         if (!entry.tokenId) continue;
-        const current = usage.get(entry.tokenId) ?? { tokens: 0, lastUsedAt: entry.createdAt };
+        const current = usage.get(entry.tokenId) ?? { tokens: 0, usd: 0, lastUsedAt: entry.createdAt };
         current.tokens += entry.promptTokens + entry.completionTokens;
+        current.usd += entry.costUsd;
         if (entry.createdAt > current.lastUsedAt) current.lastUsedAt = entry.createdAt;
         usage.set(entry.tokenId, current);
       }
@@ -81,11 +77,7 @@ export class RequestLogWriter {
         return;
       }
       for (const [tokenId, { tokens }] of usage) {
-        if (tokens === 0) continue;
-        const left = (this.pendingUsage.get(tokenId) ?? 0) - tokens;
-        if (left > 0) this.pendingUsage.set(tokenId, left);
-        else this.pendingUsage.delete(tokenId);
-        this.hooks.onUsageWritten(tokenId, tokens);
+        if (tokens > 0) this.hooks.onUsageWritten(tokenId, tokens);
       }
     }
   }

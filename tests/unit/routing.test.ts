@@ -6,7 +6,7 @@ import { RouteTable } from "@/lib/http/route-table";
 
 const channel = (id: string, fields: Partial<Channel> = {}): Channel => ({
   id, name: id, type: "openai", baseUrl: "http://x/v1", apiKey: undefined, models: ["m"], modelMap: {},
-  priority: 0, weight: 1, enabled: true, ...fields,
+  priority: 0, weight: 1, enabled: true, autoDisabledReason: null, capabilities: [], prices: {}, timeouts: {}, ...fields,
 });
 
 describe("channel selection", () => {

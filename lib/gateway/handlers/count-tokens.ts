@@ -5,12 +5,11 @@ import { validationError } from "@/lib/formats/validation-error";
 import { countPromptTokens } from "@/lib/gateway/count-prompt-tokens";
 import { readJsonBody } from "@/lib/gateway/read-json-body";
 import { withApiKey } from "@/lib/gateway/with-api-key";
-import { jsonResponse } from "@/lib/http/api-types";
 
 /** POST /v1/messages/count_tokens (Claude Code calls it before long requests). */
 export const handleCountTokens = withApiKey(anthropicFormat, "/v1/messages/count_tokens", async (context) => {
   const result = countTokensRequestSchema.safeParse(await readJsonBody(context.request));
   if (!result.success) throw validationError(result.error);
   const chat = toCanonical(result.data, context.log.warnings);
-  return jsonResponse(200, { input_tokens: await countPromptTokens(context, chat) });
+  return countPromptTokens(context, chat, (count) => ({ input_tokens: count }));
 });

@@ -3,6 +3,7 @@ import { geminiFormat } from "@/lib/formats/gemini";
 import { parseGenerateContentRequest } from "@/lib/formats/gemini/parse-request";
 import { renderGenerateContentResponse } from "@/lib/formats/gemini/render-response";
 import { renderGenerateContentStream } from "@/lib/formats/gemini/render-stream";
+import { geminiErrorBody } from "@/lib/formats/gemini/render-error";
 import { callChat } from "@/lib/gateway/call-chat";
 import { countPromptTokens } from "@/lib/gateway/count-prompt-tokens";
 import { readJsonBody } from "@/lib/gateway/read-json-body";
@@ -28,7 +29,7 @@ export const handleGeminiAction = withApiKey(geminiFormat, "/v1beta/models", asy
       // countTokens takes either {contents} or {generateContentRequest: {...}}.
       const inner = (json.generateContentRequest as Record<string, unknown> | undefined) ?? json;
       const parsed = parseGenerateContentRequest(inner, model, false);
-      return jsonResponse(200, { totalTokens: await countPromptTokens(context, parsed.chat) });
+      return countPromptTokens(context, parsed.chat, (count) => ({ totalTokens: count }));
     }
     default:
       throw new GatewayError("not_found", `Method '${method}' is not supported for models.`, { code: "unknown_method" });
@@ -50,6 +51,8 @@ async function generate(context: GatewayContext, model: string, stream: boolean)
     },
     renderResponse: (result) => renderGenerateContentResponse(result, model),
     renderStream: (events) => renderGenerateContentStream(events, { model, sse }),
+    // Without alt=sse the stream is one JSON array: the error is its last element.
+    renderStreamError: sse ? undefined : (error) => `,\r\n${JSON.stringify(geminiErrorBody(error))}]`,
   });
   // Without alt=sse the stream is one JSON array, served as JSON.
   if (stream && !sse && response.headers["content-type"] === SSE_HEADERS["content-type"]) {

@@ -32,5 +32,5 @@ export const anthropicProvider: Provider = {
   ownedBy: "anthropic",
   chat,
   countTokens,
-  relay: { anthropic: relayMessages },
+  relays: { "anthropic:chat": relayMessages },
 };

@@ -18,6 +18,7 @@ export function parseAnthropicError(status: number, bodyText: string, apiKey: st
     status,
     upstreamType: type,
     upstreamFormat: "anthropic",
+    upstreamStatus: status,
     code: type ?? null,
   });
 }

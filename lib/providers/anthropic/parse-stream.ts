@@ -5,6 +5,7 @@ import { fromAnthropicStopReason } from "@/lib/formats/anthropic/map-stop-reason
 import { parseAnthropicUsage } from "@/lib/formats/anthropic/render-usage";
 import { safeJson } from "@/lib/canonical/json";
 import type { SseMessage } from "@/lib/sse/decode-sse";
+import { malformedStreamError, truncatedStreamError } from "@/lib/sse/stream-errors";
 import { messageResponseSchema, streamEventSchema } from "./anthropic-api";
 
 /** Anthropic SSE -> canonical events. Tool calls get their own dense index. */
@@ -13,7 +14,9 @@ export async function* parseAnthropicStream(messages: AsyncIterable<SseMessage>)
   let startUsage: Usage | undefined;
   let finished = false;
   for await (const message of messages) {
-    const parsed = streamEventSchema.safeParse(safeJson(message.data));
+    const json = safeJson(message.data);
+    if (json === undefined) throw malformedStreamError();
+    const parsed = streamEventSchema.safeParse(json);
     if (!parsed.success) continue;
     const event = parsed.data;
     switch (event.type) {
@@ -75,7 +78,8 @@ export async function* parseAnthropicStream(messages: AsyncIterable<SseMessage>)
         return;
     }
   }
-  if (!finished) yield { type: "finish", reason: "other" };
+  // Ended without message_delta and message_stop: the connection was cut.
+  if (!finished) throw truncatedStreamError();
 }
 
 /** A non-streaming Anthropic message as the same canonical event sequence. */

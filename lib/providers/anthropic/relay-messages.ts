@@ -3,7 +3,9 @@ import type { Usage } from "@/lib/canonical/usage";
 import { parseAnthropicUsage } from "@/lib/formats/anthropic/render-usage";
 import type { CallContext, RelayRequest, RelayedResponse } from "@/lib/providers/provider";
 import { safeJson } from "@/lib/canonical/json";
+import { parseUpstreamJson } from "@/lib/providers/upstream-http";
 import { decodeSse } from "@/lib/sse/decode-sse";
+import { malformedStreamError, truncatedStreamError } from "@/lib/sse/stream-errors";
 import { encodeSse, SSE_HEADERS } from "@/lib/sse/encode-sse";
 import type { UsageMeter } from "@/lib/usage/usage-meter";
 import { postAnthropic } from "./call-upstream";
@@ -18,7 +20,7 @@ export async function relayMessages(request: RelayRequest, context: CallContext)
   if (!request.stream) {
     const bytes = Buffer.from(await response.body.arrayBuffer());
     context.meter.markFirstToken();
-    const json = safeJson(bytes.toString("utf8")) as { usage?: unknown; content?: { text?: string; thinking?: string }[] } | undefined;
+    const json = parseUpstreamJson(bytes.toString("utf8")) as { usage?: unknown; content?: { text?: string; thinking?: string }[] } | null;
     const usage = parseAnthropicUsage(json?.usage);
     if (usage) context.meter.recordUsage(usage);
     else context.meter.recordOutput((json?.content ?? []).map((block) => block.text ?? block.thinking ?? "").join(""));
@@ -29,9 +31,14 @@ export async function relayMessages(request: RelayRequest, context: CallContext)
 
 async function* relayStream(source: AsyncIterable<Uint8Array>, meter: UsageMeter): AsyncGenerator<string> {
   let startUsage: Usage | undefined;
+  let ended = false;
   for await (const message of decodeSse(source)) {
     const event = safeJson(message.data) as Record<string, any> | undefined;
+    if (event === undefined) throw malformedStreamError();
     switch (event?.type) {
+      case "message_stop":
+        ended = true;
+        break;
       case "message_start":
         startUsage = parseAnthropicUsage(event.message?.usage);
         break;
@@ -50,9 +57,11 @@ async function* relayStream(source: AsyncIterable<Uint8Array>, meter: UsageMeter
         break;
       }
       case "error":
+        ended = true;
         meter.recordError(new GatewayError("upstream_error", String(event.error?.message ?? "upstream error")));
         break;
     }
     yield encodeSse(message.data, message.event);
   }
+  if (!ended) throw truncatedStreamError();
 }

@@ -7,7 +7,7 @@ const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
 export async function fetchImage(url: string, context: CallContext): Promise<{ mimeType: string; data: string }> {
   let response;
   try {
-    response = await context.http.send({ url, method: "GET", headers: { accept: "image/*" }, signal: context.signal, timeoutMs: 30_000 });
+    response = await context.http.send({ url, method: "GET", headers: { accept: "image/*" }, signal: context.signal, timeouts: { connectMs: 10_000, firstByteMs: 30_000, idleMs: 30_000, totalMs: 30_000 } });
   } catch {
     throw new GatewayError("invalid_request", `Could not download the image at ${url}.`, { param: "image_url" });
   }

@@ -34,5 +34,5 @@ export const geminiProvider: Provider = {
   ownedBy: "google",
   chat,
   countTokens,
-  relay: { gemini: relayGenerateContent },
+  relays: { "gemini:chat": relayGenerateContent },
 };

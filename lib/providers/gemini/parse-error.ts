@@ -18,5 +18,6 @@ export function parseGeminiError(status: number, bodyText: string, apiKey: strin
   return new GatewayError(status === 503 ? "overloaded" : "upstream_error", scrubSecrets(message, [apiKey]), {
     status,
     code: statusName ?? null,
+    upstreamStatus: status,
   });
 }

@@ -5,6 +5,7 @@ import { fromGeminiFinishReason } from "@/lib/formats/gemini/map-finish-reason";
 import { parseGeminiUsage } from "@/lib/formats/gemini/render-usage";
 import { safeJson } from "@/lib/canonical/json";
 import type { SseMessage } from "@/lib/sse/decode-sse";
+import { malformedStreamError, truncatedStreamError } from "@/lib/sse/stream-errors";
 import { generateContentResponseSchema, type GenerateContentResponse } from "./gemini-api";
 
 /**
@@ -15,11 +16,15 @@ import { generateContentResponseSchema, type GenerateContentResponse } from "./g
 export async function* parseGeminiStream(messages: AsyncIterable<SseMessage>): AsyncGenerator<StreamEvent> {
   const state = newState();
   for await (const message of messages) {
-    const parsed = generateContentResponseSchema.safeParse(safeJson(message.data));
+    const json = safeJson(message.data);
+    if (json === undefined) throw malformedStreamError();
+    const parsed = generateContentResponseSchema.safeParse(json);
     if (!parsed.success) continue;
     yield* chunkEvents(parsed.data, state);
     if (state.failed) return;
   }
+  // Gemini's last chunk carries the finish reason; without one the stream was cut.
+  if (!state.finishReason && !state.blocked) throw truncatedStreamError();
   yield* endEvents(state);
 }
 

@@ -23,5 +23,5 @@ export const openAIProvider: Provider = {
   requiresApiKey: false, // local servers (Ollama, llama.cpp) often take none
   ownedBy: "openai-compatible",
   chat,
-  relay: { openai: relayChatCompletion },
+  relays: { "openai:chat": relayChatCompletion },
 };

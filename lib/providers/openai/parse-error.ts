@@ -29,5 +29,6 @@ export function parseOpenAIError(status: number, bodyText: string, apiKey: strin
     param,
     upstreamType: type,
     upstreamFormat: "openai",
+    upstreamStatus: status,
   });
 }

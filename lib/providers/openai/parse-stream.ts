@@ -4,6 +4,7 @@ import type { StreamEvent } from "@/lib/canonical/stream-event";
 import { fromOpenAIFinishReason } from "@/lib/formats/openai/map-finish-reason";
 import { parseOpenAIUsage } from "@/lib/formats/openai/render-usage";
 import type { SseMessage } from "@/lib/sse/decode-sse";
+import { malformedStreamError, truncatedStreamError } from "@/lib/sse/stream-errors";
 import { chatCompletionChunkSchema, chatCompletionResponseSchema } from "./openai-api";
 
 /** OpenAI Chat Completions SSE -> canonical events. Only choice 0 is followed. */
@@ -11,9 +12,12 @@ export async function* parseOpenAIStream(messages: AsyncIterable<SseMessage>): A
   let started = false;
   // Upstream tool-call index -> our dense index, in order of first appearance.
   const toolIndexes = new Map<number, number>();
+  let finished = false;
   for await (const message of messages) {
-    if (message.data === "[DONE]") break;
-    const parsed = chatCompletionChunkSchema.safeParse(safeJson(message.data));
+    if (message.data === "[DONE]") return;
+    const json = safeJson(message.data);
+    if (json === undefined) throw malformedStreamError();
+    const parsed = chatCompletionChunkSchema.safeParse(json);
     if (!parsed.success) continue;
     const chunk = parsed.data;
     if (chunk.error !== undefined || message.event === "error") {
@@ -54,10 +58,15 @@ export async function* parseOpenAIStream(messages: AsyncIterable<SseMessage>): A
         if (call.function?.arguments) yield { type: "tool-call-delta", index, argumentsDelta: call.function.arguments };
       }
     }
-    if (choice?.finish_reason) yield { type: "finish", reason: fromOpenAIFinishReason[choice.finish_reason] ?? "other" };
+    if (choice?.finish_reason) {
+      finished = true;
+      yield { type: "finish", reason: fromOpenAIFinishReason[choice.finish_reason] ?? "other" };
+    }
     const usage = parseOpenAIUsage(chunk.usage);
     if (usage) yield { type: "usage", usage };
   }
+  // Some servers end without `[DONE]`; a stream with no finish reason at all was cut.
+  if (!finished) throw truncatedStreamError();
 }
 
 /** A non-streaming OpenAI response as the same canonical event sequence. */

@@ -6,6 +6,8 @@ import { encodeSse, SSE_HEADERS } from "@/lib/sse/encode-sse";
 import type { UsageMeter } from "@/lib/usage/usage-meter";
 import { postOpenAI } from "./call-upstream";
 import { safeJson } from "@/lib/canonical/json";
+import { parseUpstreamJson } from "@/lib/providers/upstream-http";
+import { malformedStreamError, truncatedStreamError } from "@/lib/sse/stream-errors";
 
 // OpenAI client -> OpenAI-type upstream: the body goes through as sent (unknown fields
 // included) with only the model renamed, and the answer comes back byte for byte,
@@ -21,7 +23,8 @@ export async function relayChatCompletion(request: RelayRequest, context: CallCo
   if (!request.stream) {
     const bytes = Buffer.from(await response.body.arrayBuffer());
     context.meter.markFirstToken();
-    meterCompletion(safeJson(bytes.toString("utf8")), context.meter);
+    // A 200 that is not JSON is the upstream's failure (and fails over), never the client's answer.
+    meterCompletion(parseUpstreamJson(bytes.toString("utf8")), context.meter);
     return { status: response.status, headers: { "content-type": "application/json" }, body: bytes };
   }
   return {
@@ -36,16 +39,19 @@ async function* relayStream(
   includeUsage: boolean,
   meter: UsageMeter,
 ): AsyncGenerator<string> {
+  let finished = false;
   for await (const message of decodeSse(source)) {
     if (message.data === "[DONE]") {
       yield encodeSse("[DONE]");
       return;
     }
     const chunk = safeJson(message.data) as Record<string, unknown> | undefined;
+    if (chunk === undefined) throw malformedStreamError();
     if (!chunk || typeof chunk !== "object") {
       yield encodeSse(message.data, message.event);
       continue;
     }
+    if ((chunk.choices as { finish_reason?: unknown }[] | undefined)?.some((choice) => choice?.finish_reason)) finished = true;
     if (chunk.error !== undefined) {
       meter.recordError(new GatewayError("upstream_error", errorText(chunk.error)));
       yield encodeSse(message.data, message.event);
@@ -62,6 +68,9 @@ async function* relayStream(
     delete chunk.usage;
     yield encodeSse(JSON.stringify(chunk), message.event);
   }
+  // Some servers end a complete stream without `[DONE]`; clients expect it, so it is added.
+  if (!finished) throw truncatedStreamError();
+  yield encodeSse("[DONE]");
 }
 
 function errorText(error: unknown): string {

@@ -1,0 +1,192 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { GatewayError, isGatewayError, toGatewayError } from "@/lib/canonical/gateway-error";
+import { recordAutoDisable } from "@/lib/channels/channel-service";
+import { env } from "@/lib/env";
+import { isAsyncIterable, type ApiResponse } from "@/lib/http/api-types";
+import { priceFor } from "@/lib/limits/prices";
+import { logger } from "@/lib/logger";
+import type { Operation } from "@/lib/providers/operation";
+import { providerServes, type CallContext, type Provider } from "@/lib/providers/provider";
+import { providers } from "@/lib/providers/registry";
+import { channelServes, type Channel } from "@/lib/routing/channel";
+import type { AttemptRecord } from "@/lib/usage/request-log-entry";
+import { classifyAttemptError, isCredentialRejection } from "./attempt-outcome";
+import { guardStream, primeStream } from "./prime-stream";
+import { upstreamTimeouts } from "./upstream-timeouts";
+import type { GatewayContext } from "./with-api-key";
+
+/** What one operation brings to the pipeline: its parse is done; its call and render remain. */
+export interface CallPlan {
+  operation: Operation;
+  model: string;
+  stream: boolean;
+  /** The worst case this request may spend, reserved against quotas before the call. */
+  estimate: { inputTokens: number; outputTokens: number };
+  /** Whether a channel's provider can serve this request (defaults to the operation's support). */
+  supports?(provider: Provider, channel: Channel): boolean;
+  /**
+   * One upstream attempt. A streamed body's first item is awaited by the pipeline before
+   * anything is sent, so a failure there still fails over.
+   */
+  attempt(channel: Channel, call: CallContext, hooks: AttemptHooks): Promise<ApiResponse>;
+  /** The client format's in-stream error event, for a stream that breaks after it started. */
+  renderStreamError(error: GatewayError): string;
+}
+
+export interface AttemptHooks {
+  /** Reports a failure after the first byte (the stream is then ended with an error event). */
+  streamFailed(error: unknown): void;
+}
+
+/**
+ * The one call pipeline for every operation: allowlist and rate limit, quota reserved
+ * before the call, candidates picked (skipping cool-downs and open circuits), attempts
+ * with failover before the first byte, and the outcome recorded for routing and the log.
+ */
+export async function runCall(context: GatewayContext, plan: CallPlan): Promise<ApiResponse> {
+  const { log, token, runtime, format } = context;
+  log.model = plan.model;
+  log.stream = plan.stream;
+
+  if (token.models && !token.models.has(plan.model)) {
+    throw new GatewayError("permission", `This API key is not allowed to use the model '${plan.model}'.`, {
+      code: "model_not_allowed",
+      param: "model",
+    });
+  }
+  const serves = (channel: Channel) => {
+    const provider = providers[channel.type];
+    return channelServes(channel, plan.operation) && (plan.supports?.(provider, channel) ?? providerServes(provider, plan.operation, format.name));
+  };
+  const candidates = runtime.channels.candidates(plan.model).filter(serves);
+  if (candidates.length === 0) {
+    throw new GatewayError("not_found", `The model '${plan.model}' does not exist or you do not have access to it.`, {
+      code: "model_not_found",
+      param: "model",
+    });
+  }
+  await runtime.limits.consumeRequest(token.subject, token);
+  const tokens = Math.ceil(plan.estimate.inputTokens + plan.estimate.outputTokens);
+  const usd = Math.max(
+    ...candidates.map((channel) => {
+      const price = priceFor(channel.prices, plan.model);
+      return price ? (plan.estimate.inputTokens * price.input + plan.estimate.outputTokens * price.output) / 1_000_000 : 0;
+    }),
+  );
+  const reservation = await runtime.limits.reserve(token.subject, token, { tokens, usd });
+  log.onSettle = (spend) => {
+    runtime.limits.settle(reservation, spend).catch((error) => logger.error({ err: error }, "quota settlement failed"));
+  };
+  return attemptAll(context, plan, candidates);
+}
+
+async function attemptAll(context: GatewayContext, plan: CallPlan, candidates: Channel[]): Promise<ApiResponse> {
+  const { log, runtime, request } = context;
+  const states = runtime.channelStates;
+  let lastError: unknown;
+  let attempts = 0;
+  for (const channel of candidates) {
+    if (attempts >= env.ROUTING_MAX_ATTEMPTS) break;
+    if (!states.tryAcquire(channel.id, plan.model)) continue;
+    if (attempts > 0 && env.ROUTING_BACKOFF_MS > 0) {
+      // Full jitter, doubling per attempt: spreads retries from many clients apart.
+      const ceiling = Math.min(env.ROUTING_BACKOFF_MS * 2 ** (attempts - 1), 2000);
+      try {
+        await sleep(Math.random() * ceiling, undefined, { signal: request.signal });
+      } catch (error) {
+        states.release(channel.id, plan.model);
+        throw error;
+      }
+    }
+    attempts += 1;
+    const started = performance.now();
+    const record: AttemptRecord = { channelId: channel.id, channelName: channel.name, model: plan.model, status: 0, error: null, latencyMs: 0 };
+    log.attempts.push(record);
+    const call = callContextFor(context, channel, plan.model, plan.stream);
+    const streamFailed = (error: unknown) => {
+      const failure = toGatewayError(error);
+      record.error = `after the response started: ${failure.message}`;
+      log.meter.recordError(failure);
+      if (request.signal.aborted) return;
+      if (classifyAttemptError(failure).channelFault) {
+        states.recordFailure(channel.id, plan.model, failure.message);
+        runtime.channelHealth.record(channel.id, { error: failure.message, latencyMs: elapsed(started) });
+      }
+    };
+    try {
+      let response = await plan.attempt(channel, call, { streamFailed });
+      if (isAsyncIterable(response.body)) {
+        const primed = await primeStream(response.body);
+        response = {
+          ...response,
+          body: guardStream(primed, (error) => {
+            streamFailed(error);
+            return plan.renderStreamError(toGatewayError(error));
+          }),
+        };
+      }
+      record.status = response.status;
+      record.latencyMs = elapsed(started);
+      states.recordSuccess(channel.id, plan.model);
+      runtime.channelHealth.record(channel.id, { error: null, latencyMs: record.latencyMs });
+      return response;
+    } catch (error) {
+      record.latencyMs = elapsed(started);
+      record.status = isGatewayError(error) ? (error.upstreamStatus ?? 0) : 0;
+      record.error = error instanceof Error ? error.message : String(error);
+      if (request.signal.aborted) {
+        states.release(channel.id, plan.model);
+        throw error;
+      }
+      const outcome = classifyAttemptError(error);
+      if (outcome.channelFault) {
+        states.recordFailure(channel.id, plan.model, record.error);
+        runtime.channelHealth.record(channel.id, { error: record.error, latencyMs: record.latencyMs });
+      } else {
+        states.release(channel.id, plan.model);
+      }
+      if (outcome.coolDownSeconds) states.coolDown(channel.id, plan.model, Date.now() + outcome.coolDownSeconds * 1000, record.error);
+      if (outcome.disableReason) recordAutoDisable(runtime, channel.id, outcome.disableReason);
+      lastError = error;
+      if (!outcome.failOver) throw error;
+      logger.debug({ channelId: channel.id, requestId: log.id, err: error }, "upstream attempt failed");
+    }
+  }
+  if (lastError !== undefined) throw finalError(lastError);
+  // Every candidate is cooling down or has an open circuit.
+  const until = runtime.channelStates.nextAvailable(candidates.map((channel) => channel.id), plan.model);
+  throw new GatewayError("overloaded", `Every channel serving '${plan.model}' is temporarily unavailable; try again shortly.`, {
+    code: "no_channel_available",
+    retryAfterSeconds: until ? Math.max(1, Math.ceil((until - Date.now()) / 1000)) : 1,
+  });
+}
+
+/** The error the client gets when no candidate is left: never the channel's 401 as theirs. */
+function finalError(error: unknown): unknown {
+  if (!isCredentialRejection(error)) return error;
+  return new GatewayError("bad_gateway", "The upstream provider refused the gateway's credentials for this model. An administrator has to check the channel.", {
+    code: "upstream_auth_failed",
+    cause: error,
+  });
+}
+
+/** The provider's view of one attempt on `channel`; the log records which channel it was. */
+export function callContextFor(context: GatewayContext, channel: Channel, model: string, stream: boolean): CallContext {
+  const upstreamModel = channel.modelMap[model] ?? model;
+  context.log.channelId = channel.id;
+  context.log.upstreamModel = upstreamModel;
+  context.log.price = priceFor(channel.prices, model) ?? priceFor(channel.prices, upstreamModel);
+  return {
+    channel,
+    upstreamModel,
+    http: context.upstream,
+    signal: context.request.signal,
+    timeouts: upstreamTimeouts(channel, stream),
+    meter: context.log.meter,
+    warnings: context.log.warnings,
+  };
+}
+
+function elapsed(started: number): number {
+  return Math.round(performance.now() - started);
+}

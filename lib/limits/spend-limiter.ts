@@ -1,0 +1,144 @@
+import { RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import type { Limits } from "@/lib/auth/token-record";
+import { GatewayError } from "@/lib/canonical/gateway-error";
+import type { SharedState } from "@/lib/state/shared-state";
+import type { QuotaSubject } from "@/lib/usage/request-log-store";
+import { periodEnd, periodStart, type QuotaPeriod } from "./quota-period";
+
+export interface Spend {
+  tokens: number;
+  usd: number;
+}
+
+/** What a request holds between its reservation and its settlement. */
+export interface Reservation {
+  readonly reserved: Spend;
+  readonly tokensKey: string | null;
+  readonly usdKey: string | null;
+  readonly tpm: { limiter: RateLimiterAbstract; key: string; points: number } | null;
+  settled: boolean;
+}
+
+/** Loads what a subject spent since a moment, from the database. */
+export type SpentSince = (subject: QuotaSubject, period: QuotaPeriod, since: Date) => Promise<Spend>;
+
+// Counters live a week past their last use; an idle one is rebuilt from the database.
+const IDLE_TTL_SECONDS = 7 * 86_400;
+
+/**
+ * Rate limits and quotas that hold under concurrency and across processes: a request
+ * reserves its worst case (prompt estimate + max output, and its cost) before the call,
+ * and settles to the real usage after, so concurrent requests cannot overspend.
+ */
+export class SpendLimiter {
+  constructor(
+    private readonly state: SharedState,
+    private readonly spentSince: SpentSince,
+  ) {}
+
+  /** Requests per minute: one point per request. */
+  async consumeRequest(subject: QuotaSubject, limits: Limits): Promise<void> {
+    if (!limits.rpm) return;
+    await consume(this.state.rateLimiter("rpm", limits.rpm, 60), subjectKey(subject), 1, () =>
+      `Rate limit reached: this key allows ${limits.rpm} requests per minute. Please try again later.`,
+    );
+  }
+
+  async reserve(subject: QuotaSubject, limits: Limits, wanted: Spend, now = new Date()): Promise<Reservation> {
+    const start = periodStart(limits.quotaPeriod, now);
+    const end = periodEnd(limits.quotaPeriod, start);
+    const ttl = end ? Math.ceil((end.getTime() - now.getTime()) / 1000) + 86_400 : IDLE_TTL_SECONDS;
+    const base = `quota:${subjectKey(subject)}:${limits.quotaPeriod}:${start.getTime()}`;
+    let loaded: Promise<Spend> | undefined;
+    const initial = (field: keyof Spend) => async () => (await (loaded ??= this.spentSince(subject, limits.quotaPeriod, start)))[field];
+    const retryAfter = end ? Math.max(1, Math.ceil((end.getTime() - now.getTime()) / 1000)) : undefined;
+
+    const reservation: Reservation = {
+      reserved: { tokens: 0, usd: 0 },
+      tokensKey: null,
+      usdKey: null,
+      tpm: null,
+      settled: false,
+    };
+    const mutable = reservation as { -readonly [K in keyof Reservation]: Reservation[K] };
+    try {
+      if (limits.quotaTokens !== null) {
+        const key = `${base}:tokens`;
+        const result = await this.state.addWithin(key, wanted.tokens, limits.quotaTokens, initial("tokens"), ttl);
+        if (!result.ok) throw quotaError(limits.quotaTokens - result.value, wanted.tokens, "tokens", retryAfter);
+        mutable.tokensKey = key;
+        mutable.reserved = { ...mutable.reserved, tokens: wanted.tokens };
+      }
+      if (limits.budgetUsd !== null) {
+        const key = `${base}:usd`;
+        const result = await this.state.addWithin(key, wanted.usd, limits.budgetUsd, initial("usd"), ttl);
+        if (!result.ok) throw quotaError(limits.budgetUsd - result.value, wanted.usd, "usd", retryAfter);
+        mutable.usdKey = key;
+        mutable.reserved = { ...mutable.reserved, usd: wanted.usd };
+      }
+      if (limits.tpm) {
+        const limiter = this.state.rateLimiter("tpm", limits.tpm, 60);
+        const points = Math.max(1, Math.min(wanted.tokens, limits.tpm));
+        await consume(limiter, subjectKey(subject), points, () =>
+          `Rate limit reached: this key allows ${limits.tpm} tokens per minute. Please try again later.`,
+        );
+        mutable.tpm = { limiter, key: subjectKey(subject), points };
+      }
+    } catch (error) {
+      await this.settle(reservation, { tokens: 0, usd: 0 });
+      throw error;
+    }
+    return reservation;
+  }
+
+  /** Replaces the reservation with what was really spent; only the first call counts. */
+  async settle(reservation: Reservation, actual: Spend): Promise<void> {
+    if (reservation.settled) return;
+    reservation.settled = true;
+    const work: Promise<unknown>[] = [];
+    if (reservation.tokensKey) work.push(this.state.adjust(reservation.tokensKey, actual.tokens - reservation.reserved.tokens));
+    if (reservation.usdKey) work.push(this.state.adjust(reservation.usdKey, actual.usd - reservation.reserved.usd));
+    if (reservation.tpm) {
+      const { limiter, key, points } = reservation.tpm;
+      const difference = points - Math.min(actual.tokens, points * 10);
+      if (difference > 0) work.push(limiter.reward(key, difference));
+      else if (difference < 0) work.push(limiter.penalty(key, -difference));
+    }
+    await Promise.all(work);
+  }
+
+  /** Drops a subject's counters after an admin changed its quota, so they reload. */
+  async forget(subject: QuotaSubject, limits: Pick<Limits, "quotaPeriod">, now = new Date()): Promise<void> {
+    const base = `quota:${subjectKey(subject)}:${limits.quotaPeriod}:${periodStart(limits.quotaPeriod, now).getTime()}`;
+    await this.state.forget([`${base}:tokens`, `${base}:usd`]);
+  }
+}
+
+function subjectKey(subject: QuotaSubject): string {
+  return `${subject.kind}:${subject.id}`;
+}
+
+async function consume(limiter: RateLimiterAbstract, key: string, points: number, message: () => string): Promise<void> {
+  try {
+    await limiter.consume(key, points);
+  } catch (rejection) {
+    if (!(rejection instanceof RateLimiterRes)) throw rejection;
+    throw new GatewayError("rate_limit", message(), {
+      code: "rate_limit_exceeded",
+      retryAfterSeconds: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)),
+    });
+  }
+}
+
+function quotaError(left: number, wanted: number, unit: "tokens" | "usd", retryAfterSeconds: number | undefined): GatewayError {
+  const remaining = Math.max(0, left);
+  const message =
+    remaining <= 0
+      ? unit === "tokens"
+        ? "You exceeded your current quota: this key has used all of its tokens."
+        : "You exceeded your current quota: this key has spent its whole budget."
+      : unit === "tokens"
+        ? `This request could use up to ${Math.ceil(wanted)} tokens, more than the ${Math.floor(remaining)} left in this key's quota (or held by requests in flight). Lower max_tokens or try again shortly.`
+        : `This request could cost up to $${wanted.toFixed(6)}, more than the $${remaining.toFixed(6)} left in this key's budget (or held by requests in flight).`;
+  return new GatewayError("quota_exceeded", message, { code: "insufficient_quota", retryAfterSeconds });
+}

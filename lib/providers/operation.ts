@@ -1,0 +1,22 @@
+import { z } from "zod";
+
+/** What a client asks the gateway to do; providers and channels declare which they serve. */
+export const OPERATIONS = [
+  "chat",
+  "responses",
+  "completions",
+  "embeddings",
+  "images",
+  "audio-transcription",
+  "audio-speech",
+  "rerank",
+  "realtime",
+  "count-tokens",
+] as const;
+export const operationSchema = z.enum(OPERATIONS);
+export type Operation = z.infer<typeof operationSchema>;
+
+export type ClientFormatName = "openai" | "anthropic" | "gemini";
+
+/** Same-format relays are keyed by client format and operation, never by format alone. */
+export type RelayKey = `${ClientFormatName}:${Operation}`;

@@ -1,0 +1,67 @@
+import { EventEmitter } from "node:events";
+import { RateLimiterMemory, type RateLimiterAbstract } from "rate-limiter-flexible";
+import type { CounterResult, SharedState } from "./shared-state";
+
+type Counter = { value: number; expiresAt: number };
+
+/** One process's shared state: plain maps, with concurrent first uses sharing one load. */
+export class MemorySharedState implements SharedState {
+  readonly kind = "memory" as const;
+  private readonly counters = new Map<string, Counter>();
+  private readonly loading = new Map<string, Promise<number>>();
+  private readonly limiters = new Map<string, RateLimiterMemory>();
+  private readonly events = new EventEmitter();
+
+  async addWithin(key: string, amount: number, limit: number | null, initial: () => Promise<number>, ttlSeconds: number): Promise<CounterResult> {
+    const now = Date.now();
+    let counter = this.counters.get(key);
+    if (!counter || counter.expiresAt <= now) {
+      let load = this.loading.get(key);
+      if (!load) {
+        load = initial().finally(() => this.loading.delete(key));
+        this.loading.set(key, load);
+      }
+      const value = await load;
+      counter = this.counters.get(key);
+      if (!counter || counter.expiresAt <= now) {
+        counter = { value, expiresAt: 0 };
+        this.counters.set(key, counter);
+      }
+    }
+    counter.expiresAt = now + ttlSeconds * 1000;
+    if (limit !== null && counter.value + amount > limit) return { ok: false, value: counter.value };
+    counter.value += amount;
+    return { ok: true, value: counter.value };
+  }
+
+  async adjust(key: string, delta: number): Promise<void> {
+    const counter = this.counters.get(key);
+    if (counter) counter.value += delta;
+  }
+
+  async forget(keys: string[]): Promise<void> {
+    for (const key of keys) this.counters.delete(key);
+  }
+
+  rateLimiter(name: string, points: number, durationSeconds: number): RateLimiterAbstract {
+    const id = `${name}:${points}:${durationSeconds}`;
+    let limiter = this.limiters.get(id);
+    if (!limiter) {
+      limiter = new RateLimiterMemory({ keyPrefix: name, points, duration: durationSeconds });
+      this.limiters.set(id, limiter);
+    }
+    return limiter;
+  }
+
+  publish(topic: string, message: unknown): void {
+    queueMicrotask(() => this.events.emit("message", topic, message));
+  }
+
+  subscribe(handler: (topic: string, message: unknown) => void): void {
+    this.events.on("message", handler);
+  }
+
+  async close(): Promise<void> {
+    this.events.removeAllListeners();
+  }
+}

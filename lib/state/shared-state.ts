@@ -1,0 +1,32 @@
+import type { RateLimiterAbstract } from "rate-limiter-flexible";
+
+/** The result of trying to add to a bounded counter. */
+export interface CounterResult {
+  ok: boolean;
+  /** The counter's value after the call (unchanged when refused). */
+  value: number;
+}
+
+/**
+ * State every gateway process must agree on: bounded counters (quota reservations),
+ * rate limiters, and broadcast events (circuit changes, cache invalidation). In memory
+ * for one process; in Redis when REDIS_URL is set, so N processes share one view.
+ */
+export interface SharedState {
+  readonly kind: "memory" | "redis";
+  /**
+   * Adds `amount` to counter `key` unless the result would pass `limit` (null: no limit).
+   * An absent counter starts from `initial()` (what the database says was spent).
+   */
+  addWithin(key: string, amount: number, limit: number | null, initial: () => Promise<number>, ttlSeconds: number): Promise<CounterResult>;
+  /** Adds `delta` (may be negative) to an existing counter; a missing one stays missing. */
+  adjust(key: string, delta: number): Promise<void>;
+  /** Forgets counters, so they start again from the database. */
+  forget(keys: string[]): Promise<void>;
+  /** A limiter allowing `points` per `durationSeconds` per key. */
+  rateLimiter(name: string, points: number, durationSeconds: number): RateLimiterAbstract;
+  /** Sends an event to every process, this one included. */
+  publish(topic: string, message: unknown): void;
+  subscribe(handler: (topic: string, message: unknown) => void): void;
+  close(): Promise<void>;
+}
