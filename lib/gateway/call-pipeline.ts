@@ -104,10 +104,11 @@ async function attemptAll(context: GatewayContext, plan: CallPlan, candidates: C
     log.attempts.push(record);
     const call = callContextFor(context, channel, plan.model, plan.stream);
     const streamFailed = (error: unknown) => {
+      // A client that left is logged as such by the request log, not as an upstream failure.
+      if (request.signal.aborted) return;
       const failure = toGatewayError(error);
       record.error = `after the response started: ${failure.message}`;
       log.meter.recordError(failure);
-      if (request.signal.aborted) return;
       if (classifyAttemptError(failure).channelFault) {
         states.recordFailure(channel.id, plan.model, failure.message);
         runtime.channelHealth.record(channel.id, { error: failure.message, latencyMs: elapsed(started) });

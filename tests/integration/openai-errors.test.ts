@@ -143,11 +143,23 @@ describe("errors arrive as the OpenAI SDK's typed errors", () => {
     assert.ok(Number(error.headers?.get("retry-after")) >= 1);
   });
 
-  test("a token past its quota is 429 insufficient_quota", async () => {
-    const quota = sdk((await createToken({ quotaTokens: 10 })).key);
-    await quota.chat.completions.create({ model: "mock-chat", messages: hello });
-    const error = await expectError(quota.chat.completions.create({ model: "mock-chat", messages: hello }), OpenAI.RateLimitError, 429);
-    assert.equal(error.code, "insufficient_quota");
+  test("a token past its quota is 429 insufficient_quota, having spent no more than the quota", async () => {
+    const quota = sdk((await createToken({ quotaTokens: 60 })).key);
+    let answered = 0;
+    let refusal: APIError | undefined;
+    for (let index = 0; index < 10 && !refusal; index += 1) {
+      await quota.chat.completions.create({ model: "mock-chat", messages: hello, max_tokens: 20 }).then(
+        () => (answered += 1),
+        (error: APIError) => (refusal = error),
+      );
+    }
+    assert.ok(answered >= 1, "requests that fit the quota are served");
+    assert.ok(refusal instanceof OpenAI.RateLimitError, String(refusal));
+    assert.equal(refusal.code, "insufficient_quota");
+    await gateway.admin("GET", "/api/admin/logs?limit=1"); // writes the queued rows
+    const { body } = await gateway.admin("GET", "/api/admin/tokens");
+    const spent = (body.data as { quotaTokens: number; usedTokens: number }[]).find((token) => token.quotaTokens === 60)!.usedTokens;
+    assert.ok(spent > 0 && spent <= 60, `spent ${spent} of 60`);
   });
 
   test("upstream errors pass through with their status and message, never the upstream key", async () => {

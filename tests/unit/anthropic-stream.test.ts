@@ -51,10 +51,13 @@ describe("Anthropic stream -> canonical events", () => {
     for (let seed = 2; seed < 80; seed += 1) assert.deepEqual(await parse(bytes, seed), events, `seed ${seed}`);
   });
 
-  test("a stream cut before message_delta still finishes", async () => {
+  test("a stream cut before message_delta is an upstream failure, never an empty success", async () => {
     const text = fixture("stream-thinking-text-tool.sse").toString("utf8").split("event: message_delta")[0]!;
-    const events = await parse(new TextEncoder().encode(text), 3);
-    assert.deepEqual(events.at(-1), { type: "finish", reason: "other" });
+    await assert.rejects(parse(new TextEncoder().encode(text), 3), { code: "upstream_stream_truncated", status: 502 });
+  });
+
+  test("an event that is not JSON is a malformed stream", async () => {
+    await assert.rejects(parse(new TextEncoder().encode("event: message_start\ndata: {oops\n\n"), 1), { code: "invalid_upstream_stream" });
   });
 
   test("a non-streaming message yields the same canonical answer", async () => {
