@@ -6,6 +6,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ensureBuild } from "./ensure-build.mjs";
+import { startTestServices } from "./test-services.mjs";
 
 const run = (command, args, env = {}) =>
   spawnSync(command, args, { stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...env } }).status ?? 1;
@@ -27,8 +28,8 @@ if (run(process.execPath, ["node_modules/typescript/bin/tsc", "--noEmit", "-p", 
 }
 ensureBuild();
 
-const nodeTargets = only.length ? only.filter((file) => !file.endsWith(".spec.ts")) : [...files("tests/unit", ".test.ts"), ...files("tests/integration", ".test.ts")];
-if (nodeTargets.length) {
+function runNodeTests(targets, env = {}) {
+  if (targets.length === 0) return;
   const summaryFile = path.join(os.tmpdir(), `gateway-test-summary-${process.pid}.json`);
   const status = run(
     process.execPath,
@@ -36,9 +37,9 @@ if (nodeTargets.length) {
       "--import", "tsx", "--test", "--test-concurrency=2",
       "--test-reporter=spec", "--test-reporter-destination=stdout",
       "--test-reporter=./scripts/summary-reporter.mjs", "--test-reporter-destination=stdout",
-      ...nodeTargets,
+      ...targets,
     ],
-    { NODE_ENV: "test", SUMMARY_FILE: summaryFile },
+    { NODE_ENV: "test", SUMMARY_FILE: summaryFile, ...env },
   );
   if (fs.existsSync(summaryFile)) {
     const counts = JSON.parse(fs.readFileSync(summaryFile, "utf8"));
@@ -46,6 +47,33 @@ if (nodeTargets.length) {
     totals.failed += counts.failed;
     fs.rmSync(summaryFile);
   } else if (status !== 0) totals.failed += 1;
+}
+
+// Pass 1: unit tests, and the integration suite on the embedded SQLite store (one process).
+// Pass 2: the integration suite again, plus the many-instance suite, with every gateway
+// started as two processes on a real PostgreSQL and a real Redis.
+const selected = only.filter((file) => !file.endsWith(".spec.ts"));
+const sqliteTargets = only.length ? selected.filter((file) => !file.includes("many-instances")) : [...files("tests/unit", ".test.ts"), ...files("tests/integration", ".test.ts")];
+const sharedTargets = only.length
+  ? selected.filter((file) => file.includes("many-instances") || (process.env.TEST_SHARED === "1" && file.includes("integration")))
+  : [...files("tests/integration", ".test.ts"), ...files("tests/many-instances", ".test.ts")];
+runNodeTests(sqliteTargets);
+if (sharedTargets.length) {
+  let services;
+  try {
+    services = await startTestServices();
+  } catch (error) {
+    process.stdout.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    totals.failed += 1;
+  }
+  if (services) {
+    process.stdout.write("\n# Many-instance pass: two gateway processes on PostgreSQL + Redis\n");
+    try {
+      runNodeTests(sharedTargets, { TEST_POSTGRES_URL: services.postgresUrl, TEST_REDIS_URL: services.redisUrl });
+    } finally {
+      services.stop();
+    }
+  }
 }
 
 const e2eTargets = only.length ? only.filter((file) => file.endsWith(".spec.ts")).map((file) => path.basename(file)) : [];

@@ -1,10 +1,18 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import pg from "pg";
+import { startRoundRobinProxy } from "./round-robin-proxy";
 
-// Starts the real server (server.ts, the same entry `npm start` runs) in a child
-// process with its own data directory, and gives tests an admin API client.
+// Starts the real server (server.ts, the same entry `npm start` runs) in child processes
+// with their own data, and gives tests an admin API client.
+//
+// By default: one process on its own SQLite file. When the test run provides
+// TEST_POSTGRES_URL and TEST_REDIS_URL (scripts/test.mjs does, for its second pass):
+// two processes on a fresh PostgreSQL database and Redis, started at the same moment,
+// behind a round-robin load balancer, as a many-instance deployment runs.
 
 const ROOT = path.resolve(import.meta.dirname, "..", "..");
 
@@ -12,59 +20,99 @@ export interface Gateway {
   url: string;
   dataDir: string;
   adminKey: string;
+  /** Each process's own address (one, or two in the many-instance pass). */
+  instances: string[];
   output: () => string;
-  admin<T = any>(method: string, route: string, body?: unknown): Promise<{ status: number; body: T }>;
+  admin<T = any>(method: string, route: string, body?: unknown, instance?: number): Promise<{ status: number; body: T }>;
   stop(): Promise<void>;
 }
 
-export async function startGateway(extraEnv: Record<string, string> = {}): Promise<Gateway> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "gateway-test-"));
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      NODE_ENV: "production",
-      PORT: "0",
-      HOST: "127.0.0.1",
-      DATA_DIR: dataDir,
-      DATABASE_URL: "",
-      ADMIN_API_KEY: "",
-      LOG_LEVEL: "warn",
-      MOCK_STREAM_DELAY_MS: "0",
-      LOG_FLUSH_INTERVAL_MS: "50",
-      NEXT_TELEMETRY_DISABLED: "1",
-      ...extraEnv,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout!.on("data", (data) => (output += data));
-  child.stderr!.on("data", (data) => (output += data));
+/** The many-instance pass's servers, when this test run has them. */
+export function sharedServices(): { postgresUrl: string; redisUrl: string } | undefined {
+  const postgresUrl = process.env.TEST_POSTGRES_URL;
+  const redisUrl = process.env.TEST_REDIS_URL;
+  return postgresUrl && redisUrl ? { postgresUrl, redisUrl } : undefined;
+}
 
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${output}`)), 60_000);
-    const check = () => {
-      const match = /Gateway ready on (http:\/\/\S+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
+/** A new empty database on the test cluster, so test files never see each other's rows. */
+export async function createTestDatabase(postgresUrl: string): Promise<string> {
+  const name = `gw_${randomBytes(6).toString("hex")}`;
+  const client = new pg.Client({ connectionString: postgresUrl });
+  await client.connect();
+  await client.query(`CREATE DATABASE ${name}`);
+  await client.end();
+  const url = new URL(postgresUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+export async function startGateway(extraEnv: Record<string, string> = {}, options: { processes?: number } = {}): Promise<Gateway> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "gateway-test-"));
+  const services = extraEnv.DATABASE_URL === undefined ? sharedServices() : undefined;
+  const processes = options.processes ?? (services ? 2 : 1);
+  const sharedEnv: Record<string, string> = services
+    ? {
+        DATABASE_URL: await createTestDatabase(services.postgresUrl),
+        REDIS_URL: services.redisUrl,
+        ADMIN_API_KEY: extraEnv.ADMIN_API_KEY || `admin-${randomBytes(16).toString("hex")}`,
+        AUTH_SECRET: randomBytes(32).toString("base64url"),
+        ENCRYPTION_KEY: randomBytes(32).toString("base64"),
       }
-    };
-    child.stdout!.on("data", check);
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`gateway exited with ${code}:\n${output}`));
+    : { DATABASE_URL: "" };
+  let output = "";
+  const children: ChildProcess[] = [];
+  const start = () => {
+    const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        NODE_ENV: "production",
+        PORT: "0",
+        HOST: "127.0.0.1",
+        DATA_DIR: dataDir,
+        ADMIN_API_KEY: "",
+        LOG_LEVEL: "warn",
+        MOCK_STREAM_DELAY_MS: "0",
+        LOG_FLUSH_INTERVAL_MS: "50",
+        NEXT_TELEMETRY_DISABLED: "1",
+        ...sharedEnv,
+        ...extraEnv,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
     });
-  });
-  const adminKey = extraEnv.ADMIN_API_KEY || fs.readFileSync(path.join(dataDir, "admin-api-key"), "utf8").trim();
+    children.push(child);
+    let own = "";
+    child.stdout!.on("data", (data) => ((own += data), (output += data)));
+    child.stderr!.on("data", (data) => ((own += data), (output += data)));
+    return new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${own}`)), 90_000);
+      child.stdout!.on("data", () => {
+        const match = /Gateway ready on (http:\/\/\S+)/.exec(own);
+        if (match) {
+          clearTimeout(timer);
+          resolve(match[1]!);
+        }
+      });
+      child.once("exit", (code) => {
+        clearTimeout(timer);
+        reject(new Error(`gateway exited with ${code}:\n${own}`));
+      });
+    });
+  };
+  // Started together, as a deployment's instances are: the migration runner must cope.
+  const instances = await Promise.all(Array.from({ length: processes }, start));
+  const balancer = processes > 1 ? await startRoundRobinProxy(instances.map((url) => Number(new URL(url).port))) : undefined;
+  const url = balancer ? `http://127.0.0.1:${balancer.port}` : instances[0]!;
+  const adminKey = sharedEnv.ADMIN_API_KEY || extraEnv.ADMIN_API_KEY || fs.readFileSync(path.join(dataDir, "admin-api-key"), "utf8").trim();
 
   return {
     url,
     dataDir,
     adminKey,
+    instances,
     output: () => output,
-    async admin(method, route, body) {
-      const response = await fetch(`${url}${route}`, {
+    async admin(method, route, body, instance) {
+      const response = await fetch(`${instance === undefined ? url : instances[instance]}${route}`, {
         method,
         headers: { authorization: `Bearer ${adminKey}`, "content-type": "application/json" },
         body: body === undefined ? undefined : JSON.stringify(body),
@@ -72,11 +120,15 @@ export async function startGateway(extraEnv: Record<string, string> = {}): Promi
       return { status: response.status, body: await response.json() };
     },
     async stop() {
-      if (child.exitCode === null) {
-        const exited = new Promise((resolve) => child.once("exit", resolve));
-        child.kill("SIGTERM");
-        await exited;
-      }
+      await balancer?.close();
+      await Promise.all(
+        children.map(async (child) => {
+          if (child.exitCode !== null) return;
+          const exited = new Promise((resolve) => child.once("exit", resolve));
+          child.kill("SIGTERM");
+          await exited;
+        }),
+      );
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
