@@ -45,14 +45,14 @@ export const authOptions: NextAuthOptions = {
         if (!credentials?.email || !credentials.password) return null;
         const email = credentials.email.trim().toLowerCase();
         const throttleKey = `${email}|${clientAddress(request?.headers)}`;
-        await assertNotThrottled(throttleKey);
-        const { database } = await getRuntime();
+        const { database, shared } = await getRuntime();
+        await assertNotThrottled(shared, throttleKey);
         const user = await database.user.findUnique({ where: { email } });
         if (!user?.passwordHash || !(await verifyPassword(credentials.password, user.passwordHash))) {
-          await recordFailure(throttleKey);
+          await recordFailure(shared, throttleKey);
           return null;
         }
-        await recordSuccess(throttleKey);
+        await recordSuccess(shared, throttleKey);
         return { id: user.id, email: user.email, name: user.name, role: user.role };
       },
     }),

@@ -23,6 +23,8 @@ export interface Gateway {
   /** Each process's own address (one, or two in the many-instance pass). */
   instances: string[];
   output: () => string;
+  /** Everything the store holds, as text (the SQLite files, or every PostgreSQL row). */
+  storedText(): Promise<string>;
   admin<T = any>(method: string, route: string, body?: unknown, instance?: number): Promise<{ status: number; body: T }>;
   stop(): Promise<void>;
 }
@@ -111,7 +113,31 @@ export async function startGateway(extraEnv: Record<string, string> = {}, option
     adminKey,
     instances,
     output: () => output,
+    async storedText() {
+      if (!sharedEnv.DATABASE_URL) {
+        const files = fs.readdirSync(dataDir).filter((name) => name.startsWith("gateway.db"));
+        return files.map((name) => fs.readFileSync(path.join(dataDir, name)).toString("latin1")).join("");
+      }
+      const client = new pg.Client({ connectionString: sharedEnv.DATABASE_URL });
+      await client.connect();
+      try {
+        let text = "";
+        for (const table of ["User", "Token", "Channel", "RequestLog", "Setting"]) {
+          const { rows } = await client.query(`SELECT row_to_json(t)::text AS row FROM "${table}" t`);
+          text += rows.map((row) => row.row).join("\n");
+        }
+        return text;
+      } finally {
+        await client.end();
+      }
+    },
     async admin(method, route, body, instance) {
+      // Each process writes its own log rows in batches: have every one write before reading.
+      if (route.startsWith("/api/admin/logs") && instance === undefined && instances.length > 1) {
+        for (const address of instances) {
+          await fetch(`${address}/api/admin/logs?limit=1`, { headers: { authorization: `Bearer ${adminKey}` } }).then((response) => response.arrayBuffer());
+        }
+      }
       const response = await fetch(`${instance === undefined ? url : instances[instance]}${route}`, {
         method,
         headers: { authorization: `Bearer ${adminKey}`, "content-type": "application/json" },
