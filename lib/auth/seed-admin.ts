@@ -7,6 +7,12 @@ export async function seedAdmin(database: Database, email: string | undefined, p
   email = email.toLowerCase();
   const existing = await database.user.findUnique({ where: { email } });
   if (existing) return false;
-  await database.user.create({ data: { email, passwordHash: await hashPassword(password), role: "admin", name: "Admin" } });
+  try {
+    await database.user.create({ data: { email, passwordHash: await hashPassword(password), role: "admin", name: "Admin" } });
+  } catch (error) {
+    // Another instance starting at the same moment created it first.
+    if ((error as { code?: string }).code === "P2002") return false;
+    throw error;
+  }
   return true;
 }

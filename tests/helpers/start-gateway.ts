@@ -102,7 +102,14 @@ export async function startGateway(extraEnv: Record<string, string> = {}, option
     });
   };
   // Started together, as a deployment's instances are: the migration runner must cope.
-  const instances = await Promise.all(Array.from({ length: processes }, start));
+  const starting = Array.from({ length: processes }, start);
+  const instances = await Promise.all(starting).catch(async (error: unknown) => {
+    // One failed: stop the others, or they would outlive the test run.
+    await Promise.allSettled(starting);
+    for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  });
   const balancer = processes > 1 ? await startRoundRobinProxy(instances.map((url) => Number(new URL(url).port))) : undefined;
   const url = balancer ? `http://127.0.0.1:${balancer.port}` : instances[0]!;
   const adminKey = sharedEnv.ADMIN_API_KEY || extraEnv.ADMIN_API_KEY || fs.readFileSync(path.join(dataDir, "admin-api-key"), "utf8").trim();
