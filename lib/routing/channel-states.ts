@@ -16,8 +16,8 @@ export interface CircuitOptions {
 type Circuit = {
   state: CircuitState;
   consecutive: number;
-  /** Outcomes inside the window: [time, failed]. */
-  outcomes: [number, boolean][];
+  /** Outcomes inside the window, in BUCKETS time slices: constant memory at any request rate. */
+  buckets: { start: number; total: number; failed: number }[];
   openUntil: number;
   probing: boolean;
   reason: string | null;
@@ -29,6 +29,7 @@ type StateEvent =
   | { type: "cool-down"; key: string; until: number; reason: string };
 
 const TOPIC = "channel-state";
+const BUCKETS = 10;
 
 export interface ChannelStateView {
   circuit: CircuitState;
@@ -97,12 +98,14 @@ export class ChannelStates {
 
   recordSuccess(channelId: string, model: string): void {
     for (const key of [channelId, modelKey(channelId, model)]) {
-      const circuit = this.circuits.get(key);
-      if (!circuit) continue;
+      const circuit = this.circuit(key);
       this.push(circuit, false);
       circuit.consecutive = 0;
-      if (circuit.state !== "closed") this.shared.publish(TOPIC, { type: "circuit-closed", key } satisfies StateEvent);
       circuit.probing = false;
+      if (circuit.state !== "closed") {
+        this.apply({ type: "circuit-closed", key });
+        this.shared.publish(TOPIC, { type: "circuit-closed", key } satisfies StateEvent);
+      }
     }
   }
 
@@ -120,11 +123,16 @@ export class ChannelStates {
       const circuit = this.circuit(key);
       this.push(circuit, true);
       circuit.consecutive += 1;
-      const failures = circuit.outcomes.filter(([, failed]) => failed).length;
+      let total = 0;
+      let failures = 0;
+      for (const bucket of circuit.buckets) {
+        total += bucket.total;
+        failures += bucket.failed;
+      }
       const tripped =
         circuit.state === "half-open" ||
         circuit.consecutive >= this.options.consecutiveFailures ||
-        (circuit.outcomes.length >= this.options.minimumRequests && failures / circuit.outcomes.length >= this.options.errorRatio);
+        (total >= this.options.minimumRequests && failures / total >= this.options.errorRatio);
       circuit.probing = false;
       if (tripped && circuit.state !== "open") {
         this.shared.publish(TOPIC, { type: "circuit-open", key, until: this.now() + this.options.openMs, reason } satisfies StateEvent);
@@ -178,7 +186,7 @@ export class ChannelStates {
         const circuit = this.circuit(event.key);
         circuit.state = "closed";
         circuit.consecutive = 0;
-        circuit.outcomes = [];
+        circuit.buckets = [];
         circuit.openUntil = 0;
         circuit.reason = null;
         circuit.probing = false;
@@ -195,7 +203,7 @@ export class ChannelStates {
   private circuit(key: string): Circuit {
     let circuit = this.circuits.get(key);
     if (!circuit) {
-      circuit = { state: "closed", consecutive: 0, outcomes: [], openUntil: 0, probing: false, reason: null };
+      circuit = { state: "closed", consecutive: 0, buckets: [], openUntil: 0, probing: false, reason: null };
       this.circuits.set(key, circuit);
     }
     return circuit;
@@ -203,9 +211,17 @@ export class ChannelStates {
 
   private push(circuit: Circuit, failed: boolean): void {
     const now = this.now();
-    circuit.outcomes.push([now, failed]);
-    const oldest = now - this.options.windowMs;
-    while (circuit.outcomes.length > 0 && circuit.outcomes[0]![0] < oldest) circuit.outcomes.shift();
+    const width = this.options.windowMs / BUCKETS;
+    const start = now - (now % width);
+    let bucket = circuit.buckets.at(-1);
+    if (!bucket || bucket.start !== start) {
+      bucket = { start, total: 0, failed: 0 };
+      circuit.buckets.push(bucket);
+      const oldest = now - this.options.windowMs;
+      while (circuit.buckets[0]!.start + width <= oldest) circuit.buckets.shift();
+    }
+    bucket.total += 1;
+    if (failed) bucket.failed += 1;
   }
 }
 

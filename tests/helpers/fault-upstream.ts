@@ -23,6 +23,8 @@ export interface FaultUpstream {
   calls: Map<string, number>;
   /** Open sockets the gateway abandoned (closed before the answer ended). */
   closedEarly: number;
+  /** While true, every request is refused with 401 (a revoked key), whatever the model. */
+  refusing: boolean;
   close(): Promise<void>;
 }
 
@@ -43,7 +45,7 @@ export async function startFaultUpstream(apiKey: string, options: { reply?: stri
   const reply = options.reply ?? "ok from the faulty channel";
   const calls = new Map<string, number>();
   const sockets = new Set<import("node:net").Socket>();
-  const state = { closedEarly: 0 };
+  const state = { closedEarly: 0, refusing: false };
   const server = http.createServer(async (request, response) => {
     const chunks: Buffer[] = [];
     for await (const part of request) chunks.push(part as Buffer);
@@ -52,12 +54,14 @@ export async function startFaultUpstream(apiKey: string, options: { reply?: stri
     response.on("close", () => {
       if (!response.writableFinished) state.closedEarly += 1;
     });
-    if (request.headers.authorization !== `Bearer ${apiKey}` || request.url !== "/v1/chat/completions") {
+    if (state.refusing || request.headers.authorization !== `Bearer ${apiKey}` || request.url !== "/v1/chat/completions") {
       response.writeHead(401, { "content-type": "application/json" });
       response.end(JSON.stringify({ error: { message: "Incorrect API key provided.", type: "invalid_request_error", param: null, code: "invalid_api_key" } }));
       return;
     }
-    const fault = (options.healthy ? "ok" : body.model.split(".")[0]) as Fault;
+    let fault = (options.healthy ? "ok" : body.model.split(".")[0]) as Fault;
+    // One request in ten fails, in one of the ways that can still fail over.
+    if (fault === "flaky") fault = Math.random() < 0.1 ? (["http-500", "reset", "malformed-json", "stall-body"] as const)[Math.floor(Math.random() * 4)]! : "ok";
     const json = (status: number, value: unknown, headers: Record<string, string> = {}) => {
       response.writeHead(status, { "content-type": "application/json", ...headers });
       response.end(JSON.stringify(value));
@@ -133,6 +137,12 @@ export async function startFaultUpstream(apiKey: string, options: { reply?: stri
     calls,
     get closedEarly() {
       return state.closedEarly;
+    },
+    get refusing() {
+      return state.refusing;
+    },
+    set refusing(value: boolean) {
+      state.refusing = value;
     },
     close: () =>
       new Promise((resolve) => {

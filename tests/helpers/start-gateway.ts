@@ -22,6 +22,8 @@ export interface Gateway {
   adminKey: string;
   /** Each process's own address (one, or two in the many-instance pass). */
   instances: string[];
+  /** Their process ids, in the same order. */
+  pids: number[];
   output: () => string;
   /** Everything the store holds, as text (the SQLite files, or every PostgreSQL row). */
   storedText(): Promise<string>;
@@ -119,6 +121,7 @@ export async function startGateway(extraEnv: Record<string, string> = {}, option
     dataDir,
     adminKey,
     instances,
+    pids: children.map((child) => child.pid!),
     output: () => output,
     async storedText() {
       if (!sharedEnv.DATABASE_URL) {

@@ -1,0 +1,80 @@
+import assert from "node:assert/strict";
+import { setTimeout as sleep } from "node:timers/promises";
+import { after, before, describe, test } from "node:test";
+import OpenAI from "openai";
+import { startFaultUpstream, type FaultUpstream } from "../helpers/fault-upstream";
+import { startGateway, type Gateway } from "../helpers/start-gateway";
+
+// An upstream that refuses the gateway's own key is the channel's problem, never the
+// caller's 401: fail over, take the channel out of rotation with the reason, and put it
+// back once a probe gets an answer again.
+
+const KEY = "sk-upstream-auth-0123456789";
+let gateway: Gateway;
+let revoked: FaultUpstream;
+let healthy: FaultUpstream;
+let client: OpenAI;
+
+before(async () => {
+  revoked = await startFaultUpstream(KEY);
+  healthy = await startFaultUpstream(KEY, { healthy: true, reply: "served by the healthy channel" });
+  gateway = await startGateway({ CHANNEL_PROBE_INTERVAL_MS: "300", ROUTING_BACKOFF_MS: "0" });
+  client = new OpenAI({ apiKey: (await gateway.admin("POST", "/api/admin/tokens", { name: "auth" })).body.key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+});
+after(async () => {
+  await gateway?.stop();
+  await revoked?.close();
+  await healthy?.close();
+});
+
+async function channel(id: string) {
+  return (await gateway.admin("GET", `/api/admin/channels/${id}`)).body as { autoDisabledReason: string | null; enabled: boolean };
+}
+
+async function eventually(check: () => Promise<boolean>, withinMs: number): Promise<void> {
+  const started = Date.now();
+  while (!(await check())) {
+    if (Date.now() - started > withinMs) assert.fail(`not within ${withinMs} ms`);
+    await sleep(50);
+  }
+}
+
+describe("an upstream that refuses the gateway's credentials", () => {
+  test("fails over, and the refusing channel is disabled automatically with the reason", async () => {
+    revoked.refusing = true;
+    const bad = await gateway.admin("POST", "/api/admin/channels", { type: "openai", name: "revoked", baseUrl: revoked.baseUrl, apiKey: KEY, models: ["ok.auth"], priority: 5 });
+    await gateway.admin("POST", "/api/admin/channels", { type: "openai", name: "healthy", baseUrl: healthy.baseUrl, apiKey: KEY, models: ["ok.auth"] });
+    const completion = await client.chat.completions.create({ model: "ok.auth", messages: [{ role: "user", content: "hi" }] });
+    assert.equal(completion.choices[0]!.message.content, "served by the healthy channel");
+    await eventually(async () => (await channel(bad.body.id)).autoDisabledReason !== null, 3000);
+    const state = await channel(bad.body.id);
+    assert.match(state.autoDisabledReason!, /HTTP 401/);
+    assert.equal(state.enabled, true, "an administrator's switch is untouched");
+    const calls = revoked.calls.get("ok.auth");
+    await client.chat.completions.create({ model: "ok.auth", messages: [{ role: "user", content: "again" }] });
+    assert.equal(revoked.calls.get("ok.auth"), calls, "no longer tried");
+  });
+
+  test("with no channel left the caller gets a 502 that names the upstream's refusal, not a 401", async () => {
+    revoked.refusing = true;
+    await gateway.admin("POST", "/api/admin/channels", { type: "openai", name: "revoked-alone", baseUrl: revoked.baseUrl, apiKey: KEY, models: ["ok.alone"] });
+    const error = await client.chat.completions.create({ model: "ok.alone", messages: [{ role: "user", content: "hi" }] }).then(
+      () => assert.fail("expected an error"),
+      (thrown: unknown) => thrown as InstanceType<typeof OpenAI.APIError>,
+    );
+    assert.equal(error.status, 502);
+    assert.equal(error.code, "upstream_auth_failed");
+  });
+
+  test("a probe puts the channel back once the upstream answers again", async () => {
+    const { body } = await gateway.admin("GET", "/api/admin/channels");
+    const id = (body.data as { id: string; name: string }[]).find((entry) => entry.name === "revoked")!.id;
+    revoked.refusing = false;
+    await eventually(async () => (await channel(id)).autoDisabledReason === null, 5000);
+    const before = revoked.calls.get("ok.auth") ?? 0;
+    await eventually(async () => {
+      await client.chat.completions.create({ model: "ok.auth", messages: [{ role: "user", content: "back?" }] });
+      return (revoked.calls.get("ok.auth") ?? 0) > before + 1;
+    }, 3000);
+  });
+});
