@@ -19,7 +19,7 @@ const rssMb = (pid: number) => {
 
 const flaky = await startFaultUpstream(KEY);
 const healthy = await startFaultUpstream(KEY, { healthy: true, reply: "a steady answer from the fallback channel" });
-const gateway = await startGateway({ LOG_LEVEL: "error", UPSTREAM_TIMEOUT_MS: "1000", ROUTING_BACKOFF_MS: "10" }, { processes: 1 });
+const gateway = await startGateway({ LOG_LEVEL: "error", UPSTREAM_TIMEOUT_MS: "5000", ROUTING_BACKOFF_MS: "10" }, { processes: 1 });
 try {
   for (const [name, upstream, priority] of [["flaky", flaky, 10], ["fallback", healthy, 0]] as const) {
     const created = await gateway.admin("POST", "/api/admin/channels", { type: "openai", name, baseUrl: upstream.baseUrl, apiKey: KEY, models: ["flaky.soak"], priority });
@@ -55,6 +55,7 @@ try {
     }),
   );
   clearInterval(sampler);
+  const channels = (await gateway.admin("GET", "/api/admin/channels")).body.data as { name: string; state: unknown }[];
   await gateway.admin("GET", "/api/admin/logs?limit=1"); // writes the queued rows
   const database = new Database(`${gateway.dataDir}/gateway.db`, { readonly: true });
   const rows = (database.prepare(`SELECT COUNT(*) AS n FROM "RequestLog" WHERE "model" = 'flaky.soak'`).get() as { n: number }).n;
@@ -69,7 +70,9 @@ try {
     logRows: rows,
     lostLogRows: sent - rows,
     failovers,
+    upstreamCalls: { flaky: flaky.calls.get("flaky.soak") ?? 0, fallback: healthy.calls.get("flaky.soak") ?? 0 },
     serverErrors,
+    channelStates: Object.fromEntries(channels.map((channel) => [channel.name, channel.state])),
     streamsEndedWithError: brokenStreams,
     rssMb: { start: rssStart, peak: rssPeak, end: rssMb(pid) },
   };

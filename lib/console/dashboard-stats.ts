@@ -2,54 +2,51 @@ import type { ConsoleSession } from "@/lib/auth/console-session";
 import type { Runtime } from "@/lib/runtime";
 
 export interface DashboardStats {
-  totals: { requests: number; tokens: number; errors: number; avgLatencyMs: number };
+  totals: { requests: number; tokens: number; errors: number; avgLatencyMs: number; costUsd: number };
   /** One point per hour over the window, oldest first. */
-  timeline: { hour: string; requests: number; tokens: number; errors: number }[];
-  byModel: { model: string; requests: number; tokens: number }[];
+  timeline: { hour: string; requests: number; tokens: number; errors: number; costUsd: number }[];
+  byModel: { model: string; requests: number; tokens: number; costUsd: number }[];
 }
 
 const HOUR = 3600_000;
 
-/** Requests, tokens and errors over the last `hours`, by hour and by model. */
+/** Requests, tokens, errors and cost over the last `hours`, by hour and by model, aggregated in SQL. */
 export async function dashboardStats(runtime: Runtime, user: ConsoleSession, hours = 24, now = Date.now()): Promise<DashboardStats> {
   await runtime.logs.flush();
   const since = new Date(Math.floor((now - hours * HOUR) / HOUR) * HOUR + HOUR);
-  const rows = await runtime.database.requestLog.findMany({
-    where: { createdAt: { gte: since }, ...(user.role === "admin" ? {} : { userId: user.userId }) },
-    select: { createdAt: true, model: true, status: true, promptTokens: true, completionTokens: true, latencyMs: true },
+  const userId = user.role === "admin" ? null : user.userId;
+  const [hourly, models] = await Promise.all([
+    runtime.logStore.hourlyStats(since, userId),
+    runtime.database.requestLog.groupBy({
+      by: ["model"],
+      where: { createdAt: { gte: since }, model: { not: null }, ...(userId ? { userId } : {}) },
+      _count: { _all: true },
+      _sum: { promptTokens: true, completionTokens: true, costUsd: true },
+    }),
+  ]);
+  const byHour = new Map(hourly.map((row) => [row.hour, row]));
+  const timeline = Array.from({ length: hours }, (_, index) => {
+    const hour = new Date(since.getTime() + index * HOUR).toISOString();
+    const row = byHour.get(hour);
+    return { hour, requests: row?.requests ?? 0, tokens: row?.tokens ?? 0, errors: row?.errors ?? 0, costUsd: row?.costUsd ?? 0 };
   });
-  const timeline = Array.from({ length: hours }, (_, index) => ({
-    hour: new Date(since.getTime() + index * HOUR).toISOString(),
-    requests: 0,
-    tokens: 0,
-    errors: 0,
-  }));
-  const models = new Map<string, { requests: number; tokens: number }>();
-  let latency = 0;
-  for (const row of rows) {
-    const tokens = row.promptTokens + row.completionTokens;
-    const slot = timeline[Math.floor((row.createdAt.getTime() - since.getTime()) / HOUR)];
-    if (slot) {
-      slot.requests += 1;
-      slot.tokens += tokens;
-      if (row.status >= 400) slot.errors += 1;
-    }
-    latency += row.latencyMs;
-    if (row.model) {
-      const entry = models.get(row.model) ?? { requests: 0, tokens: 0 };
-      entry.requests += 1;
-      entry.tokens += tokens;
-      models.set(row.model, entry);
-    }
-  }
+  const requests = hourly.reduce((sum, row) => sum + row.requests, 0);
   return {
     totals: {
-      requests: rows.length,
-      tokens: timeline.reduce((sum, slot) => sum + slot.tokens, 0),
-      errors: timeline.reduce((sum, slot) => sum + slot.errors, 0),
-      avgLatencyMs: rows.length ? Math.round(latency / rows.length) : 0,
+      requests,
+      tokens: hourly.reduce((sum, row) => sum + row.tokens, 0),
+      errors: hourly.reduce((sum, row) => sum + row.errors, 0),
+      avgLatencyMs: requests ? Math.round(hourly.reduce((sum, row) => sum + row.latencyMs, 0) / requests) : 0,
+      costUsd: hourly.reduce((sum, row) => sum + row.costUsd, 0),
     },
     timeline,
-    byModel: [...models].map(([model, value]) => ({ model, ...value })).sort((a, b) => b.requests - a.requests),
+    byModel: models
+      .map((row) => ({
+        model: row.model!,
+        requests: row._count._all,
+        tokens: (row._sum.promptTokens ?? 0) + (row._sum.completionTokens ?? 0),
+        costUsd: row._sum.costUsd ?? 0,
+      }))
+      .sort((a, b) => b.requests - a.requests),
   };
 }

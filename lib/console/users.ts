@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { hashPassword } from "@/lib/auth/password";
 import type { Runtime } from "@/lib/runtime";
+import { DEFAULT_NEW_USER_LIMITS, userLimitsData } from "./user-limits";
 
 export const newUserSchema = z.object({
   email: z.email().transform((email) => email.toLowerCase()),
@@ -17,7 +18,8 @@ export async function createUser(runtime: Runtime, input: NewUser): Promise<Crea
   if (!parsed.success) return { ok: false, error: parsed.error.issues[0]?.message ?? "Invalid input" };
   const { email, password, name, role } = parsed.data;
   if (await runtime.database.user.findUnique({ where: { email } })) return { ok: false, error: "An account with that email exists." };
-  const user = await runtime.database.user.create({ data: { email, name: name || null, role, passwordHash: await hashPassword(password) } });
+  const limits = role === "admin" ? {} : userLimitsData(DEFAULT_NEW_USER_LIMITS);
+  const user = await runtime.database.user.create({ data: { email, name: name || null, role, passwordHash: await hashPassword(password), ...limits } });
   return { ok: true, id: user.id };
 }
 

@@ -67,7 +67,7 @@ export class PostgresRequestLogStore implements RequestLogStore {
     const { rows } = await this.pool.query<Record<string, string | number | Date>>(
       `SELECT date_trunc('hour', "createdAt") AS hour, COUNT(*) AS requests,
               COALESCE(SUM("promptTokens" + "completionTokens"), 0) AS tokens,
-              SUM(CASE WHEN "status" >= 400 THEN 1 ELSE 0 END) AS errors,
+              SUM(CASE WHEN "status" >= 400 OR "errorMessage" IS NOT NULL THEN 1 ELSE 0 END) AS errors,
               COALESCE(SUM("costUsd"), 0) AS "costUsd", COALESCE(SUM("latencyMs"), 0) AS "latencyMs"
          FROM "RequestLog" WHERE "createdAt" >= $1 ${userId === null ? "" : `AND "userId" = $2`}
          GROUP BY 1 ORDER BY 1`,

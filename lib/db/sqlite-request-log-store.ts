@@ -47,7 +47,7 @@ export class SqliteRequestLogStore implements RequestLogStore {
       this.database.prepare(
         `SELECT substr("createdAt", 1, 13) AS hour, COUNT(*) AS requests,
                 COALESCE(SUM("promptTokens" + "completionTokens"), 0) AS tokens,
-                SUM(CASE WHEN "status" >= 400 THEN 1 ELSE 0 END) AS errors,
+                SUM(CASE WHEN "status" >= 400 OR "errorMessage" IS NOT NULL THEN 1 ELSE 0 END) AS errors,
                 COALESCE(SUM("costUsd"), 0) AS costUsd, COALESCE(SUM("latencyMs"), 0) AS latencyMs
            FROM "RequestLog" WHERE "createdAt" >= ? ${filter} GROUP BY hour ORDER BY hour`,
       );

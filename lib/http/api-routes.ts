@@ -2,6 +2,7 @@ import * as channels from "@/lib/admin/channels";
 import { handleHealth } from "@/lib/admin/health";
 import { listLogs } from "@/lib/admin/logs";
 import * as tokens from "@/lib/admin/tokens";
+import * as users from "@/lib/admin/users";
 import { geminiFormat } from "@/lib/formats/gemini";
 import { openAIFormat } from "@/lib/formats/openai";
 import { handleChatCompletions } from "@/lib/gateway/handlers/chat-completions";
@@ -33,6 +34,8 @@ export const apiRoutes = new RouteTable()
   .add("GET", "/api/admin/tokens/:id", tokens.getToken)
   .add("PATCH", "/api/admin/tokens/:id", tokens.updateToken)
   .add("DELETE", "/api/admin/tokens/:id", tokens.deleteToken)
+  .add("GET", "/api/admin/users", users.listUsers)
+  .add("PATCH", "/api/admin/users/:id", users.updateUser)
   .add("GET", "/api/admin/logs", listLogs);
 
 const unknownApiRoute = notFoundHandler(openAIFormat, "unknown");

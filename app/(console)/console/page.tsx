@@ -25,11 +25,12 @@ export default async function DashboardPage() {
   return (
     <>
       <PageHeader title="Dashboard" description={`Last 24 hours${user.role === "admin" ? ", all traffic" : ", your traffic"}.`} />
-      <div className="grid grid-cols-2 gap-4 lg:grid-cols-4">
+      <div className="grid grid-cols-2 gap-4 lg:grid-cols-5">
         <Stat label="Requests" value={formatNumber(stats.totals.requests)} />
         <Stat label="Tokens" value={formatCompact(stats.totals.tokens)} />
         <Stat label="Errors" value={formatNumber(stats.totals.errors)} hint={`${errorRate.toFixed(1)}% of requests`} />
         <Stat label="Avg latency" value={`${formatNumber(stats.totals.avgLatencyMs)} ms`} />
+        <Stat label="Cost" value={`$${stats.totals.costUsd.toFixed(stats.totals.costUsd >= 100 ? 0 : 4)}`} hint="from channel prices" />
       </div>
       {stats.totals.requests === 0 ? (
         <div className="mt-6">

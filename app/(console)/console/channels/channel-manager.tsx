@@ -48,6 +48,32 @@ export function ChannelManager({ channels, types }: { channels: ChannelJson[]; t
 
 function Health({ channel }: { channel: ChannelJson }) {
   if (!channel.enabled) return <Badge tone="zinc">Disabled</Badge>;
+  if (channel.autoDisabledReason) {
+    return (
+      <div className="max-w-xs whitespace-normal" data-testid="channel-auto-disabled">
+        <Badge tone="red">Disabled automatically</Badge>
+        <p className="mt-1 text-xs text-red-600 dark:text-red-400">{channel.autoDisabledReason}</p>
+        <p className="mt-1 text-xs text-zinc-500">Retried on a schedule; saving a new key re-enables it now.</p>
+      </div>
+    );
+  }
+  if (channel.state && channel.state.circuit !== "closed") {
+    return (
+      <div className="max-w-xs whitespace-normal" data-testid="channel-circuit">
+        <Badge tone="amber">Circuit {channel.state.circuit}</Badge>
+        {channel.state.reason && <p className="mt-1 text-xs text-amber-700 dark:text-amber-400">{channel.state.reason}</p>}
+      </div>
+    );
+  }
+  const cooling = Object.entries(channel.state?.models ?? {}).filter(([, model]) => model.circuit !== "closed" || model.coolDownUntil);
+  if (cooling.length > 0) {
+    return (
+      <div className="max-w-xs whitespace-normal">
+        <Badge tone="amber">{cooling.length === 1 ? `${cooling[0]![0]} paused` : `${cooling.length} models paused`}</Badge>
+        <p className="mt-1 text-xs text-amber-700 dark:text-amber-400">{cooling[0]![1].reason}</p>
+      </div>
+    );
+  }
   if (channel.lastError) {
     return (
       <div className="max-w-xs whitespace-normal">

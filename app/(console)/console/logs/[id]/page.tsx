@@ -1,3 +1,4 @@
+import type { AttemptRecord } from "@/lib/usage/request-log-entry";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import type { ReactNode } from "react";
@@ -28,6 +29,7 @@ export default async function LogDetailPage({ params }: { params: Promise<{ id: 
     row.channelId ? runtime.database.channel.findUnique({ where: { id: row.channelId }, select: { name: true, type: true } }) : null,
   ]);
   const warnings = Array.isArray(row.warnings) ? (row.warnings as string[]) : [];
+  const attempts = Array.isArray(row.attempts) ? (row.attempts as unknown as AttemptRecord[]) : [];
   return (
     <>
       <p className="mb-2 text-sm">
@@ -59,9 +61,24 @@ export default async function LogDetailPage({ params }: { params: Promise<{ id: 
             {formatNumber(row.promptTokens)} prompt ({formatNumber(row.cachedTokens)} cached) · {formatNumber(row.completionTokens)} completion (
             {formatNumber(row.reasoningTokens)} reasoning){row.usageEstimated && " · counted with a tokenizer"}
           </Item>
+          <Item label="Cost">{row.costUsd > 0 ? `$${row.costUsd.toFixed(6)}` : "—"}</Item>
           <Item label="Latency">{row.latencyMs} ms</Item>
           <Item label="Time to first token">{row.firstTokenMs === null ? "—" : `${row.firstTokenMs} ms`}</Item>
           <Item label="Warnings">{warnings.length ? <ul className="list-disc pl-4">{warnings.map((warning) => <li key={warning}>{warning}</li>)}</ul> : "None"}</Item>
+          <Item label="Attempts">
+            {attempts.length ? (
+              <ol className="list-decimal pl-4" data-testid="log-attempts">
+                {attempts.map((attempt, index) => (
+                  <li key={index}>
+                    {attempt.channelName} · {attempt.status === 0 ? "no answer" : `HTTP ${attempt.status}`} · {attempt.latencyMs} ms
+                    {attempt.error && <span className="text-red-600 dark:text-red-400"> · {attempt.error}</span>}
+                  </li>
+                ))}
+              </ol>
+            ) : (
+              "No upstream call"
+            )}
+          </Item>
           <Item label="Error">{row.errorMessage ? <span className="text-red-600 dark:text-red-400">{row.errorMessage}</span> : "None"}</Item>
         </dl>
       </Card>

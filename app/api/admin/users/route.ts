@@ -1,0 +1,7 @@
+import { listUsers } from "@/lib/admin/users";
+import { toRouteHandler } from "@/lib/http/web-adapter";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export const GET = toRouteHandler(listUsers);
