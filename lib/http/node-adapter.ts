@@ -1,28 +1,14 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { bodyTooLarge, isAsyncIterable, type ApiHandler, type ApiRequest, type ApiResponse } from "@/lib/http/api-types";
+import { collectBody, isAsyncIterable, limitBody, type ApiHandler, type ApiRequest, type ApiResponse } from "@/lib/http/api-types";
 
-export function readNodeBody(request: IncomingMessage, limitBytes: number): Promise<Buffer> {
-  const declared = Number(request.headers["content-length"]);
-  if (Number.isFinite(declared) && declared > limitBytes) {
-    request.resume();
-    return Promise.reject(bodyTooLarge(limitBytes));
+/** The request body with the limit enforced; what is left unread is drained so the connection stays usable. */
+async function* readNodeBody(request: IncomingMessage, limitBytes: number): AsyncGenerator<Uint8Array> {
+  try {
+    // Not destroyed on an early stop (a 413): the socket must live to carry the answer.
+    yield* limitBody(request.iterator({ destroyOnReturn: false }), request.headers["content-length"] ?? null, limitBytes);
+  } finally {
+    if (!request.readableEnded) request.resume();
   }
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limitBytes) {
-        request.removeAllListeners("data");
-        request.resume();
-        reject(bodyTooLarge(limitBytes));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    request.once("end", () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
-    request.once("error", reject);
-  });
 }
 
 export function toApiRequest(
@@ -47,9 +33,10 @@ export function toApiRequest(
       },
     },
     body(limitBytes) {
-      bodyPromise ??= readNodeBody(request, limitBytes);
+      bodyPromise ??= collectBody(readNodeBody(request, limitBytes));
       return bodyPromise;
     },
+    bodyStream: (limitBytes) => readNodeBody(request, limitBytes),
     signal: controller.signal,
     params,
   };

@@ -1,4 +1,4 @@
-import { bodyTooLarge, isAsyncIterable, type ApiHandler, type ApiRequest, type ApiResponse } from "@/lib/http/api-types";
+import { collectBody, isAsyncIterable, limitBody, type ApiHandler, type ApiRequest, type ApiResponse } from "@/lib/http/api-types";
 
 // Exposes an ApiHandler as a Next.js App Router route handler.
 
@@ -21,26 +21,18 @@ function fromWebRequest(request: Request, params: Record<string, string>): ApiRe
     url: new URL(request.url),
     headers: request.headers,
     body(limitBytes) {
-      bodyPromise ??= readWebBody(request, limitBytes);
+      bodyPromise ??= collectBody(readWebBody(request, limitBytes));
       return bodyPromise;
     },
+    bodyStream: (limitBytes) => readWebBody(request, limitBytes),
     signal: request.signal,
     params,
   };
 }
 
-async function readWebBody(request: Request, limitBytes: number): Promise<Buffer> {
-  const declared = Number(request.headers.get("content-length"));
-  if (Number.isFinite(declared) && declared > limitBytes) throw bodyTooLarge(limitBytes);
-  if (!request.body) return Buffer.alloc(0);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
-    size += chunk.byteLength;
-    if (size > limitBytes) throw bodyTooLarge(limitBytes);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
+async function* readWebBody(request: Request, limitBytes: number): AsyncGenerator<Uint8Array> {
+  if (!request.body) return;
+  yield* limitBody(request.body as unknown as AsyncIterable<Uint8Array>, request.headers.get("content-length"), limitBytes);
 }
 
 export function toWebResponse(apiResponse: ApiResponse): Response {

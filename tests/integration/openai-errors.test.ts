@@ -134,6 +134,24 @@ describe("errors arrive as the OpenAI SDK's typed errors", () => {
     assert.match(error.message, /exceeds the limit/);
   });
 
+  test("a chunked body with no length is counted as it streams in, and is 413 past the limit", async () => {
+    const chunk = new TextEncoder().encode(`{"model":"gpt-test","messages":[{"role":"user","content":"${"y".repeat(10_000)}`);
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let index = 0; index < 10; index += 1) controller.enqueue(chunk);
+        controller.close();
+      },
+    });
+    const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body,
+      duplex: "half",
+    } as RequestInit);
+    assert.equal(response.status, 413);
+    assert.equal((await response.json()).error.code, "request_too_large");
+  });
+
   test("requests over the token's rpm are 429 RateLimitError with retry-after", async () => {
     const limited = sdk((await createToken({ rpm: 2 })).key);
     await limited.chat.completions.create({ model: "mock-chat", messages: hello });

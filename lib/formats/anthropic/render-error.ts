@@ -8,7 +8,7 @@ const ERROR_TYPE: Record<GatewayErrorKind, string> = {
   not_found: "not_found_error",
   request_too_large: "request_too_large",
   rate_limit: "rate_limit_error",
-  quota_exceeded: "billing_error",
+  quota_exceeded: "rate_limit_error",
   upstream_error: "api_error",
   overloaded: "overloaded_error",
   bad_gateway: "api_error",
@@ -28,9 +28,11 @@ const TYPE_BY_STATUS: Record<number, string> = {
   529: "overloaded_error",
 };
 
-/** Anthropic's status for each failure: out of credit is 402, overloaded 529. */
+/**
+ * Anthropic's status for each failure: overloaded is 529. A spent quota is a 429 like in
+ * every format (with `x-should-retry: false`, so the SDK does not retry it).
+ */
 export function anthropicStatus(error: GatewayError): number {
-  if (error.kind === "quota_exceeded") return 402;
   if (error.kind === "overloaded") return 529;
   return error.status;
 }
