@@ -1,4 +1,3 @@
-import { LRUCache } from "lru-cache";
 import { TokenCache } from "@/lib/auth/token-cache";
 import { ChannelHealth } from "@/lib/channels/channel-health";
 import { ChannelProber } from "@/lib/channels/channel-prober";
@@ -24,6 +23,8 @@ export interface Capture {
   exchanges: UpstreamExchange[];
 }
 
+const CAPTURE_TTL_SECONDS = 30 * 60;
+
 /** Broadcast topics that make every process reload a cache at once. */
 export const INVALIDATE_TOPIC = "invalidate";
 export type Invalidation = "tokens" | "channels";
@@ -42,8 +43,11 @@ export interface Runtime {
   limits: SpendLimiter;
   upstream: UpstreamHttp;
   channelHealth: ChannelHealth;
-  /** Recent upstream exchanges recorded for the Playground, by request id. */
-  captures: LRUCache<string, Capture>;
+  /** Upstream exchanges recorded for the Playground, by request id, readable from any process. */
+  captures: {
+    save(requestId: string, capture: Capture): Promise<void>;
+    find(requestId: string): Promise<Capture | undefined>;
+  };
   /** Tells every process (this one included) to reload a cache. */
   invalidate(what: Invalidation): void;
   close(): Promise<void>;
@@ -103,7 +107,10 @@ async function createRuntime(): Promise<Runtime> {
     limits,
     upstream,
     channelHealth,
-    captures: new LRUCache<string, Capture>({ max: 500, ttl: 30 * 60 * 1000 }),
+    captures: {
+      save: (requestId, capture) => shared.putJson(`capture:${requestId}`, capture, CAPTURE_TTL_SECONDS),
+      find: async (requestId) => (await shared.getJson(`capture:${requestId}`)) as Capture | undefined,
+    },
     invalidate: (what) => shared.publish(INVALIDATE_TOPIC, what),
     async close() {
       prober.stop();

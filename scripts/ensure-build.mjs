@@ -22,15 +22,45 @@ function hashSources() {
   return hash.digest("hex");
 }
 
+const LOCK = ".next-build.lock";
+const isCurrent = (wanted) => fs.existsSync(path.join(".next", "BUILD_ID")) && fs.existsSync(STAMP) && fs.readFileSync(STAMP, "utf8") === wanted;
+
+/** Several processes started together in one directory build once: the others wait for it. */
+function takeBuildLock() {
+  const started = Date.now();
+  for (;;) {
+    try {
+      fs.mkdirSync(LOCK);
+      return true;
+    } catch (error) {
+      if (error.code !== "EEXIST") throw error;
+      // A lock older than a build can take was left by a process that died.
+      const age = Date.now() - (fs.statSync(LOCK, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (age > 15 * 60_000) fs.rmSync(LOCK, { recursive: true, force: true });
+      if (Date.now() - started > 15 * 60_000) return false;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 500);
+    }
+  }
+}
+
 export function ensureBuild() {
   const wanted = hashSources();
-  const built = fs.existsSync(path.join(".next", "BUILD_ID")) && fs.existsSync(STAMP);
-  if (built && fs.readFileSync(STAMP, "utf8") === wanted) return;
+  if (isCurrent(wanted)) return;
+  if (!takeBuildLock()) throw new Error(`Another process holds ${LOCK}; remove it if no build is running.`);
+  try {
+    if (isCurrent(wanted)) return; // built by the process that held the lock
+    build(wanted);
+  } finally {
+    fs.rmSync(LOCK, { recursive: true, force: true });
+  }
+}
+
+function build(wanted) {
   process.stdout.write("Building the console (first start or sources changed)...\n");
-  const build = spawnSync(process.execPath, ["node_modules/next/dist/bin/next", "build"], {
+  const result = spawnSync(process.execPath, ["node_modules/next/dist/bin/next", "build"], {
     stdio: "inherit",
     env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },
   });
-  if (build.status !== 0) process.exit(build.status ?? 1);
+  if (result.status !== 0) throw new Error(`next build failed (exit ${result.status ?? "signal"})`);
   fs.writeFileSync(STAMP, wanted);
 }

@@ -3,7 +3,12 @@
 import { spawn } from "node:child_process";
 import { ensureBuild } from "./ensure-build.mjs";
 
-ensureBuild();
+try {
+  ensureBuild();
+} catch (error) {
+  process.stderr.write(`Could not build the console: ${error.message}\n`);
+  process.exit(1);
+}
 const server = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
   stdio: "inherit",
   env: { NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", ...process.env },

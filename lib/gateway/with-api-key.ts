@@ -47,7 +47,11 @@ export function withApiKey(
       let upstream: UpstreamClient = runtime.upstream;
       if (session && request.headers.get(CAPTURE_HEADER) === "1") {
         const recorder = new RecordingUpstream(runtime.upstream);
-        runtime.captures.set(log.id, { userId: session.userId, exchanges: recorder.exchanges });
+        const userId = session.userId;
+        // Kept once the exchange is over (streams included), where every process can read it.
+        log.onFinished = () => {
+          runtime.captures.save(log.id, { userId, exchanges: recorder.exchanges }).catch((error) => logger.error({ err: error }, "capture not saved"));
+        };
         upstream = recorder;
       }
       return log.finishWith(await handler({ request, format, token, log, runtime, upstream, session }));

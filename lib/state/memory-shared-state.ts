@@ -1,4 +1,5 @@
 import { EventEmitter } from "node:events";
+import { LRUCache } from "lru-cache";
 import { RateLimiterMemory, type RateLimiterAbstract } from "rate-limiter-flexible";
 import type { CounterResult, SharedState } from "./shared-state";
 
@@ -11,6 +12,7 @@ export class MemorySharedState implements SharedState {
   private readonly loading = new Map<string, Promise<number>>();
   private readonly limiters = new Map<string, RateLimiterMemory>();
   private readonly events = new EventEmitter();
+  private readonly values = new LRUCache<string, { json: string }>({ max: 1000 });
 
   async addWithin(key: string, amount: number, limit: number | null, initial: () => Promise<number>, ttlSeconds: number): Promise<CounterResult> {
     const now = Date.now();
@@ -41,6 +43,15 @@ export class MemorySharedState implements SharedState {
 
   async forget(keys: string[]): Promise<void> {
     for (const key of keys) this.counters.delete(key);
+  }
+
+  async putJson(key: string, value: unknown, ttlSeconds: number): Promise<void> {
+    this.values.set(key, { json: JSON.stringify(value) }, { ttl: ttlSeconds * 1000 });
+  }
+
+  async getJson(key: string): Promise<unknown> {
+    const entry = this.values.get(key);
+    return entry ? JSON.parse(entry.json) : undefined;
   }
 
   rateLimiter(name: string, points: number, durationSeconds: number): RateLimiterAbstract {

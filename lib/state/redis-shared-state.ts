@@ -74,6 +74,15 @@ export class RedisSharedState implements SharedState {
     if (keys.length > 0) await this.redis.del(...keys.map((key) => PREFIX + key));
   }
 
+  async putJson(key: string, value: unknown, ttlSeconds: number): Promise<void> {
+    await this.redis.set(PREFIX + key, JSON.stringify(value), "EX", ttlSeconds);
+  }
+
+  async getJson(key: string): Promise<unknown> {
+    const text = await this.redis.get(PREFIX + key);
+    return text === null ? undefined : JSON.parse(text);
+  }
+
   rateLimiter(name: string, points: number, durationSeconds: number): RateLimiterAbstract {
     const id = `${name}:${points}:${durationSeconds}`;
     let limiter = this.limiters.get(id);

@@ -23,6 +23,9 @@ export interface SharedState {
   adjust(key: string, delta: number): Promise<void>;
   /** Forgets counters, so they start again from the database. */
   forget(keys: string[]): Promise<void>;
+  /** Keeps a small JSON value for a while (the Playground's recorded exchanges). */
+  putJson(key: string, value: unknown, ttlSeconds: number): Promise<void>;
+  getJson(key: string): Promise<unknown>;
   /** A limiter allowing `points` per `durationSeconds` per key. */
   rateLimiter(name: string, points: number, durationSeconds: number): RateLimiterAbstract;
   /** Sends an event to every process, this one included. */

@@ -68,6 +68,28 @@ describe("admin API", () => {
     assert.equal((await gateway.admin("GET", `/api/admin/channels/${id}`)).status, 404);
   });
 
+  test("a console session chatting as itself spends under the limits an admin set on the user", async () => {
+    const session = await signIn(ADMIN_EMAIL, ADMIN_PASSWORD);
+    assert.ok(session);
+    const chat = () =>
+      fetch(`${gateway.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { cookie: session!, "x-gateway-console": "1", "content-type": "application/json" },
+        body: JSON.stringify({ model: "mock-chat", messages: [{ role: "user", content: "hi" }], max_tokens: 5 }),
+      });
+    assert.equal((await chat()).status, 200, "no limits yet");
+    const users = await gateway.admin("GET", "/api/admin/users");
+    const me = (users.body.data as { id: string; email: string }[]).find((user) => user.email === ADMIN_EMAIL)!;
+    const limited = await gateway.admin("PATCH", `/api/admin/users/${me.id}`, { quotaTokens: 10, quotaPeriod: "daily" });
+    assert.equal(limited.status, 200);
+    assert.equal(limited.body.quotaTokens, 10);
+    const refused = await chat();
+    assert.equal(refused.status, 429);
+    assert.equal((await refused.json()).error.code, "insufficient_quota");
+    assert.equal((await gateway.admin("PATCH", `/api/admin/users/${me.id}`, { quotaTokens: null })).status, 200);
+    assert.equal((await chat()).status, 200, "lifted at once");
+  });
+
   test("the seeded admin signs in and the console session authorises the admin API", async () => {
     assert.equal(await signIn(ADMIN_EMAIL, "wrong password"), undefined);
     const session = await signIn(ADMIN_EMAIL, ADMIN_PASSWORD);

@@ -3,6 +3,7 @@
 import { revalidatePath } from "next/cache";
 import { requireAdmin } from "@/lib/console/require-session";
 import { writeSetting } from "@/lib/console/settings";
+import { updateUserLimits, userLimitsSchema } from "@/lib/console/user-limits";
 import { createUser } from "@/lib/console/users";
 import { getRuntime } from "@/lib/runtime";
 
@@ -26,4 +27,26 @@ export async function setOpenSignupAction(enabled: boolean): Promise<void> {
   await requireAdmin();
   await writeSetting(await getRuntime(), "openSignup", enabled);
   revalidatePath("/console/users");
+}
+
+export type LimitsFormState = { error: string | null; saved: boolean };
+
+const optionalNumber = (value: FormDataEntryValue | null) => (value === null || String(value).trim() === "" ? null : Number(value));
+
+/** The limits of a user's own console sessions (the Playground without a token). */
+export async function updateUserLimitsAction(userId: string, _state: LimitsFormState, form: FormData): Promise<LimitsFormState> {
+  await requireAdmin();
+  const parsed = userLimitsSchema.safeParse({
+    rpm: optionalNumber(form.get("rpm")),
+    quotaTokens: optionalNumber(form.get("quotaTokens")),
+    budgetUsd: optionalNumber(form.get("budgetUsd")),
+    quotaPeriod: String(form.get("quotaPeriod") ?? "none"),
+  });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return { error: `${issue?.path.join(".") ?? "limits"}: ${issue?.message ?? "invalid"}`, saved: false };
+  }
+  await updateUserLimits(await getRuntime(), userId, parsed.data);
+  revalidatePath("/console/users");
+  return { error: null, saved: true };
 }

@@ -3,7 +3,7 @@ import { Badge, Card, PageHeader, Table, Td, Th } from "@/app/_components/ui";
 import { requireAdmin } from "@/lib/console/require-session";
 import { readSettings } from "@/lib/console/settings";
 import { getRuntime } from "@/lib/runtime";
-import { CreateUserForm, SignupToggle } from "./user-forms";
+import { CreateUserForm, SignupToggle, UserLimitsForm } from "./user-forms";
 
 export const dynamic = "force-dynamic";
 
@@ -16,7 +16,7 @@ export default async function UsersPage() {
   ]);
   return (
     <>
-      <PageHeader title="Users" description="Console accounts. Admins manage everything; users manage their own tokens." />
+      <PageHeader title="Users" description="Console accounts. Admins manage everything; users manage their own tokens. New accounts from sign-up start with 20 requests/min and 200,000 tokens a day for the Playground." />
       <div className="grid gap-6 lg:grid-cols-[1fr_22rem]">
         <Table>
           <thead>
@@ -24,6 +24,7 @@ export default async function UsersPage() {
               <Th>Email</Th>
               <Th>Role</Th>
               <Th>Tokens</Th>
+              <Th>Playground limits</Th>
               <Th>Created</Th>
             </tr>
           </thead>
@@ -35,6 +36,17 @@ export default async function UsersPage() {
                   <Badge tone={user.role === "admin" ? "indigo" : "zinc"}>{user.role}</Badge>
                 </Td>
                 <Td>{user._count.tokens}</Td>
+                <Td>
+                  <UserLimitsForm
+                    user={{
+                      id: user.id,
+                      rpm: user.rpm,
+                      quotaTokens: user.quotaTokens === null ? null : Number(user.quotaTokens),
+                      budgetUsd: user.budgetUsd,
+                      quotaPeriod: user.quotaPeriod,
+                    }}
+                  />
+                </Td>
                 <Td>{formatDateTime(user.createdAt.toISOString())}</Td>
               </tr>
             ))}

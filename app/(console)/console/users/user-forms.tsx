@@ -2,7 +2,64 @@
 
 import { useActionState, useTransition } from "react";
 import { Button, ErrorNote, Field, Input, Select } from "@/app/_components/ui";
-import { createUserAction, setOpenSignupAction, type UserFormState } from "./actions";
+import { createUserAction, setOpenSignupAction, updateUserLimitsAction, type LimitsFormState, type UserFormState } from "./actions";
+
+export interface UserLimitsView {
+  id: string;
+  rpm: number | null;
+  quotaTokens: number | null;
+  budgetUsd: number | null;
+  quotaPeriod: string;
+}
+
+/** Limits for the user chatting as themselves; empty fields mean no limit. */
+export function UserLimitsForm({ user }: { user: UserLimitsView }) {
+  const [state, action, pending] = useActionState<LimitsFormState, FormData>(updateUserLimitsAction.bind(null, user.id), { error: null, saved: false });
+  const summary = [
+    user.rpm ? `${user.rpm} rpm` : null,
+    user.quotaTokens !== null ? `${user.quotaTokens.toLocaleString()} tokens${user.quotaPeriod === "none" ? "" : ` ${user.quotaPeriod}`}` : null,
+    user.budgetUsd !== null ? `$${user.budgetUsd}${user.quotaPeriod === "none" ? "" : ` ${user.quotaPeriod}`}` : null,
+  ].filter(Boolean);
+  return (
+    <details className="text-sm">
+      <summary className="cursor-pointer">{summary.length ? summary.join(" · ") : "Unlimited"}</summary>
+      <form action={action} className="mt-2 grid max-w-xs grid-cols-2 gap-2" aria-label="Session limits">
+        <label className="text-xs text-zinc-500">
+          Requests/min
+          <Input name="rpm" type="number" min={1} defaultValue={user.rpm ?? ""} />
+        </label>
+        <label className="text-xs text-zinc-500">
+          Token quota
+          <Input name="quotaTokens" type="number" min={0} defaultValue={user.quotaTokens ?? ""} />
+        </label>
+        <label className="text-xs text-zinc-500">
+          Budget (USD)
+          <Input name="budgetUsd" type="number" min={0} step="0.01" defaultValue={user.budgetUsd ?? ""} />
+        </label>
+        <label className="text-xs text-zinc-500">
+          Resets
+          <Select name="quotaPeriod" defaultValue={user.quotaPeriod}>
+            <option value="none">Never</option>
+            <option value="daily">Daily</option>
+            <option value="weekly">Weekly</option>
+            <option value="monthly">Monthly</option>
+          </Select>
+        </label>
+        <div className="col-span-2 flex items-center gap-2">
+          <Button type="submit" disabled={pending}>
+            Save limits
+          </Button>
+          {state.saved && <span className="text-emerald-700 dark:text-emerald-400">Saved</span>}
+        </div>
+        {state.error && (
+          <div className="col-span-2">
+            <ErrorNote>{state.error}</ErrorNote>
+          </div>
+        )}
+      </form>
+    </details>
+  );
+}
 
 export function CreateUserForm() {
   const [state, action, pending] = useActionState<UserFormState, FormData>(createUserAction, { error: null, created: null });

@@ -10,7 +10,14 @@ export async function GET(_request: Request, context: { params: Promise<{ id: st
   const session = await getServerSession(authOptions);
   const userId = (session?.user as { id?: string } | undefined)?.id;
   if (!userId) return Response.json({ error: { message: "Sign in first." } }, { status: 401 });
-  const capture = (await getRuntime()).captures.get((await context.params).id);
+  const captures = (await getRuntime()).captures;
+  const id = (await context.params).id;
+  // The request's process saves it as the response ends; allow that a moment.
+  let capture = await captures.find(id);
+  for (let tries = 0; !capture && tries < 5; tries += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    capture = await captures.find(id);
+  }
   if (!capture || capture.userId !== userId) return Response.json({ error: { message: "No recording for that request." } }, { status: 404 });
   return Response.json({ exchanges: capture.exchanges });
 }
