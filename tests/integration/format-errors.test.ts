@@ -120,7 +120,7 @@ describe("Gemini clients get Gemini errors", () => {
     for (const [client, model, config, status, statusName] of cases) {
       const error = await rejection(client.models.generateContent({ model, contents: "hi", config }));
       assert.ok(error instanceof ApiError, String(error));
-      assert.equal(error.status, status, `${model}: ${error.message}`);
+      assert.equal(error.status, status, `${model}: ${error.message}\n${gateway.output().slice(-3000)}`);
       assert.equal(JSON.parse(error.message).error.status, statusName);
     }
   });
