@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { collectBody, isAsyncIterable, limitBody, type ApiHandler, type ApiRequest, type ApiResponse } from "@/lib/http/api-types";
+import { bodyTooLarge, isAsyncIterable, limitBody, type ApiHandler, type ApiRequest, type ApiResponse } from "@/lib/http/api-types";
 
 /** The request body with the limit enforced; what is left unread is drained so the connection stays usable. */
 async function* readNodeBody(request: IncomingMessage, limitBytes: number): AsyncGenerator<Uint8Array> {
@@ -9,6 +9,31 @@ async function* readNodeBody(request: IncomingMessage, limitBytes: number): Asyn
   } finally {
     if (!request.readableEnded) request.resume();
   }
+}
+
+/** The whole body through 'data' events: cheaper per request than an async iterator. */
+function readWholeNodeBody(request: IncomingMessage, limitBytes: number): Promise<Buffer> {
+  const declared = Number(request.headers["content-length"]);
+  if (Number.isFinite(declared) && declared > limitBytes) {
+    request.resume();
+    return Promise.reject(bodyTooLarge(limitBytes));
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limitBytes) {
+        request.removeAllListeners("data");
+        request.resume();
+        reject(bodyTooLarge(limitBytes));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.once("end", () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    request.once("error", reject);
+  });
 }
 
 export function toApiRequest(
@@ -33,7 +58,7 @@ export function toApiRequest(
       },
     },
     body(limitBytes) {
-      bodyPromise ??= collectBody(readNodeBody(request, limitBytes));
+      bodyPromise ??= readWholeNodeBody(request, limitBytes);
       return bodyPromise;
     },
     bodyStream: (limitBytes) => readNodeBody(request, limitBytes),

@@ -22,6 +22,9 @@ export interface Reservation {
 /** Loads what a subject spent since a moment, from the database. */
 export type SpentSince = (subject: QuotaSubject, period: QuotaPeriod, since: Date) => Promise<Spend>;
 
+/** What an unlimited caller holds: nothing to settle. */
+const UNLIMITED: Reservation = Object.freeze({ reserved: { tokens: 0, usd: 0 }, tokensKey: null, usdKey: null, tpm: null, settled: true });
+
 // Counters live a week past their last use; an idle one is rebuilt from the database.
 const IDLE_TTL_SECONDS = 7 * 86_400;
 
@@ -45,6 +48,7 @@ export class SpendLimiter {
   }
 
   async reserve(subject: QuotaSubject, limits: Limits, wanted: Spend, now = new Date()): Promise<Reservation> {
+    if (limits.quotaTokens === null && limits.budgetUsd === null && !limits.tpm) return UNLIMITED;
     const start = periodStart(limits.quotaPeriod, now);
     const end = periodEnd(limits.quotaPeriod, start);
     const ttl = end ? Math.ceil((end.getTime() - now.getTime()) / 1000) + 86_400 : IDLE_TTL_SECONDS;

@@ -69,23 +69,26 @@ export class UpstreamHttp implements UpstreamClient {
   async send(request: UpstreamRequest): Promise<UpstreamResponse> {
     const url = new URL(request.url);
     const { timeouts } = request;
-    // The total deadline is a timer we hold (AbortSignal.timeout can be collected early on Node 20).
-    const controller = new AbortController();
-    const abortFromCaller = () => controller.abort(request.signal.reason);
-    if (request.signal.aborted) abortFromCaller();
-    else request.signal.addEventListener("abort", abortFromCaller, { once: true });
+    let signal = request.signal;
     let timedOut = false;
-    const timer =
-      timeouts.totalMs > 0
-        ? setTimeout(() => {
-            timedOut = true;
-            controller.abort();
-          }, timeouts.totalMs)
-        : undefined;
-    const cleanup = () => {
-      clearTimeout(timer);
-      request.signal.removeEventListener("abort", abortFromCaller);
-    };
+    let cleanup = () => {};
+    if (timeouts.totalMs > 0) {
+      // The total deadline is a timer we hold (AbortSignal.timeout can be collected early on
+      // Node 20); only then does the call need a controller of its own.
+      const controller = new AbortController();
+      const abortFromCaller = () => controller.abort(request.signal.reason);
+      if (request.signal.aborted) abortFromCaller();
+      else request.signal.addEventListener("abort", abortFromCaller, { once: true });
+      const timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort();
+      }, timeouts.totalMs);
+      signal = controller.signal;
+      cleanup = () => {
+        clearTimeout(timer);
+        request.signal.removeEventListener("abort", abortFromCaller);
+      };
+    }
     const mapError = (error: unknown, reading: boolean) =>
       timedOut
         ? new GatewayError("timeout", `The upstream at ${url.host} did not finish within ${timeouts.totalMs} ms.`, {
@@ -100,7 +103,7 @@ export class UpstreamHttp implements UpstreamClient {
         method: request.method ?? "POST",
         headers: request.headers,
         body: request.body as string | Buffer | undefined,
-        signal: controller.signal,
+        signal,
         headersTimeout: timeouts.firstByteMs,
         bodyTimeout: timeouts.idleMs,
       });

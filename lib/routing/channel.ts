@@ -36,7 +36,8 @@ export interface Channel {
   timeouts: ChannelTimeouts;
 }
 
-/** Whether the channel takes traffic for this operation at all. */
+/** Whether the channel takes traffic for this operation at all (token counting goes with chat). */
 export function channelServes(channel: Channel, operation: Operation): boolean {
-  return channel.capabilities.length === 0 || channel.capabilities.includes(operation);
+  if (channel.capabilities.length === 0 || channel.capabilities.includes(operation)) return true;
+  return operation === "count-tokens" && channel.capabilities.includes("chat");
 }

@@ -66,7 +66,9 @@ export async function startGateway(extraEnv: Record<string, string> = {}, option
   let output = "";
   const children: ChildProcess[] = [];
   const start = () => {
-    const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
+    // GATEWAY_NODE_ARGS lets a benchmark profile the server (`--cpu-prof`).
+    const nodeArgs = process.env.GATEWAY_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
+    const child: ChildProcess = spawn(process.execPath, [...nodeArgs, "--import", "tsx", "server.ts"], {
       cwd: ROOT,
       env: {
         ...process.env,

@@ -48,3 +48,15 @@ describe("API route table", () => {
     assert.equal(table.match("PATCH", "/items/a/b"), undefined);
   });
 });
+
+describe("channel capabilities", () => {
+  test("an empty list serves every operation; a list serves only what it names, token counting with chat", async () => {
+    const { channelServes } = await import("@/lib/routing/channel");
+    assert.equal(channelServes(channel("all"), "embeddings"), true);
+    const chatOnly = channel("chat-only", { capabilities: ["chat"] });
+    assert.equal(channelServes(chatOnly, "chat"), true);
+    assert.equal(channelServes(chatOnly, "count-tokens"), true);
+    assert.equal(channelServes(chatOnly, "embeddings"), false);
+    assert.equal(channelServes(channel("embed", { capabilities: ["embeddings"] }), "chat"), false);
+  });
+});
