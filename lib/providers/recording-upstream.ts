@@ -1,4 +1,4 @@
-import { parseUpstreamJson, type UpstreamBody, type UpstreamClient, type UpstreamRequest, type UpstreamResponse } from "./upstream-http";
+import { IteratedBody, type UpstreamBody, type UpstreamClient, type UpstreamRequest, type UpstreamResponse } from "./upstream-http";
 
 // Records the exact exchanges with the upstream for the Playground's inspector:
 // what the gateway sent and what came back, credentials masked, bodies capped.
@@ -62,14 +62,16 @@ function cap(text: string): { text: string; truncated: boolean } {
   return text.length > MAX_RECORDED_CHARS ? { text: text.slice(0, MAX_RECORDED_CHARS), truncated: true } : { text, truncated: false };
 }
 
-class RecordedBody implements UpstreamBody {
+class RecordedBody extends IteratedBody {
   private size = 0;
 
   constructor(
     private readonly inner: UpstreamBody,
     private readonly record: (text: string) => void,
     private readonly binary: boolean,
-  ) {}
+  ) {
+    super();
+  }
 
   async *[Symbol.asyncIterator](): AsyncGenerator<Uint8Array> {
     const decoder = new TextDecoder();
@@ -82,21 +84,6 @@ class RecordedBody implements UpstreamBody {
     } finally {
       if (this.binary) this.record(`[${this.size} bytes of binary data]`);
     }
-  }
-
-  async arrayBuffer(): Promise<ArrayBuffer> {
-    const chunks: Uint8Array[] = [];
-    for await (const chunk of this) chunks.push(chunk);
-    const joined = Buffer.concat(chunks);
-    return joined.buffer.slice(joined.byteOffset, joined.byteOffset + joined.byteLength) as ArrayBuffer;
-  }
-
-  async text(): Promise<string> {
-    return Buffer.from(await this.arrayBuffer()).toString("utf8");
-  }
-
-  async json(): Promise<unknown> {
-    return parseUpstreamJson(await this.text());
   }
 
   async dump(): Promise<void> {

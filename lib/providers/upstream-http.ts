@@ -125,15 +125,39 @@ export class UpstreamHttp implements UpstreamClient {
 
 type UndiciBody = AsyncIterable<Uint8Array> & { destroy(error?: Error): void; dump(): Promise<void> };
 
+/** The whole-body readers every upstream body offers, built on its iteration. */
+export abstract class IteratedBody implements UpstreamBody {
+  abstract [Symbol.asyncIterator](): AsyncIterator<Uint8Array>;
+  abstract dump(): Promise<void>;
+  abstract destroy(): void;
+
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of this) chunks.push(chunk);
+    const joined = Buffer.concat(chunks);
+    return joined.buffer.slice(joined.byteOffset, joined.byteOffset + joined.byteLength) as ArrayBuffer;
+  }
+
+  async text(): Promise<string> {
+    return Buffer.from(await this.arrayBuffer()).toString("utf8");
+  }
+
+  async json(): Promise<unknown> {
+    return parseUpstreamJson(await this.text());
+  }
+}
+
 /** An upstream body whose read errors are typed like connection errors. */
-class MappedBody implements UpstreamBody {
+class MappedBody extends IteratedBody {
   private done = false;
 
   constructor(
     private readonly inner: UndiciBody,
     private readonly mapError: (error: unknown) => unknown,
     private readonly onDone: () => void,
-  ) {}
+  ) {
+    super();
+  }
 
   private finish(): void {
     if (this.done) return;
@@ -149,21 +173,6 @@ class MappedBody implements UpstreamBody {
     } finally {
       this.finish();
     }
-  }
-
-  async arrayBuffer(): Promise<ArrayBuffer> {
-    const chunks: Uint8Array[] = [];
-    for await (const chunk of this) chunks.push(chunk);
-    const joined = Buffer.concat(chunks);
-    return joined.buffer.slice(joined.byteOffset, joined.byteOffset + joined.byteLength) as ArrayBuffer;
-  }
-
-  async text(): Promise<string> {
-    return Buffer.from(await this.arrayBuffer()).toString("utf8");
-  }
-
-  async json(): Promise<unknown> {
-    return parseUpstreamJson(await this.text());
   }
 
   async dump(): Promise<void> {
