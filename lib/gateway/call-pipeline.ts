@@ -29,8 +29,11 @@ export interface CallPlan {
    * anything is sent, so a failure there still fails over.
    */
   attempt(channel: Channel, call: CallContext, hooks: AttemptHooks): Promise<ApiResponse>;
-  /** The client format's in-stream error event, for a stream that breaks after it started. */
-  renderStreamError(error: GatewayError): string;
+  /**
+   * The client format's in-stream error event, for a stream that breaks after it started;
+   * undefined for a body that has none (binary), which is then cut.
+   */
+  renderStreamError(error: GatewayError): string | undefined;
 }
 
 export interface AttemptHooks {

@@ -34,7 +34,8 @@ export async function primeStream<T>(source: AsyncIterable<T>, isFailure?: (item
 
 /**
  * Ends a started stream cleanly when its source fails: the failure is reported, and the
- * client gets the format's own in-stream error event instead of a cut connection.
+ * client gets the format's own in-stream error event instead of a cut connection. A body
+ * with no such event (audio bytes) is cut, so the client sees it was incomplete.
  */
 export async function* guardStream<T>(
   source: AsyncIterable<T>,
@@ -44,6 +45,7 @@ export async function* guardStream<T>(
     yield* source;
   } catch (error) {
     const last = onFailure(error);
-    if (last !== undefined) yield last;
+    if (last === undefined) throw error;
+    yield last;
   }
 }

@@ -10,6 +10,13 @@ import { handleCountTokens } from "@/lib/gateway/handlers/count-tokens";
 import { handleGeminiAction, handleGeminiGetModel, handleGeminiListModels } from "@/lib/gateway/handlers/gemini";
 import { handleMessages } from "@/lib/gateway/handlers/messages";
 import { handleListModels } from "@/lib/gateway/handlers/models";
+import {
+  handleCompletions,
+  handleEmbeddings,
+  handleImageGenerations,
+  handleRerank,
+  handleSpeech,
+} from "@/lib/gateway/handlers/openai-operations";
 import { notFoundHandler } from "@/lib/gateway/with-api-key";
 import { RouteTable, type RouteMatch } from "./route-table";
 
@@ -17,6 +24,11 @@ import { RouteTable, type RouteMatch } from "./route-table";
 // same handlers for Next's router.
 export const apiRoutes = new RouteTable()
   .add("POST", "/v1/chat/completions", handleChatCompletions)
+  .add("POST", "/v1/completions", handleCompletions)
+  .add("POST", "/v1/embeddings", handleEmbeddings)
+  .add("POST", "/v1/images/generations", handleImageGenerations)
+  .add("POST", "/v1/audio/speech", handleSpeech)
+  .add("POST", "/v1/rerank", handleRerank)
   .add("GET", "/v1/models", handleListModels)
   .add("POST", "/v1/messages", handleMessages)
   .add("POST", "/v1/messages/count_tokens", handleCountTokens)

@@ -7,6 +7,7 @@ export const OPERATIONS = [
   "completions",
   "embeddings",
   "images",
+  "image-edits",
   "audio-transcription",
   "audio-speech",
   "rerank",

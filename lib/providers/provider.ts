@@ -1,3 +1,4 @@
+import type { EmbeddingsRequest, EmbeddingsResult } from "@/lib/canonical/embeddings";
 import type { ChatRequest } from "@/lib/canonical/request";
 import type { StreamEvent } from "@/lib/canonical/stream-event";
 import type { HeaderReader, ResponseBody } from "@/lib/http/api-types";
@@ -51,6 +52,8 @@ export interface Provider {
   requiresApiKey: boolean;
   /** chat: a canonical request in, canonical events out (any client format). */
   chat?(request: ChatRequest, context: CallContext): Promise<AsyncIterable<StreamEvent>>;
+  /** embeddings: vectors for texts (a translated path; OpenAI-type channels relay instead). */
+  embeddings?(request: EmbeddingsRequest, context: CallContext): Promise<EmbeddingsResult>;
   /** count-tokens: the exact prompt token count, where the upstream offers one. */
   countTokens?(request: ChatRequest, context: CallContext): Promise<number>;
   /**
@@ -71,6 +74,8 @@ export function providerServes(provider: Provider, operation: Operation, format:
       return provider.chat !== undefined;
     case "count-tokens":
       return provider.countTokens !== undefined;
+    case "embeddings":
+      return provider.embeddings !== undefined;
     default:
       return false;
   }

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import type http from "node:http";
 import path from "node:path";
+import { fakeVector } from "./fake-openai-operations";
 import { lastUserText, startFakeServer, words, type FakeServer, type ReceivedRequest } from "./fake-upstream-server";
 
 // A loopback Gemini API (v1beta). It rejects what the real API rejects: roles other
@@ -57,6 +58,17 @@ async function handle(request: ReceivedRequest, response: http.ServerResponse, s
   const match = /^\/v1beta\/models\/([^:]+):(\w+)(\?alt=sse)?$/.exec(request.path);
   if (!match) return fail(response, 404, "NOT_FOUND", `unknown path ${request.path}`);
   const [, model, method, sse] = match;
+  if (method === "batchEmbedContents") {
+    const requests = request.body?.requests;
+    if (!Array.isArray(requests) || requests.length === 0) return fail(response, 400, "INVALID_ARGUMENT", "requests must not be empty");
+    for (const [index, entry] of requests.entries()) {
+      if (entry.model !== `models/${model}`) return fail(response, 400, "INVALID_ARGUMENT", `requests[${index}].model must be models/${model}`);
+      if (!entry.content?.parts?.[0]?.text) return fail(response, 400, "INVALID_ARGUMENT", `requests[${index}].content is empty`);
+    }
+    response.writeHead(200, { "content-type": "application/json" });
+    response.end(JSON.stringify({ embeddings: requests.map((entry: any) => ({ values: fakeVector(entry.content.parts[0].text, entry.outputDimensionality ?? 4) })) }));
+    return;
+  }
   if (method === "countTokens") {
     response.writeHead(200, { "content-type": "application/json" });
     response.end(JSON.stringify({ totalTokens: 777 }));

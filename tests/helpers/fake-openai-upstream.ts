@@ -3,6 +3,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { serveOpenAIOperation } from "./fake-openai-operations";
 
 // A loopback server speaking OpenAI's Chat Completions wire format, scripted by model
 // name. It records every request so tests can check what the upstream received.
@@ -57,6 +58,12 @@ export async function startFakeOpenAIUpstream(): Promise<FakeUpstream> {
       response.end(JSON.stringify({ error: { message: `Incorrect API key provided: ${request.headers.authorization}.`, type: "invalid_request_error", param: null, code: "invalid_api_key" } }));
       return;
     }
+    if (!body.model) {
+      response.writeHead(400, { "content-type": "application/json" });
+      response.end(JSON.stringify({ error: { message: "you must provide a model parameter", type: "invalid_request_error", param: null, code: null } }));
+      return;
+    }
+    if (serveOpenAIOperation(request.url ?? "", body, response)) return;
     const model = String(body.model);
     const stream = body.stream === true;
     const includeUsage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;

@@ -5,6 +5,7 @@ import { decodeSse } from "@/lib/sse/decode-sse";
 import { postGemini } from "./call-upstream";
 import { toGeminiBody } from "./convert-request";
 import { geminiResponseEvents, parseGeminiStream } from "./parse-stream";
+import { embedWithGemini } from "./embed";
 import { relayGenerateContent } from "./relay-generate-content";
 
 async function chat(request: ChatRequest, context: CallContext): Promise<AsyncIterable<StreamEvent>> {
@@ -34,5 +35,6 @@ export const geminiProvider: Provider = {
   ownedBy: "google",
   chat,
   countTokens,
+  embeddings: embedWithGemini,
   relays: { "gemini:chat": relayGenerateContent },
 };

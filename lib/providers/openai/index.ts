@@ -5,7 +5,15 @@ import { decodeSse } from "@/lib/sse/decode-sse";
 import { postOpenAI } from "./call-upstream";
 import { toOpenAIChatBody } from "./convert-request";
 import { openAIResponseEvents, parseOpenAIStream } from "./parse-stream";
-import { relayChatCompletion } from "./relay-chat";
+import {
+  chatCompletionsSpec,
+  completionsSpec,
+  embeddingsSpec,
+  imageGenerationsSpec,
+  openAIRelay,
+  rerankSpec,
+  speechSpec,
+} from "./relay-openai";
 
 async function chat(request: ChatRequest, context: CallContext): Promise<AsyncIterable<StreamEvent>> {
   const body = toOpenAIChatBody(request, context.upstreamModel, context.warnings);
@@ -23,5 +31,12 @@ export const openAIProvider: Provider = {
   requiresApiKey: false, // local servers (Ollama, llama.cpp) often take none
   ownedBy: "openai-compatible",
   chat,
-  relays: { "openai:chat": relayChatCompletion },
+  relays: {
+    "openai:chat": openAIRelay(chatCompletionsSpec),
+    "openai:completions": openAIRelay(completionsSpec),
+    "openai:embeddings": openAIRelay(embeddingsSpec),
+    "openai:images": openAIRelay(imageGenerationsSpec),
+    "openai:audio-speech": openAIRelay(speechSpec),
+    "openai:rerank": openAIRelay(rerankSpec),
+  },
 };

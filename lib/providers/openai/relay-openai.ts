@@ -1,0 +1,158 @@
+import { GatewayError } from "@/lib/canonical/gateway-error";
+import { safeJson } from "@/lib/canonical/json";
+import type { Usage } from "@/lib/canonical/usage";
+import { parseOpenAIUsage } from "@/lib/formats/openai/render-usage";
+import type { Relay, RelayedResponse } from "@/lib/providers/provider";
+import { parseUpstreamJson } from "@/lib/providers/upstream-http";
+import { decodeSse } from "@/lib/sse/decode-sse";
+import { encodeSse, SSE_HEADERS } from "@/lib/sse/encode-sse";
+import { malformedStreamError, truncatedStreamError } from "@/lib/sse/stream-errors";
+import type { UsageMeter } from "@/lib/usage/usage-meter";
+import { postOpenAI } from "./call-upstream";
+
+// OpenAI client -> OpenAI-type upstream, for any OpenAI-format operation: the body goes
+// through as sent (unknown fields included) with only the model renamed, and the answer
+// comes back byte for byte, metered on the way. Streams always ask the upstream for
+// usage and hide that chunk from callers who did not ask for it.
+
+export interface OpenAIRelaySpec {
+  /** Upstream path under the channel's base URL. */
+  path: string;
+  /** Text an answer (or one stream chunk) produced, for a tokenizer estimate when no usage comes. */
+  outputText(json: Record<string, unknown>): string;
+  /** Usage as the answer reports it (default: OpenAI's `usage` object). */
+  usage?(json: Record<string, unknown>): Usage | undefined;
+}
+
+type Choice = {
+  text?: string | null;
+  finish_reason?: string | null;
+  delta?: Delta;
+  message?: Delta;
+};
+type Delta = {
+  content?: string | null;
+  reasoning_content?: string | null;
+  reasoning?: string | null;
+  tool_calls?: { function?: { name?: string; arguments?: string } }[];
+};
+
+function deltaText(delta: Delta | undefined): string {
+  if (!delta) return "";
+  let text = (delta.content ?? "") + (delta.reasoning_content ?? delta.reasoning ?? "");
+  for (const call of delta.tool_calls ?? []) text += (call.function?.name ?? "") + (call.function?.arguments ?? "");
+  return text;
+}
+
+const choices = (json: Record<string, unknown>) => (Array.isArray(json.choices) ? (json.choices as Choice[]) : []);
+
+export const chatCompletionsSpec: OpenAIRelaySpec = {
+  path: "/chat/completions",
+  outputText: (json) => choices(json).map((choice) => deltaText(choice.delta ?? choice.message)).join(""),
+};
+
+export const completionsSpec: OpenAIRelaySpec = {
+  path: "/completions",
+  outputText: (json) => choices(json).map((choice) => choice.text ?? "").join(""),
+};
+
+export const embeddingsSpec: OpenAIRelaySpec = { path: "/embeddings", outputText: () => "" };
+
+export const imageGenerationsSpec: OpenAIRelaySpec = {
+  path: "/images/generations",
+  outputText: () => "",
+  // gpt-image models report tokens as input/output; DALL-E reports none.
+  usage: (json) => {
+    const usage = json.usage as { input_tokens?: number; output_tokens?: number } | undefined;
+    return usage ? { promptTokens: usage.input_tokens ?? 0, completionTokens: usage.output_tokens ?? 0 } : undefined;
+  },
+};
+
+export const speechSpec: OpenAIRelaySpec = { path: "/audio/speech", outputText: () => "" };
+
+/** Cohere and Jina shapes: Jina reports `usage.total_tokens`, Cohere billed search units. */
+export const rerankSpec: OpenAIRelaySpec = {
+  path: "/rerank",
+  outputText: () => "",
+  usage: (json) => {
+    const total = (json.usage as { total_tokens?: number } | undefined)?.total_tokens;
+    return typeof total === "number" ? { promptTokens: total, completionTokens: 0 } : undefined;
+  },
+};
+
+export function openAIRelay(spec: OpenAIRelaySpec): Relay {
+  return async (request, context): Promise<RelayedResponse> => {
+    const body: Record<string, unknown> = { ...request.body, model: context.upstreamModel };
+    if (request.stream) body.stream_options = { ...(request.body.stream_options as object | undefined), include_usage: true };
+    const response = await postOpenAI(spec.path, body, context);
+    if (request.stream) {
+      return { status: response.status, headers: SSE_HEADERS, body: relayStream(response.body, request.includeUsage, spec, context.meter) };
+    }
+    const contentType = String(response.headers["content-type"] ?? "application/json");
+    if (!contentType.includes("json")) {
+      // Binary or text answers (speech audio) stream through as the upstream sent them.
+      context.meter.markFirstToken();
+      return { status: response.status, headers: { "content-type": contentType }, body: response.body };
+    }
+    const bytes = Buffer.from(await response.body.arrayBuffer());
+    context.meter.markFirstToken();
+    // A 200 that is not JSON is the upstream's failure (and fails over), never the client's answer.
+    const json = parseUpstreamJson(bytes.toString("utf8"));
+    meterAnswer(json, spec, context.meter);
+    return { status: response.status, headers: { "content-type": "application/json" }, body: bytes };
+  };
+}
+
+function meterAnswer(json: unknown, spec: OpenAIRelaySpec, meter: UsageMeter): void {
+  if (typeof json !== "object" || json === null) return;
+  const record = json as Record<string, unknown>;
+  const usage = (spec.usage ?? defaultUsage)(record);
+  if (usage) meter.recordUsage(usage);
+  else meter.recordOutput(spec.outputText(record));
+}
+
+const defaultUsage = (json: Record<string, unknown>) => parseOpenAIUsage(json.usage);
+
+async function* relayStream(source: AsyncIterable<Uint8Array>, includeUsage: boolean, spec: OpenAIRelaySpec, meter: UsageMeter): AsyncGenerator<string> {
+  let finished = false;
+  for await (const message of decodeSse(source)) {
+    if (message.data === "[DONE]") {
+      yield encodeSse("[DONE]");
+      return;
+    }
+    const chunk = safeJson(message.data) as Record<string, unknown> | undefined;
+    if (chunk === undefined) throw malformedStreamError();
+    if (!chunk || typeof chunk !== "object") {
+      yield encodeSse(message.data, message.event);
+      continue;
+    }
+    if (chunk.error !== undefined) {
+      meter.recordError(new GatewayError("upstream_error", errorText(chunk.error)));
+      yield encodeSse(message.data, message.event);
+      continue;
+    }
+    if (choices(chunk).some((choice) => choice?.finish_reason)) finished = true;
+    const text = spec.outputText(chunk);
+    if (text) meter.recordOutput(text);
+    const usage = (spec.usage ?? defaultUsage)(chunk);
+    if (usage) meter.recordUsage(usage);
+    if (includeUsage || !("usage" in chunk)) {
+      yield encodeSse(message.data, message.event);
+      continue;
+    }
+    // The caller did not ask for usage: drop the usage-only chunk, strip the field elsewhere.
+    if (chunk.usage && choices(chunk).length === 0) continue;
+    delete chunk.usage;
+    yield encodeSse(JSON.stringify(chunk), message.event);
+  }
+  // Some servers end a complete stream without `[DONE]`; clients expect it, so it is added.
+  if (!finished) throw truncatedStreamError();
+  yield encodeSse("[DONE]");
+}
+
+function errorText(error: unknown): string {
+  if (typeof error === "string") return error;
+  const message = (error as { message?: unknown } | null)?.message;
+  return typeof message === "string" ? message : "The upstream reported an error mid-stream.";
+}
+

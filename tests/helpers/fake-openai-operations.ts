@@ -1,0 +1,86 @@
+import type http from "node:http";
+
+// The OpenAI endpoints beyond chat, as the loopback OpenAI fake serves them. Each rejects
+// what the real API rejects (a missing model or input), so a gateway that forwards a
+// broken body fails the test.
+
+export const FAKE_AUDIO = Buffer.from("ID3\u0004fake-mp3-bytes-".repeat(64));
+
+function json(response: http.ServerResponse, status: number, value: unknown) {
+  response.writeHead(status, { "content-type": "application/json" });
+  response.end(JSON.stringify(value));
+}
+
+function invalid(response: http.ServerResponse, param: string, message: string) {
+  json(response, 400, { error: { message, type: "invalid_request_error", param, code: null } });
+}
+
+/** Deterministic vectors: what each text embeds to (its length, then fixed values). */
+export function fakeVector(text: string, dimensions = 4): number[] {
+  return Array.from({ length: dimensions }, (_, index) => (index === 0 ? text.length : 0.25 * index));
+}
+
+/** Answers a non-chat OpenAI path; returns false for paths it does not know. */
+export function serveOpenAIOperation(path: string, body: any, response: http.ServerResponse): boolean {
+  switch (path) {
+    case "/v1/completions": {
+      if (typeof body.prompt !== "string" && !Array.isArray(body.prompt)) return (invalid(response, "prompt", "you must provide a prompt"), true);
+      const text = ` completed: ${String(body.prompt)}`;
+      const usage = { prompt_tokens: 4, completion_tokens: 3, total_tokens: 7 };
+      if (!body.stream) {
+        json(response, 200, { id: "cmpl-fake", object: "text_completion", created: 1_700_000_002, model: body.model, choices: [{ text, index: 0, logprobs: null, finish_reason: "stop" }], usage });
+        return true;
+      }
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      const chunk = (value: string, finish: string | null) => ({ id: "cmpl-fake", object: "text_completion", created: 1_700_000_002, model: body.model, choices: [{ text: value, index: 0, logprobs: null, finish_reason: finish }] });
+      for (const word of text.split(/(?= )/)) response.write(`data: ${JSON.stringify(chunk(word, null))}\n\n`);
+      response.write(`data: ${JSON.stringify(chunk("", "stop"))}\n\n`);
+      if (body.stream_options?.include_usage) response.write(`data: ${JSON.stringify({ id: "cmpl-fake", object: "text_completion", created: 1_700_000_002, model: body.model, choices: [], usage })}\n\n`);
+      response.end("data: [DONE]\n\n");
+      return true;
+    }
+    case "/v1/embeddings": {
+      if (body.input === undefined) return (invalid(response, "input", "'input' is a required property"), true);
+      const inputs: unknown[] = typeof body.input === "string" || typeof body.input[0] === "number" ? [body.input] : body.input;
+      const vectors = inputs.map((input) => fakeVector(typeof input === "string" ? input : `tokens:${(input as number[]).length}`, body.dimensions ?? 4));
+      json(response, 200, {
+        object: "list",
+        data: vectors.map((vector, index) => ({
+          object: "embedding",
+          index,
+          embedding: body.encoding_format === "base64" ? Buffer.from(new Float32Array(vector).buffer).toString("base64") : vector,
+        })),
+        model: body.model,
+        usage: { prompt_tokens: 6, total_tokens: 6 },
+      });
+      return true;
+    }
+    case "/v1/images/generations": {
+      if (!body.prompt) return (invalid(response, "prompt", "'prompt' is a required property"), true);
+      const image = body.response_format === "b64_json" ? { b64_json: Buffer.from(`png:${body.prompt}`).toString("base64") } : { url: `https://images.example/${encodeURIComponent(body.prompt)}.png` };
+      json(response, 200, { created: 1_700_000_003, data: Array.from({ length: body.n ?? 1 }, () => image), usage: { input_tokens: 9, output_tokens: 1056, total_tokens: 1065 } });
+      return true;
+    }
+    case "/v1/audio/speech": {
+      if (!body.input || !body.voice) return (invalid(response, body.input ? "voice" : "input", "input and voice are required"), true);
+      response.writeHead(200, { "content-type": body.response_format === "wav" ? "audio/wav" : "audio/mpeg" });
+      response.write(FAKE_AUDIO.subarray(0, 500));
+      response.end(FAKE_AUDIO.subarray(500));
+      return true;
+    }
+    case "/v1/rerank": {
+      if (typeof body.query !== "string" || !Array.isArray(body.documents)) return (invalid(response, "query", "query and documents are required"), true);
+      const words = new Set(body.query.toLowerCase().split(/\W+/).filter(Boolean));
+      const scored = body.documents.map((document: string | { text: string }, index: number) => {
+        const text = typeof document === "string" ? document : document.text;
+        const hits = text.toLowerCase().split(/\W+/).filter((word) => words.has(word)).length;
+        return { index, relevance_score: hits / (hits + 1), document: { text } };
+      });
+      scored.sort((a: { relevance_score: number }, b: { relevance_score: number }) => b.relevance_score - a.relevance_score);
+      json(response, 200, { model: body.model, results: scored.slice(0, body.top_n ?? scored.length), usage: { total_tokens: 12 } });
+      return true;
+    }
+    default:
+      return false;
+  }
+}
