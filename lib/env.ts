@@ -21,6 +21,7 @@ const schema = z.object({
   AUTH_SECRET: optionalString,
   ENCRYPTION_KEY: optionalString,
   MAX_BODY_BYTES: integer(20 * 1024 * 1024, 1024),
+  MAX_UPLOAD_BYTES: integer(100 * 1024 * 1024, 1024),
   REDIS_URL: optionalString.pipe(z.string().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL").optional()),
   // Upstream waits (ms). UPSTREAM_TIMEOUT_MS bounds the wait for headers and between body chunks.
   UPSTREAM_TIMEOUT_MS: integer(300_000, 1),

@@ -1,7 +1,11 @@
 import type { z } from "zod";
 import { validationError } from "@/lib/formats/validation-error";
 import { openAIFormat } from "@/lib/formats/openai";
+import { GatewayError } from "@/lib/canonical/gateway-error";
+import { env } from "@/lib/env";
 import type { ApiHandler, ApiResponse } from "@/lib/http/api-types";
+import { spoolMultipart } from "@/lib/http/multipart";
+import { logger } from "@/lib/logger";
 import type { Operation } from "@/lib/providers/operation";
 import type { CallContext, Provider } from "@/lib/providers/provider";
 import { providers } from "@/lib/providers/registry";
@@ -61,6 +65,40 @@ export function openAIOperationHandler<Schema extends z.ZodType<{ model: string 
         }
         return spec.translation!.call(body, providers[channel.type], call, context);
       },
+    });
+  });
+}
+
+export interface UploadSpec {
+  endpoint: string;
+  operation: Operation;
+  /** The text field that carries the prompt, if any, for estimates. */
+  promptField?: string;
+}
+
+/**
+ * An OpenAI-format multipart endpoint (uploads): the body is spooled as it arrives under
+ * MAX_UPLOAD_BYTES, and relayed part by part to OpenAI-type channels with the model renamed.
+ */
+export function openAIUploadHandler(spec: UploadSpec): ApiHandler {
+  return withApiKey(openAIFormat, spec.endpoint, async (context) => {
+    const form = await spoolMultipart(context.request, env.MAX_UPLOAD_BYTES);
+    context.log.finishHooks.push(() => void form.dispose().catch((error) => logger.error({ err: error }, "spooled upload not removed")));
+    const model = form.field("model")?.trim();
+    if (!model) throw new GatewayError("invalid_request", "you must provide a model parameter", { param: "model", code: "invalid_value" });
+    const stream = form.field("stream") === "true";
+    const promptText = spec.promptField ? (form.field(spec.promptField) ?? "") : "";
+    context.log.promptText = () => promptText;
+    const relayKey = `openai:${spec.operation}` as const;
+    return runCall(context, {
+      operation: spec.operation,
+      model,
+      stream,
+      estimate: { inputTokens: Math.ceil(promptText.length / 3) + 16, outputTokens: 0 },
+      supports: (provider) => provider.relays?.[relayKey] !== undefined,
+      renderStreamError: stream ? openAIFormat.renderStreamError : () => undefined,
+      attempt: (channel, call) =>
+        providers[channel.type].relays![relayKey]!({ body: {}, form, stream, includeUsage: false, clientHeaders: context.request.headers }, call),
     });
   });
 }

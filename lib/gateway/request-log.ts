@@ -28,8 +28,8 @@ export class RequestLog {
   readonly attempts: AttemptRecord[] = [];
   /** The price of the model on the channel that served, for the row's cost. */
   price: Price | undefined;
-  /** Called once the request is over, whatever its fate. */
-  onFinished: (() => void) | undefined;
+  /** Run once the request is over, whatever its fate (saving a capture, removing spooled uploads). */
+  readonly finishHooks: (() => void)[] = [];
   /** Called once with what the request really spent (quota settlement). */
   onSettle: ((spend: Spend) => void) | undefined;
   /** Builds the prompt text for a tokenizer estimate; set once the request is parsed. */
@@ -68,7 +68,7 @@ export class RequestLog {
   finish(status: number, error?: GatewayError | string): void {
     if (this.finished) return;
     this.finished = true;
-    this.onFinished?.();
+    for (const hook of this.finishHooks) hook();
     this.writer.enqueueWhenReady(this.buildEntry(status, error));
   }
 

@@ -49,9 +49,9 @@ export function withApiKey(
         const recorder = new RecordingUpstream(runtime.upstream);
         const userId = session.userId;
         // Kept once the exchange is over (streams included), where every process can read it.
-        log.onFinished = () => {
+        log.finishHooks.push(() => {
           runtime.captures.save(log.id, { userId, exchanges: recorder.exchanges }).catch((error) => logger.error({ err: error }, "capture not saved"));
-        };
+        });
         upstream = recorder;
       }
       return log.finishWith(await handler({ request, format, token, log, runtime, upstream, session }));

@@ -13,9 +13,11 @@ import { handleListModels } from "@/lib/gateway/handlers/models";
 import {
   handleCompletions,
   handleEmbeddings,
+  handleImageEdits,
   handleImageGenerations,
   handleRerank,
   handleSpeech,
+  handleTranscriptions,
 } from "@/lib/gateway/handlers/openai-operations";
 import { notFoundHandler } from "@/lib/gateway/with-api-key";
 import { RouteTable, type RouteMatch } from "./route-table";
@@ -27,7 +29,9 @@ export const apiRoutes = new RouteTable()
   .add("POST", "/v1/completions", handleCompletions)
   .add("POST", "/v1/embeddings", handleEmbeddings)
   .add("POST", "/v1/images/generations", handleImageGenerations)
+  .add("POST", "/v1/images/edits", handleImageEdits)
   .add("POST", "/v1/audio/speech", handleSpeech)
+  .add("POST", "/v1/audio/transcriptions", handleTranscriptions)
   .add("POST", "/v1/rerank", handleRerank)
   .add("GET", "/v1/models", handleListModels)
   .add("POST", "/v1/messages", handleMessages)

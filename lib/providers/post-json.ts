@@ -7,18 +7,31 @@ import type { UpstreamResponse } from "./upstream-http";
  * answer is read and turned into a GatewayError by the provider's error parser, with
  * the upstream's Retry-After kept.
  */
-export async function postJson(
+export function postJson(
   context: CallContext,
   path: string,
   headers: Record<string, string>,
   body: unknown,
-  parseError: (status: number, bodyText: string, apiKey: string | undefined) => GatewayError,
+  parseError: ParseError,
+): Promise<UpstreamResponse> {
+  return postBody(context, path, { "content-type": "application/json", ...headers }, JSON.stringify(body), parseError);
+}
+
+type ParseError = (status: number, bodyText: string, apiKey: string | undefined) => GatewayError;
+
+/** POSTs any body (a multipart stream, say) with the given headers; errors as for postJson. */
+export async function postBody(
+  context: CallContext,
+  path: string,
+  headers: Record<string, string>,
+  body: string | AsyncIterable<Uint8Array>,
+  parseError: ParseError,
 ): Promise<UpstreamResponse> {
   const { channel } = context;
   const response = await context.http.send({
     url: `${channel.baseUrl.replace(/\/+$/, "")}${path}`,
-    headers: { "content-type": "application/json", ...headers },
-    body: JSON.stringify(body),
+    headers,
+    body,
     signal: context.signal,
     timeouts: context.timeouts,
   });

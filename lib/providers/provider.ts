@@ -2,6 +2,7 @@ import type { EmbeddingsRequest, EmbeddingsResult } from "@/lib/canonical/embedd
 import type { ChatRequest } from "@/lib/canonical/request";
 import type { StreamEvent } from "@/lib/canonical/stream-event";
 import type { HeaderReader, ResponseBody } from "@/lib/http/api-types";
+import type { SpooledForm } from "@/lib/http/multipart";
 import type { Channel } from "@/lib/routing/channel";
 import type { UsageMeter } from "@/lib/usage/usage-meter";
 import type { ClientFormatName, Operation, RelayKey } from "./operation";
@@ -36,6 +37,8 @@ export interface RelayRequest {
   includeUsage: boolean;
   /** The client's headers, for the ones a same-format upstream should see (anthropic-beta). */
   clientHeaders: HeaderReader;
+  /** A multipart upload, for relays that take one (the `body` is then empty). */
+  form?: SpooledForm;
   /** Gemini puts the model and the method in the path; the relay needs the path's parts. */
   geminiAction?: { method: string; alt?: string };
 }

@@ -1,4 +1,35 @@
 import type http from "node:http";
+import { Busboy } from "@fastify/busboy";
+
+/** A multipart body as the fake received it: text fields and files, each in order. */
+export interface ReceivedForm {
+  fields: [string, string][];
+  files: { name: string; filename: string; contentType: string; bytes: Buffer }[];
+  /** Part names in the order they arrived. */
+  order: string[];
+}
+
+export function parseMultipart(contentType: string, body: Buffer): Promise<ReceivedForm> {
+  return new Promise((resolve, reject) => {
+    const form: ReceivedForm = { fields: [], files: [], order: [] };
+    const parser = Busboy({ headers: { "content-type": contentType } });
+    parser.on("field", (name, value) => {
+      form.fields.push([name, value]);
+      form.order.push(name);
+    });
+    parser.on("file", (name, stream, filename, _encoding, mimeType) => {
+      const chunks: Buffer[] = [];
+      const file = { name, filename, contentType: mimeType, bytes: Buffer.alloc(0) };
+      form.files.push(file);
+      form.order.push(name);
+      stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+      stream.on("end", () => (file.bytes = Buffer.concat(chunks)));
+    });
+    parser.on("finish", () => resolve(form));
+    parser.on("error", reject);
+    parser.end(body);
+  });
+}
 
 // The OpenAI endpoints beyond chat, as the loopback OpenAI fake serves them. Each rejects
 // what the real API rejects (a missing model or input), so a gateway that forwards a
@@ -67,6 +98,47 @@ export function serveOpenAIOperation(path: string, body: any, response: http.Ser
       response.write(FAKE_AUDIO.subarray(0, 500));
       response.end(FAKE_AUDIO.subarray(500));
       return true;
+    }
+    case "/v1/images/edits": {
+      const form = body as ReceivedForm;
+      const field = (name: string) => form.fields.find(([key]) => key === name)?.[1];
+      const images = form.files.filter((file) => file.name === "image" || file.name === "image[]");
+      if (!field("model")) return (invalid(response, "model", "you must provide a model parameter"), true);
+      if (images.length === 0 || !field("prompt")) return (invalid(response, "image", "image and prompt are required"), true);
+      json(response, 200, {
+        created: 1_700_000_004,
+        data: [{ b64_json: Buffer.from(`edited:${images.map((image) => `${image.filename}(${image.bytes.length})`).join(",")}:${field("prompt")}`).toString("base64") }],
+        usage: { input_tokens: 20, output_tokens: 100, total_tokens: 120 },
+      });
+      return true;
+    }
+    case "/v1/audio/transcriptions": {
+      const form = body as ReceivedForm;
+      const field = (name: string) => form.fields.find(([key]) => key === name)?.[1];
+      const file = form.files.find((entry) => entry.name === "file");
+      if (!field("model")) return (invalid(response, "model", "you must provide a model parameter"), true);
+      if (!file) return (invalid(response, "file", "file is required"), true);
+      const text = `heard ${file.bytes.length} bytes of ${file.filename}`;
+      switch (field("response_format") ?? "json") {
+        case "text":
+          response.writeHead(200, { "content-type": "text/plain; charset=utf-8" });
+          response.end(`${text}\n`);
+          return true;
+        case "srt":
+          response.writeHead(200, { "content-type": "text/plain; charset=utf-8" });
+          response.end(`1\n00:00:00,000 --> 00:00:01,000\n${text}\n\n`);
+          return true;
+        case "vtt":
+          response.writeHead(200, { "content-type": "text/plain; charset=utf-8" });
+          response.end(`WEBVTT\n\n00:00:00.000 --> 00:00:01.000\n${text}\n\n`);
+          return true;
+        case "verbose_json":
+          json(response, 200, { task: "transcribe", language: "english", duration: 1, text, segments: [{ id: 0, start: 0, end: 1, text }], usage: { type: "duration", seconds: 1 } });
+          return true;
+        default:
+          json(response, 200, { text, usage: { type: "tokens", input_tokens: 14, output_tokens: 6, total_tokens: 20 } });
+          return true;
+      }
     }
     case "/v1/rerank": {
       if (typeof body.query !== "string" || !Array.isArray(body.documents)) return (invalid(response, "query", "query and documents are required"), true);

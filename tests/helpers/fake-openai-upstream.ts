@@ -3,7 +3,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { serveOpenAIOperation } from "./fake-openai-operations";
+import { parseMultipart, serveOpenAIOperation, type ReceivedForm } from "./fake-openai-operations";
 
 // A loopback server speaking OpenAI's Chat Completions wire format, scripted by model
 // name. It records every request so tests can check what the upstream received.
@@ -46,7 +46,14 @@ export async function startFakeOpenAIUpstream(): Promise<FakeUpstream> {
   const server = http.createServer(async (request, response) => {
     const chunks: Buffer[] = [];
     for await (const part of request) chunks.push(part as Buffer);
-    const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString("utf8")) : {};
+    const raw = Buffer.concat(chunks);
+    const contentType = request.headers["content-type"] ?? "";
+    const body = contentType.startsWith("multipart/form-data")
+      ? ((await parseMultipart(contentType, raw)) as unknown as Record<string, unknown>)
+      : chunks.length
+        ? JSON.parse(raw.toString("utf8"))
+        : {};
+    if (contentType.startsWith("multipart/form-data")) body.model = (body as unknown as ReceivedForm).fields.find(([name]) => name === "model")?.[1];
     const record: ReceivedRequest = { method: request.method ?? "", path: request.url ?? "", headers: request.headers, body, closedEarly: false };
     received.push(record);
     response.on("close", () => {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import OpenAI from "openai";
+import OpenAI, { toFile } from "openai";
 import { GEMINI_KEY, startFakeGeminiUpstream } from "../helpers/fake-gemini-upstream";
 import { FAKE_AUDIO, fakeVector } from "../helpers/fake-openai-operations";
 import { startFakeOpenAIUpstream, UPSTREAM_API_KEY, type FakeUpstream } from "../helpers/fake-openai-upstream";
@@ -21,7 +21,7 @@ before(async () => {
   gemini = await startFakeGeminiUpstream();
   gateway = await startGateway();
   const channels = [
-    { type: "openai", name: "openai", baseUrl: upstream.baseUrl, apiKey: UPSTREAM_API_KEY, models: ["text-davinci", "embed-small", "image-model", "tts-model", "rerank-model"], modelMap: { "embed-small": "text-embedding-3-small" } },
+    { type: "openai", name: "openai", baseUrl: upstream.baseUrl, apiKey: UPSTREAM_API_KEY, models: ["text-davinci", "embed-small", "image-model", "tts-model", "rerank-model", "whisper-model"], modelMap: { "embed-small": "text-embedding-3-small", "image-model": "gpt-image-1" } },
     { type: "gemini", name: "gemini", baseUrl: gemini.baseUrl, apiKey: GEMINI_KEY, models: ["gemini-embedding"] },
     { type: "openai", name: "chat only", baseUrl: upstream.baseUrl, apiKey: UPSTREAM_API_KEY, models: ["chat-only-model"], capabilities: ["chat"] },
   ];
@@ -104,6 +104,60 @@ describe("OpenAI-format operations", () => {
     assert.deepEqual(Buffer.from(await response.arrayBuffer()), FAKE_AUDIO);
     const wav = await client.audio.speech.create({ model: "tts-model", input: "Hi", voice: "alloy", response_format: "wav" });
     assert.equal(wav.headers.get("content-type"), "audio/wav");
+  });
+
+  test("images.edit: several image[] parts and a mask reach the upstream in order, bytes and names intact, only the model renamed", async () => {
+    const first = Buffer.alloc(70_000, 1);
+    const second = Buffer.from("second image bytes");
+    const result = await client.images.edit({
+      model: "image-model",
+      image: [await toFile(first, "first.png", { type: "image/png" }), await toFile(second, "second.webp", { type: "image/webp" })],
+      mask: await toFile(Buffer.from("mask"), "mask.png", { type: "image/png" }),
+      prompt: "add a hat",
+    });
+    assert.equal(Buffer.from(result.data![0]!.b64_json!, "base64").toString(), "edited:first.png(70000),second.webp(18):add a hat");
+    const form = lastUpstreamRequest().body as unknown as import("../helpers/fake-openai-operations").ReceivedForm;
+    assert.deepEqual(form.fields.find(([name]) => name === "model"), ["model", "gpt-image-1"]);
+    assert.deepEqual(form.files.map((file) => [file.name, file.filename, file.contentType, file.bytes.length]), [
+      ["image[]", "first.png", "image/png", 70_000],
+      ["image[]", "second.webp", "image/webp", 18],
+      ["mask", "mask.png", "image/png", 4],
+    ]);
+    assert.ok(form.files[0]!.bytes.equals(first));
+  });
+
+  test("audio.transcriptions.create in json, text, srt, vtt and verbose_json", async () => {
+    const audio = await toFile(Buffer.alloc(1234, 7), "speech.mp3", { type: "audio/mpeg" });
+    const json = await client.audio.transcriptions.create({ model: "whisper-model", file: audio });
+    assert.equal(json.text, "heard 1234 bytes of speech.mp3");
+    const text = await client.audio.transcriptions.create({ model: "whisper-model", file: audio, response_format: "text" });
+    assert.equal(text, "heard 1234 bytes of speech.mp3\n");
+    const srt = await client.audio.transcriptions.create({ model: "whisper-model", file: audio, response_format: "srt" });
+    assert.match(srt, /^1\n00:00:00,000 --> /);
+    const vtt = await client.audio.transcriptions.create({ model: "whisper-model", file: audio, response_format: "vtt" });
+    assert.match(vtt, /^WEBVTT/);
+    const verbose = await client.audio.transcriptions.create({ model: "whisper-model", file: audio, response_format: "verbose_json" });
+    assert.equal(verbose.segments?.[0]?.text, "heard 1234 bytes of speech.mp3");
+    const rows = await logRow("whisper-model");
+    assert.equal(rows.length, 5);
+    assert.ok(rows.some((row) => row.promptTokens === 14 && row.completionTokens === 6), "token usage of gpt-4o-transcribe-style answers is logged");
+  });
+
+  test("an upload without a model, or not multipart, is a 400 before any upstream call", async () => {
+    const calls = upstream.received.length;
+    const missing = await client.audio.transcriptions
+      .create({ model: "", file: await toFile(Buffer.from("x"), "a.mp3") })
+      .catch((error: unknown) => error);
+    assert.ok(missing instanceof OpenAI.BadRequestError);
+    assert.equal(missing.param, "model");
+    const notMultipart = await fetch(`${gateway.url}/v1/images/edits`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "image-model", prompt: "x" }),
+    });
+    assert.equal(notMultipart.status, 400);
+    assert.equal((await notMultipart.json()).error.code, "invalid_content_type");
+    assert.equal(upstream.received.length, calls, "no upstream call");
   });
 
   test("rerank returns results best first", async () => {

@@ -7,7 +7,7 @@ import {
   speechRequestSchema,
 } from "@/lib/formats/openai/operation-schemas";
 import { renderEmbeddings } from "@/lib/formats/openai/render-embeddings";
-import { openAIOperationHandler } from "@/lib/gateway/call-operation";
+import { openAIOperationHandler, openAIUploadHandler } from "@/lib/gateway/call-operation";
 import { jsonResponse } from "@/lib/http/api-types";
 import { env } from "@/lib/env";
 import { countTokens } from "@/lib/usage/count-tokens";
@@ -70,3 +70,9 @@ export const handleRerank = openAIOperationHandler({
   schema: rerankRequestSchema,
   promptText: (body) => [body.query, ...body.documents.map((document) => (typeof document === "string" ? document : document.text))].join("\n"),
 });
+
+/** POST /v1/images/edits (multipart: one or several `image[]` parts and an optional mask). */
+export const handleImageEdits = openAIUploadHandler({ endpoint: "/v1/images/edits", operation: "image-edits", promptField: "prompt" });
+
+/** POST /v1/audio/transcriptions (multipart upload; json, text, srt, vtt or verbose_json back). */
+export const handleTranscriptions = openAIUploadHandler({ endpoint: "/v1/audio/transcriptions", operation: "audio-transcription", promptField: "prompt" });

@@ -9,10 +9,13 @@ import {
   chatCompletionsSpec,
   completionsSpec,
   embeddingsSpec,
+  imageEditsSpec,
   imageGenerationsSpec,
+  openAIMultipartRelay,
   openAIRelay,
   rerankSpec,
   speechSpec,
+  transcriptionsSpec,
 } from "./relay-openai";
 
 async function chat(request: ChatRequest, context: CallContext): Promise<AsyncIterable<StreamEvent>> {
@@ -36,7 +39,9 @@ export const openAIProvider: Provider = {
     "openai:completions": openAIRelay(completionsSpec),
     "openai:embeddings": openAIRelay(embeddingsSpec),
     "openai:images": openAIRelay(imageGenerationsSpec),
+    "openai:image-edits": openAIMultipartRelay(imageEditsSpec),
     "openai:audio-speech": openAIRelay(speechSpec),
+    "openai:audio-transcription": openAIMultipartRelay(transcriptionsSpec),
     "openai:rerank": openAIRelay(rerankSpec),
   },
 };

@@ -8,7 +8,7 @@ import { decodeSse } from "@/lib/sse/decode-sse";
 import { encodeSse, SSE_HEADERS } from "@/lib/sse/encode-sse";
 import { malformedStreamError, truncatedStreamError } from "@/lib/sse/stream-errors";
 import type { UsageMeter } from "@/lib/usage/usage-meter";
-import { postOpenAI } from "./call-upstream";
+import { postOpenAI, postOpenAIBody } from "./call-upstream";
 
 // OpenAI client -> OpenAI-type upstream, for any OpenAI-format operation: the body goes
 // through as sent (unknown fields included) with only the model renamed, and the answer
@@ -156,3 +156,34 @@ function errorText(error: unknown): string {
   return typeof message === "string" ? message : "The upstream reported an error mid-stream.";
 }
 
+
+/**
+ * Multipart uploads (image edits, transcriptions): the form goes upstream part by part
+ * as the client sent it, with only the model renamed; the answer comes back as sent
+ * (JSON, or the plain text, SRT or VTT a transcription may be asked for).
+ */
+export function openAIMultipartRelay(spec: OpenAIRelaySpec): Relay {
+  return async (request, context): Promise<RelayedResponse> => {
+    if (!request.form) throw new GatewayError("invalid_request", "This endpoint takes a multipart/form-data body.", { code: "invalid_content_type" });
+    const encoded = request.form.encode({ model: context.upstreamModel });
+    const response = await postOpenAIBody(spec.path, encoded.contentType, encoded.body, context);
+    const contentType = String(response.headers["content-type"] ?? "application/json");
+    context.meter.markFirstToken();
+    if (!contentType.includes("json")) return { status: response.status, headers: { "content-type": contentType }, body: response.body };
+    const bytes = Buffer.from(await response.body.arrayBuffer());
+    meterAnswer(parseUpstreamJson(bytes.toString("utf8")), spec, context.meter);
+    return { status: response.status, headers: { "content-type": "application/json" }, body: bytes };
+  };
+}
+
+export const imageEditsSpec: OpenAIRelaySpec = { ...imageGenerationsSpec, path: "/images/edits" };
+
+/** Transcriptions report tokens (`gpt-4o-transcribe`) or seconds (`whisper-1`); the text is the output. */
+export const transcriptionsSpec: OpenAIRelaySpec = {
+  path: "/audio/transcriptions",
+  outputText: (json) => (typeof json.text === "string" ? json.text : ""),
+  usage: (json) => {
+    const usage = json.usage as { type?: string; input_tokens?: number; output_tokens?: number } | undefined;
+    return usage?.type === "tokens" ? { promptTokens: usage.input_tokens ?? 0, completionTokens: usage.output_tokens ?? 0 } : undefined;
+  },
+};
