@@ -1,6 +1,7 @@
 import { TokenCache } from "@/lib/auth/token-cache";
 import { ChannelHealth } from "@/lib/channels/channel-health";
 import { ChannelProber } from "@/lib/channels/channel-prober";
+import { CHANNEL_DISABLED_TOPIC } from "@/lib/channels/channel-service";
 import { seedAdmin } from "@/lib/auth/seed-admin";
 import { loadSecrets, type Secrets } from "@/lib/crypto/secrets";
 import type { Database } from "@/lib/db/client";
@@ -89,6 +90,10 @@ async function createRuntime(): Promise<Runtime> {
   const limits = new SpendLimiter(shared, (subject, _period, since) => logStore.usageSince(subject, since));
 
   shared.subscribe((topic, message) => {
+    if (topic === CHANNEL_DISABLED_TOPIC) {
+      const { id, reason } = message as { id: string; reason: string };
+      channels.markAutoDisabled(id, reason);
+    }
     if (topic !== INVALIDATE_TOPIC) return;
     if (message === "tokens") tokens.invalidate();
     if (message === "channels") channels.reload().catch((error) => logger.error({ err: error }, "channel reload failed"));

@@ -46,6 +46,8 @@ export interface ChatRequest {
   toolChoice?: ToolChoice;
   parallelToolCalls?: boolean;
   reasoning?: { effort?: "minimal" | "low" | "medium" | "high"; budgetTokens?: number };
+  /** Structured output: JSON, optionally matching a JSON Schema. */
+  responseFormat?: { type: "json"; name?: string; schema?: Record<string, unknown> };
   user?: string;
 }
 

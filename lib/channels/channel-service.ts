@@ -127,13 +127,16 @@ async function channelsChanged(runtime: Runtime): Promise<void> {
  * credentials; the prober puts it back when it answers again. Off the request path.
  */
 export function recordAutoDisable(runtime: Runtime, id: string, reason: string): void {
-  runtime.channels.markAutoDisabled(id, reason);
+  // Every process stops using it at once; the row and a reload follow.
+  runtime.shared.publish(CHANNEL_DISABLED_TOPIC, { id, reason });
   logger.warn({ channelId: id, reason }, "channel disabled automatically");
   runtime.database.channel
     .updateMany({ where: { id, autoDisabledReason: null }, data: { autoDisabledReason: reason.slice(0, 1000), autoDisabledAt: new Date() } })
     .then(() => runtime.invalidate("channels"))
     .catch((error) => logger.error({ err: error, channelId: id }, "could not record the automatic disable"));
 }
+
+export const CHANNEL_DISABLED_TOPIC = "channel-disabled";
 
 export async function clearAutoDisable(runtime: Runtime, id: string): Promise<void> {
   await runtime.database.channel.updateMany({ where: { id }, data: { autoDisabledReason: null, autoDisabledAt: null } });

@@ -4,11 +4,11 @@ import { messageText, type ChatRequest } from "@/lib/canonical/request";
 import type { StreamEvent } from "@/lib/canonical/stream-event";
 import { env } from "@/lib/env";
 import { jsonResponse, type ApiResponse } from "@/lib/http/api-types";
-import type { RelayRequest } from "@/lib/providers/provider";
+import type { CallContext, Provider, RelayRequest } from "@/lib/providers/provider";
 import { providers } from "@/lib/providers/registry";
 import { SSE_HEADERS } from "@/lib/sse/encode-sse";
 import type { UsageMeter } from "@/lib/usage/usage-meter";
-import { runCall } from "./call-pipeline";
+import { runCall, type AttemptHooks } from "./call-pipeline";
 import { primeStream } from "./prime-stream";
 import type { GatewayContext } from "./with-api-key";
 
@@ -39,15 +39,26 @@ export function callChat(context: GatewayContext, plan: ChatPlan): Promise<ApiRe
       const provider = providers[channel.type];
       const relay = plan.relay && provider.relays?.[`${format.name}:chat`];
       if (relay) return relay(plan.relay!, call);
-      // Waiting for the first event lets a dead or garbled stream fail over.
-      const events = await primeStream(await provider.chat!(chat, call), (event) => event.type === "error" && event.error);
-      // A non-streamed failure is the attempt's and fails over; only a started stream reports here.
-      const metered = meterEvents(events, log.meter, chat.stream ? hooks.streamFailed : () => undefined);
-      return chat.stream
-        ? { status: 200, headers: { ...SSE_HEADERS }, body: plan.renderStream(metered) }
-        : jsonResponse(200, plan.renderResponse(await collectResponse(metered)));
+      return translatedChat(provider, chat, call, hooks, plan);
     },
   });
+}
+
+/** One attempt through the canonical path: the provider's chat, metered, rendered for the client. */
+export async function translatedChat(
+  provider: Provider,
+  chat: ChatRequest,
+  call: CallContext,
+  hooks: AttemptHooks,
+  render: Pick<ChatPlan, "renderResponse" | "renderStream">,
+): Promise<ApiResponse> {
+  // Waiting for the first event lets a dead or garbled stream fail over.
+  const events = await primeStream(await provider.chat!(chat, call), (event) => event.type === "error" && event.error);
+  // A non-streamed failure is the attempt's and fails over; only a started stream reports here.
+  const metered = meterEvents(events, call.meter, chat.stream ? hooks.streamFailed : () => undefined);
+  return chat.stream
+    ? { status: 200, headers: { ...SSE_HEADERS }, body: render.renderStream(metered) }
+    : jsonResponse(200, render.renderResponse(await collectResponse(metered)));
 }
 
 /** A quick upper bound for reservations: ~3 characters a token is more than any tokenizer gives for text. */

@@ -10,6 +10,7 @@ import { handleCountTokens } from "@/lib/gateway/handlers/count-tokens";
 import { handleGeminiAction, handleGeminiGetModel, handleGeminiListModels } from "@/lib/gateway/handlers/gemini";
 import { handleMessages } from "@/lib/gateway/handlers/messages";
 import { handleListModels } from "@/lib/gateway/handlers/models";
+import { handleResponses } from "@/lib/gateway/handlers/responses";
 import {
   handleCompletions,
   handleEmbeddings,
@@ -26,6 +27,7 @@ import { RouteTable, type RouteMatch } from "./route-table";
 // same handlers for Next's router.
 export const apiRoutes = new RouteTable()
   .add("POST", "/v1/chat/completions", handleChatCompletions)
+  .add("POST", "/v1/responses", handleResponses)
   .add("POST", "/v1/completions", handleCompletions)
   .add("POST", "/v1/embeddings", handleEmbeddings)
   .add("POST", "/v1/images/generations", handleImageGenerations)

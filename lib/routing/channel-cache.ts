@@ -7,12 +7,15 @@ import { operationSchema } from "@/lib/providers/operation";
 import { channelTimeoutsSchema, channelTypeSchema, type Channel } from "./channel";
 import { pickChannels } from "./pick-channels";
 
+const PENDING_DISABLE_MS = 10_000;
+
 /**
  * All channels, in memory, keys decrypted once. Reloaded every `refreshMs` so other
  * instances' changes arrive, and at once after a change made in this process.
  */
 export class ChannelCache {
   private channels: Channel[] = [];
+  private readonly pendingDisables = new Map<string, { reason: string; until: number }>();
   private timer: NodeJS.Timeout | undefined;
   private loading: Promise<void> | undefined;
 
@@ -41,9 +44,14 @@ export class ChannelCache {
 
   private async load(): Promise<void> {
     const rows = await this.database.channel.findMany({ orderBy: { createdAt: "asc" } });
+    const now = Date.now();
     this.channels = rows.flatMap((row) => {
       try {
-        return [this.toChannel(row)];
+        const channel = this.toChannel(row);
+        const pending = this.pendingDisables.get(channel.id);
+        if (pending && (channel.autoDisabledReason || pending.until <= now)) this.pendingDisables.delete(channel.id);
+        else if (pending) channel.autoDisabledReason = pending.reason;
+        return [channel];
       } catch (error) {
         this.onError(error);
         return [];
@@ -71,8 +79,12 @@ export class ChannelCache {
     };
   }
 
-  /** Takes a channel out of rotation in this process at once (the database follows). */
+  /**
+   * Takes a channel out of rotation in this process at once. The database follows; until
+   * a reload has seen it there, the mark is kept over reloaded rows (for a while).
+   */
   markAutoDisabled(id: string, reason: string): void {
+    this.pendingDisables.set(id, { reason, until: Date.now() + PENDING_DISABLE_MS });
     this.channels = this.channels.map((channel) => (channel.id === id ? { ...channel, autoDisabledReason: reason } : channel));
   }
 

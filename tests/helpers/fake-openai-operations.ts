@@ -140,6 +140,49 @@ export function serveOpenAIOperation(path: string, body: any, response: http.Ser
           return true;
       }
     }
+    case "/v1/responses": {
+      // A chat-only OpenAI-compatible server has no such path.
+      if (String(body.model).startsWith("chat-only")) {
+        json(response, 404, { error: { message: "Invalid URL (POST /v1/responses)", type: "invalid_request_error", param: null, code: null } });
+        return true;
+      }
+      if (body.input === undefined) return (invalid(response, "input", "Missing required parameter: 'input'."), true);
+      const items = typeof body.input === "string" ? [{ role: "user", content: body.input }] : body.input;
+      const lastUser = [...items].reverse().find((item: any) => item.role === "user");
+      const userText = typeof lastUser?.content === "string" ? lastUser.content : (lastUser?.content ?? []).map((part: any) => part.text ?? "").join("");
+      const toolOutput = items.find((item: any) => item.type === "function_call_output");
+      const callTool = body.tools?.length && !toolOutput;
+      const output = callTool
+        ? [{ type: "function_call", id: "fc_native1", call_id: "call_native1", name: body.tools[0].name, arguments: '{"city":"Paris"}', status: "completed" }]
+        : [{ type: "message", id: "msg_native1", status: "completed", role: "assistant", content: [{ type: "output_text", text: toolOutput ? `Tool said: ${toolOutput.output}` : `Native: ${userText}`, annotations: [], logprobs: [] }] }];
+      const usage = { input_tokens: 9, input_tokens_details: { cached_tokens: 2 }, output_tokens: 4, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 13 };
+      const base = { id: "resp_native1", object: "response", created_at: 1_700_000_005, model: body.model, instructions: body.instructions ?? null, tools: body.tools ?? [], parallel_tool_calls: true, tool_choice: "auto", text: { format: { type: "text" } }, error: null, incomplete_details: null, metadata: {}, temperature: 1, top_p: 1, truncation: "disabled", store: body.store ?? true, previous_response_id: body.previous_response_id ?? null, reasoning: { effort: null, summary: null }, max_output_tokens: null, user: null };
+      if (!body.stream) {
+        json(response, 200, { ...base, status: "completed", output, usage });
+        return true;
+      }
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      let sequence = 0;
+      const send = (type: string, data: Record<string, unknown>) => response.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...data })}\n\n`);
+      send("response.created", { response: { ...base, status: "in_progress", output: [], usage: null } });
+      const item = output[0] as any;
+      if (item.type === "message") {
+        const text = item.content[0].text as string;
+        send("response.output_item.added", { output_index: 0, item: { ...item, status: "in_progress", content: [] } });
+        send("response.content_part.added", { item_id: item.id, output_index: 0, content_index: 0, part: { type: "output_text", text: "", annotations: [] } });
+        for (const word of text.split(/(?= )/)) send("response.output_text.delta", { item_id: item.id, output_index: 0, content_index: 0, delta: word, logprobs: [] });
+        send("response.output_text.done", { item_id: item.id, output_index: 0, content_index: 0, text, logprobs: [] });
+        send("response.content_part.done", { item_id: item.id, output_index: 0, content_index: 0, part: { type: "output_text", text, annotations: [] } });
+      } else {
+        send("response.output_item.added", { output_index: 0, item: { ...item, arguments: "", status: "in_progress" } });
+        send("response.function_call_arguments.delta", { item_id: item.id, output_index: 0, delta: item.arguments });
+        send("response.function_call_arguments.done", { item_id: item.id, output_index: 0, arguments: item.arguments });
+      }
+      send("response.output_item.done", { output_index: 0, item });
+      send("response.completed", { response: { ...base, status: "completed", output, usage } });
+      response.end();
+      return true;
+    }
     case "/v1/rerank": {
       if (typeof body.query !== "string" || !Array.isArray(body.documents)) return (invalid(response, "query", "query and documents are required"), true);
       const words = new Set(body.query.toLowerCase().split(/\W+/).filter(Boolean));

@@ -19,6 +19,12 @@ export function toAnthropicBody(
 ): Record<string, unknown> {
   const body: Record<string, unknown> = { model: upstreamModel, messages: toTurns(request.messages, warnings) };
   if (request.system) body.system = request.system;
+  if (request.responseFormat) {
+    // Anthropic has no response format: the instruction travels in the system prompt.
+    const schema = request.responseFormat.schema ? ` matching this JSON Schema:\n${JSON.stringify(request.responseFormat.schema)}` : "";
+    body.system = `${request.system ? `${request.system}\n\n` : ""}Answer with a single JSON value and nothing else${schema}`;
+    warnings.push("response format given to Anthropic as an instruction in the system prompt (not enforced)");
+  }
 
   let budget: number | undefined;
   if (request.reasoning) {

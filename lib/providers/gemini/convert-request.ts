@@ -78,6 +78,11 @@ export async function toGeminiBody(request: ChatRequest, context: CallContext): 
       includeThoughts: true,
     };
   }
+  if (request.responseFormat) {
+    generation.responseMimeType = "application/json";
+    // Gemini takes a plain JSON Schema here, unlike the OpenAPI subset of responseSchema.
+    if (request.responseFormat.schema) generation.responseJsonSchema = request.responseFormat.schema;
+  }
   if (Object.keys(generation).length) body.generationConfig = generation;
   return body;
 }

@@ -34,6 +34,10 @@ export function toOpenAIChatBody(request: ChatRequest, upstreamModel: string, wa
   if (request.reasoning?.effort) body.reasoning_effort = request.reasoning.effort;
   else if (request.reasoning?.budgetTokens !== undefined) body.reasoning_effort = effortForBudget(request.reasoning.budgetTokens);
   if (request.user) body.user = request.user;
+  if (request.responseFormat) {
+    const { name, schema } = request.responseFormat;
+    body.response_format = schema ? { type: "json_schema", json_schema: { name: name ?? "response", schema } } : { type: "json_object" };
+  }
   return body;
 }
 

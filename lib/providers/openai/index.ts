@@ -17,6 +17,7 @@ import {
   speechSpec,
   transcriptionsSpec,
 } from "./relay-openai";
+import { relayResponses } from "./relay-responses";
 
 async function chat(request: ChatRequest, context: CallContext): Promise<AsyncIterable<StreamEvent>> {
   const body = toOpenAIChatBody(request, context.upstreamModel, context.warnings);
@@ -43,5 +44,6 @@ export const openAIProvider: Provider = {
     "openai:audio-speech": openAIRelay(speechSpec),
     "openai:audio-transcription": openAIMultipartRelay(transcriptionsSpec),
     "openai:rerank": openAIRelay(rerankSpec),
+    "openai:responses": relayResponses,
   },
 };

@@ -1,0 +1,168 @@
+import { GatewayError } from "@/lib/canonical/gateway-error";
+import type { ChatRequest, ContentPart, Message, ToolChoice, ToolDefinition } from "@/lib/canonical/request";
+import { parseImageUrl } from "@/lib/formats/openai/parse-request";
+import { validationError } from "@/lib/formats/validation-error";
+import { responsesRequestSchema, type InputContent, type InputItem, type ResponsesRequest, type ResponsesTool } from "./schema";
+
+export interface ParsedResponsesRequest {
+  body: ResponsesRequest;
+  chat: ChatRequest;
+  /** Tools declared as custom (freeform) tools: their calls go back as custom_tool_call items. */
+  customTools: ReadonlySet<string>;
+  warnings: string[];
+}
+
+/** A custom (freeform) tool becomes a function taking its text as one string argument. */
+export const CUSTOM_TOOL_ARGUMENT = "input";
+
+export function parseResponsesBody(json: unknown): ResponsesRequest {
+  const result = responsesRequestSchema.safeParse(json);
+  if (!result.success) throw validationError(result.error);
+  return result.data;
+}
+
+/** The Responses request as a canonical chat, for upstreams without /responses. */
+export function toCanonical(body: ResponsesRequest, history: Message[] = [], historySystem?: string): ParsedResponsesRequest {
+  const warnings: string[] = [];
+  const customTools = new Set<string>();
+  const tools = body.tools?.map((tool, index) => toCanonicalTool(tool, index, customTools));
+  const system: string[] = [];
+  if (historySystem) system.push(historySystem);
+  if (body.instructions) system.push(body.instructions);
+  const messages: Message[] = [...history];
+  const items: InputItem[] = typeof body.input === "string" ? [{ role: "user", content: body.input }] : (body.input ?? []);
+  items.forEach((item, index) => addItem(item, index, messages, system));
+  const effort = body.reasoning?.effort;
+  if (body.text?.format && body.text.format.type !== "text") warnings.push(`text.format '${body.text.format.type}' is passed on as a response format where the upstream has one`);
+  return {
+    body,
+    customTools,
+    warnings,
+    chat: {
+      model: body.model,
+      system: system.length > 0 ? system.join("\n\n") : undefined,
+      messages,
+      stream: body.stream === true,
+      maxTokens: body.max_output_tokens ?? undefined,
+      temperature: body.temperature ?? undefined,
+      topP: body.top_p ?? undefined,
+      tools: tools && tools.length > 0 ? tools : undefined,
+      toolChoice: toCanonicalToolChoice(body.tool_choice),
+      parallelToolCalls: body.parallel_tool_calls ?? undefined,
+      reasoning: effort && effort !== "none" ? { effort: effort === "xhigh" ? "high" : (effort as "minimal" | "low" | "medium" | "high") } : undefined,
+      responseFormat:
+        body.text?.format?.type === "json_schema"
+          ? { type: "json", name: (body.text.format as { name?: string }).name, schema: (body.text.format as { schema: Record<string, unknown> }).schema }
+          : body.text?.format?.type === "json_object"
+            ? { type: "json" }
+            : undefined,
+      user: body.user,
+    },
+  };
+}
+
+function toCanonicalTool(tool: ResponsesTool, index: number, customTools: Set<string>): ToolDefinition {
+  if (tool.type === "function") {
+    const fn = tool as { name: string; description?: string | null; parameters?: Record<string, unknown> | null };
+    return { name: fn.name, description: fn.description ?? undefined, parameters: fn.parameters ?? { type: "object", properties: {} } };
+  }
+  if (tool.type === "custom") {
+    const custom = tool as { name: string; description?: string | null; format?: { type?: string; syntax?: string; definition?: string } };
+    customTools.add(custom.name);
+    const grammar = custom.format?.type === "grammar" ? `\n\nThe input must follow this ${custom.format.syntax ?? ""} grammar:\n${custom.format.definition ?? ""}` : "";
+    return {
+      name: custom.name,
+      description: `${custom.description ?? ""}${grammar}`.trim() || undefined,
+      parameters: {
+        type: "object",
+        properties: { [CUSTOM_TOOL_ARGUMENT]: { type: "string", description: "The tool's whole input, as free text." } },
+        required: [CUSTOM_TOOL_ARGUMENT],
+      },
+    };
+  }
+  throw new GatewayError(
+    "invalid_request",
+    `The tool '${tool.name ?? tool.type}' (type '${tool.type}') is built into OpenAI's servers and cannot run on this model's provider; declare it as a function tool instead.`,
+    { param: `tools[${index}].type`, code: "unsupported_tool" },
+  );
+}
+
+function addItem(item: InputItem, index: number, messages: Message[], system: string[]): void {
+  if ("role" in item && (item.type === undefined || item.type === "message")) {
+    const message = item as { role: string; content: string | InputContent[] };
+    if (message.role === "system" || message.role === "developer") {
+      system.push(contentText(message.content));
+      return;
+    }
+    const role = message.role === "assistant" ? "assistant" : "user";
+    push(messages, role, contentParts(message.content, index));
+    return;
+  }
+  switch (item.type) {
+    case "function_call":
+    case "custom_tool_call": {
+      const call = item as { call_id: string; name: string; arguments?: string; input?: string };
+      const argumentsText = item.type === "custom_tool_call" ? JSON.stringify({ [CUSTOM_TOOL_ARGUMENT]: call.input ?? "" }) : (call.arguments ?? "");
+      push(messages, "assistant", [{ type: "tool-call", id: call.call_id, name: call.name, arguments: argumentsText }]);
+      return;
+    }
+    case "function_call_output":
+    case "custom_tool_call_output": {
+      const output = item as { call_id: string; output: string | InputContent[] };
+      push(messages, "tool", [{ type: "tool-result", toolCallId: output.call_id, content: contentText(output.output) }]);
+      return;
+    }
+    case "reasoning":
+      return; // reasoning from another model cannot be replayed to this one
+    case "item_reference":
+      throw new GatewayError("invalid_request", "item_reference inputs need the stored response they point to; use previous_response_id instead.", {
+        param: `input[${index}]`,
+      });
+    default:
+      throw new GatewayError("invalid_request", `Input items of type '${item.type}' are not supported for this model's provider.`, {
+        param: `input[${index}].type`,
+        code: "unsupported_input_item",
+      });
+  }
+}
+
+/** Consecutive items of one role become one message (tool calls of one turn together). */
+function push(messages: Message[], role: Message["role"], content: ContentPart[]): void {
+  const last = messages.at(-1);
+  if (last && last.role === role && role !== "user") last.content.push(...content);
+  else messages.push({ role, content });
+}
+
+function contentText(content: string | InputContent[]): string {
+  if (typeof content === "string") return content;
+  return content.map((part) => ("text" in part && typeof part.text === "string" ? part.text : "")).join("");
+}
+
+function contentParts(content: string | InputContent[], index: number): ContentPart[] {
+  if (typeof content === "string") return [{ type: "text", text: content }];
+  return content.map((part, partIndex): ContentPart => {
+    switch (part.type) {
+      case "input_text":
+      case "output_text":
+        return { type: "text", text: String((part as { text: string }).text) };
+      case "refusal":
+        return { type: "text", text: String((part as { refusal: string }).refusal) };
+      case "input_image": {
+        const url = (part as { image_url?: string | null }).image_url;
+        if (!url) throw new GatewayError("invalid_request", "input_image needs an image_url (file ids are not supported here).", { param: `input[${index}].content[${partIndex}]` });
+        return { type: "image", source: parseImageUrl(url) };
+      }
+      default:
+        throw new GatewayError("invalid_request", `Content of type '${part.type}' is not supported for this model's provider.`, {
+          param: `input[${index}].content[${partIndex}].type`,
+        });
+    }
+  });
+}
+
+function toCanonicalToolChoice(choice: ResponsesRequest["tool_choice"]): ToolChoice | undefined {
+  if (choice === undefined) return undefined;
+  if (choice === "auto" || choice === "none" || choice === "required") return { type: choice };
+  if ((choice.type === "function" || choice.type === "custom") && "name" in choice) return { type: "tool", name: String(choice.name) };
+  return { type: "auto" };
+}

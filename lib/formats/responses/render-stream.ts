@@ -1,0 +1,198 @@
+import { toGatewayError, type GatewayError } from "@/lib/canonical/gateway-error";
+import type { FinishReason } from "@/lib/canonical/finish-reason";
+import type { StreamEvent } from "@/lib/canonical/stream-event";
+import type { Usage } from "@/lib/canonical/usage";
+import { openAIErrorBody } from "@/lib/formats/openai/render-error";
+import { encodeSse } from "@/lib/sse/encode-sse";
+import {
+  messageItem,
+  newId,
+  reasoningItem,
+  responseObject,
+  statusFor,
+  toolCallItem,
+  type OutputItem,
+  type ResponseEnvelope,
+} from "./render-response";
+
+// Canonical events as the Responses API's named stream events, each with an increasing
+// sequence_number: response.created, then every output item opened, filled and closed
+// in order, then response.completed (or .incomplete, or .failed).
+
+type Open =
+  | { kind: "reasoning"; id: string; index: number; text: string }
+  | { kind: "message"; id: string; index: number; text: string }
+  | { kind: "tool"; index: number; call: { id: string; name: string; arguments: string }; item: OutputItem };
+
+export class ResponsesStreamWriter {
+  private sequence = 0;
+  private readonly output: OutputItem[] = [];
+  private open: Open | undefined;
+
+  constructor(private readonly envelope: ResponseEnvelope) {}
+
+  private event(type: string, data: Record<string, unknown>): string {
+    return encodeSse(JSON.stringify({ type, sequence_number: this.sequence++, ...data }), type);
+  }
+
+  start(): string[] {
+    const response = responseObject(this.envelope, { status: "in_progress", output: [] });
+    return [this.event("response.created", { response }), this.event("response.in_progress", { response })];
+  }
+
+  reasoning(text: string): string[] {
+    const frames = this.open?.kind === "reasoning" ? [] : [...this.close(), ...this.openReasoning()];
+    const open = this.open as Extract<Open, { kind: "reasoning" }>;
+    open.text += text;
+    frames.push(this.event("response.reasoning_summary_text.delta", { item_id: open.id, output_index: open.index, summary_index: 0, delta: text }));
+    return frames;
+  }
+
+  text(text: string): string[] {
+    const frames = this.open?.kind === "message" ? [] : [...this.close(), ...this.openMessage()];
+    const open = this.open as Extract<Open, { kind: "message" }>;
+    open.text += text;
+    frames.push(this.event("response.output_text.delta", { item_id: open.id, output_index: open.index, content_index: 0, delta: text, logprobs: [] }));
+    return frames;
+  }
+
+  toolStart(id: string, name: string): string[] {
+    const frames = this.close();
+    const call = { id, name, arguments: "" };
+    const item = toolCallItem(this.envelope, call, "in_progress");
+    if (item.type === "function_call") item.arguments = "";
+    else item.input = "";
+    const index = this.output.push(item) - 1;
+    this.open = { kind: "tool", index, call, item };
+    frames.push(this.event("response.output_item.added", { output_index: index, item }));
+    return frames;
+  }
+
+  toolDelta(delta: string): string[] {
+    if (this.open?.kind !== "tool") return [];
+    this.open.call.arguments += delta;
+    // A custom tool's input is its one string argument: it is known once the arguments end.
+    if (this.open.item.type !== "function_call") return [];
+    return [this.event("response.function_call_arguments.delta", { item_id: this.open.item.id, output_index: this.open.index, delta })];
+  }
+
+  finish(reason: FinishReason, usage: Usage | undefined): string[] {
+    const frames = this.close();
+    if (this.output.length === 0) frames.push(...this.openMessage(), ...this.close());
+    const { status, incomplete_details } = statusFor(reason);
+    const response = responseObject(this.envelope, { status, incomplete_details, output: this.output, usage });
+    frames.push(this.event(status === "completed" ? "response.completed" : "response.incomplete", { response }));
+    return frames;
+  }
+
+  failed(error: GatewayError): string[] {
+    const frames = this.close();
+    const body = openAIErrorBody(error).error;
+    const response = responseObject(this.envelope, { status: "failed", output: this.output, error: { code: body.code ?? body.type, message: body.message } });
+    frames.push(this.event("response.failed", { response }));
+    return frames;
+  }
+
+  private openReasoning(): string[] {
+    const id = newId("rs");
+    const index = this.output.push(reasoningItem(id, "")) - 1;
+    this.open = { kind: "reasoning", id, index, text: "" };
+    return [
+      this.event("response.output_item.added", { output_index: index, item: reasoningItem(id, "") }),
+      this.event("response.reasoning_summary_part.added", { item_id: id, output_index: index, summary_index: 0, part: { type: "summary_text", text: "" } }),
+    ];
+  }
+
+  private openMessage(): string[] {
+    const id = newId("msg");
+    const item = { ...messageItem(id, "", "in_progress"), content: [] };
+    const index = this.output.push(item) - 1;
+    this.open = { kind: "message", id, index, text: "" };
+    return [
+      this.event("response.output_item.added", { output_index: index, item }),
+      this.event("response.content_part.added", { item_id: id, output_index: index, content_index: 0, part: { type: "output_text", text: "", annotations: [] } }),
+    ];
+  }
+
+  /** Closes the open item with its done events. */
+  private close(): string[] {
+    const open = this.open;
+    if (!open) return [];
+    this.open = undefined;
+    switch (open.kind) {
+      case "reasoning": {
+        const item = reasoningItem(open.id, open.text);
+        this.output[open.index] = item;
+        const part = { type: "summary_text", text: open.text };
+        return [
+          this.event("response.reasoning_summary_text.done", { item_id: open.id, output_index: open.index, summary_index: 0, text: open.text }),
+          this.event("response.reasoning_summary_part.done", { item_id: open.id, output_index: open.index, summary_index: 0, part }),
+          this.event("response.output_item.done", { output_index: open.index, item: { ...item, summary: [part] } }),
+        ];
+      }
+      case "message": {
+        const item = messageItem(open.id, open.text);
+        this.output[open.index] = item;
+        return [
+          this.event("response.output_text.done", { item_id: open.id, output_index: open.index, content_index: 0, text: open.text, logprobs: [] }),
+          this.event("response.content_part.done", { item_id: open.id, output_index: open.index, content_index: 0, part: { type: "output_text", text: open.text, annotations: [] } }),
+          this.event("response.output_item.done", { output_index: open.index, item }),
+        ];
+      }
+      case "tool": {
+        const done: OutputItem = { ...toolCallItem(this.envelope, open.call), id: open.item.id };
+        this.output[open.index] = done;
+        const frames =
+          done.type === "function_call"
+            ? [this.event("response.function_call_arguments.done", { item_id: done.id, output_index: open.index, arguments: open.call.arguments })]
+            : [
+                this.event("response.custom_tool_call_input.delta", { item_id: done.id, output_index: open.index, delta: done.input }),
+                this.event("response.custom_tool_call_input.done", { item_id: done.id, output_index: open.index, input: done.input }),
+              ];
+        frames.push(this.event("response.output_item.done", { output_index: open.index, item: done }));
+        return frames;
+      }
+    }
+  }
+}
+
+/** Renders a canonical event stream; a failure ends it with response.failed. */
+export async function* renderResponsesStream(events: AsyncIterable<StreamEvent>, envelope: ResponseEnvelope): AsyncGenerator<string> {
+  const writer = new ResponsesStreamWriter(envelope);
+  yield writer.start().join("");
+  let reason: FinishReason = "stop";
+  let usage: Usage | undefined;
+  try {
+    for await (const event of events) {
+      let frames: string[] = [];
+      switch (event.type) {
+        case "reasoning-delta":
+          if (event.text) frames = writer.reasoning(event.text);
+          break;
+        case "text-delta":
+          frames = writer.text(event.text);
+          break;
+        case "tool-call-start":
+          frames = writer.toolStart(event.id, event.name);
+          break;
+        case "tool-call-delta":
+          frames = writer.toolDelta(event.argumentsDelta);
+          break;
+        case "finish":
+          reason = event.reason;
+          break;
+        case "usage":
+          usage = event.usage;
+          break;
+        case "error":
+          throw event.error;
+      }
+      // One write per upstream event, however many frames it became.
+      if (frames.length > 0) yield frames.join("");
+    }
+  } catch (error) {
+    yield writer.failed(toGatewayError(error)).join("");
+    return;
+  }
+  yield writer.finish(reason, usage).join("");
+}

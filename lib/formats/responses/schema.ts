@@ -1,0 +1,79 @@
+import { z } from "zod";
+
+// The OpenAI Responses API request, as far as routing and translation read it; unknown
+// fields stay in the body for upstreams that serve /responses natively.
+
+const text = z.string();
+
+const inputContentSchema = z.union([
+  z.looseObject({ type: z.enum(["input_text", "output_text"]), text }),
+  z.looseObject({ type: z.literal("refusal"), refusal: text }),
+  z.looseObject({ type: z.literal("input_image"), image_url: z.string().nullish(), file_id: z.string().nullish(), detail: z.string().optional() }),
+  z.looseObject({ type: z.string() }),
+]);
+export type InputContent = z.infer<typeof inputContentSchema>;
+
+export const messageItemSchema = z.looseObject({
+  type: z.literal("message").optional(),
+  role: z.enum(["user", "assistant", "system", "developer"]),
+  content: z.union([text, z.array(inputContentSchema)]),
+});
+
+export const inputItemSchema = z.union([
+  messageItemSchema,
+  z.looseObject({ type: z.literal("function_call"), call_id: z.string(), name: z.string(), arguments: z.string() }),
+  z.looseObject({ type: z.literal("function_call_output"), call_id: z.string(), output: z.union([text, z.array(inputContentSchema)]) }),
+  z.looseObject({ type: z.literal("custom_tool_call"), call_id: z.string(), name: z.string(), input: z.string() }),
+  z.looseObject({ type: z.literal("custom_tool_call_output"), call_id: z.string(), output: z.union([text, z.array(inputContentSchema)]) }),
+  z.looseObject({ type: z.literal("reasoning"), summary: z.array(z.looseObject({ text: z.string() })).optional() }),
+  z.looseObject({ type: z.string() }),
+]);
+export type InputItem = z.infer<typeof inputItemSchema>;
+
+export const toolSchema = z.union([
+  z.looseObject({
+    type: z.literal("function"),
+    name: z.string().min(1),
+    description: z.string().nullish(),
+    parameters: z.record(z.string(), z.unknown()).nullish(),
+    strict: z.boolean().nullish(),
+  }),
+  z.looseObject({ type: z.literal("custom"), name: z.string().min(1), description: z.string().nullish(), format: z.unknown().optional() }),
+  z.looseObject({ type: z.string(), name: z.string().optional() }),
+]);
+export type ResponsesTool = z.infer<typeof toolSchema>;
+
+export const responsesRequestSchema = z.looseObject({
+  model: z.string().trim().min(1, "you must provide a model parameter").max(200),
+  input: z.union([text, z.array(inputItemSchema)]).optional(),
+  instructions: z.string().nullish(),
+  tools: z.array(toolSchema).max(512).optional(),
+  tool_choice: z
+    .union([
+      z.enum(["auto", "none", "required"]),
+      z.looseObject({ type: z.enum(["function", "custom"]), name: z.string() }),
+      z.looseObject({ type: z.string() }),
+    ])
+    .optional(),
+  parallel_tool_calls: z.boolean().nullish(),
+  max_output_tokens: z.number().int().min(1).nullish(),
+  temperature: z.number().min(0).max(2).nullish(),
+  top_p: z.number().min(0).max(1).nullish(),
+  stream: z.boolean().nullish(),
+  store: z.boolean().nullish(),
+  metadata: z.record(z.string(), z.string()).nullish(),
+  previous_response_id: z.string().nullish(),
+  reasoning: z.looseObject({ effort: z.string().nullish(), summary: z.string().nullish() }).nullish(),
+  text: z
+    .looseObject({
+      format: z
+        .union([
+          z.looseObject({ type: z.literal("json_schema"), name: z.string().optional(), schema: z.record(z.string(), z.unknown()), strict: z.boolean().nullish() }),
+          z.looseObject({ type: z.enum(["text", "json_object"]) }),
+        ])
+        .optional(),
+    })
+    .nullish(),
+  user: z.string().optional(),
+});
+export type ResponsesRequest = z.infer<typeof responsesRequestSchema>;
