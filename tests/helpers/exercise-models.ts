@@ -1,0 +1,60 @@
+import assert from "node:assert/strict";
+import type { Database } from "@/lib/db/client";
+
+/** Exercises every model of schema.prisma on a freshly migrated database of either kind. */
+export async function exerciseEveryModel(database: Database): Promise<void> {
+  const mock = await database.channel.findUnique({ where: { id: "builtin-mock" } });
+  assert.equal(mock?.type, "mock");
+  assert.deepEqual(mock?.models, ["mock-chat"]);
+  assert.ok(mock?.createdAt instanceof Date && !Number.isNaN(mock.createdAt.getTime()));
+
+  const user = await database.user.create({ data: { email: "a@example.com", role: "admin", passwordHash: "x" } });
+  const expiresAt = new Date("2030-01-01T00:00:00.000Z");
+  const token = await database.token.create({
+    data: { name: "t", keyHash: "h", keyPrefix: "sk-x…y", userId: user.id, models: ["a", "b"], quotaTokens: 5_000_000_000n, rpm: 60, expiresAt },
+  });
+  assert.equal(token.enabled, true);
+  assert.equal(token.usedTokens, 0n);
+  const updated = await database.token.update({ where: { id: token.id }, data: { usedTokens: { increment: 7 } } });
+  assert.equal(updated.usedTokens, 7n);
+  assert.equal(updated.quotaTokens, 5_000_000_000n);
+  assert.deepEqual(updated.models, ["a", "b"]);
+  assert.equal(updated.expiresAt?.toISOString(), expiresAt.toISOString());
+  await assert.rejects(database.token.create({ data: { name: "dup", keyHash: "h", keyPrefix: "p" } }));
+
+  const channel = await database.channel.create({
+    data: { name: "c", type: "openai", models: ["m"], modelMap: { m: "n" }, apiKeyEncrypted: "v1.x.y.z" },
+  });
+  assert.deepEqual(channel.modelMap, { m: "n" });
+  assert.equal(channel.priority, 0);
+  assert.equal(channel.weight, 1);
+
+  await database.requestLog.createMany({
+    data: [{ id: "r1", endpoint: "/v1/chat/completions", clientFormat: "openai", method: "POST", status: 200, latencyMs: 5, warnings: ["w"], tokenId: token.id }],
+  });
+  const log = await database.requestLog.findUnique({ where: { id: "r1" } });
+  assert.deepEqual(log?.warnings, ["w"]);
+  assert.equal(log?.stream, false);
+
+  const limited = await database.token.update({ where: { id: token.id }, data: { tpm: 1000, budgetUsd: 2.5, usedUsd: { increment: 0.125 }, quotaPeriod: "daily" } });
+  assert.equal(limited.budgetUsd, 2.5);
+  assert.equal(limited.usedUsd, 0.125);
+  assert.equal(limited.quotaPeriod, "daily");
+  const priced = await database.channel.update({
+    where: { id: channel.id },
+    data: { capabilities: ["chat"], prices: { m: { input: 1.5, output: 6 } }, timeouts: { idleMs: 1000 }, autoDisabledReason: "401", autoDisabledAt: new Date() },
+  });
+  assert.deepEqual(priced.prices, { m: { input: 1.5, output: 6 } });
+  assert.equal(priced.autoDisabledReason, "401");
+  await database.user.update({ where: { id: user.id }, data: { rpm: 5, tpm: 50, quotaTokens: 10n, budgetUsd: 1, quotaPeriod: "monthly", models: ["m"] } });
+  await database.requestLog.update({ where: { id: "r1" }, data: { costUsd: 0.5, attempts: [{ channelId: "c", status: 500 }] } });
+  assert.equal((await database.requestLog.findUnique({ where: { id: "r1" } }))?.costUsd, 0.5);
+  await database.storedResponse.create({ data: { id: "resp_1", owner: `token:${token.id}`, model: "m", conversation: [{ role: "user", content: "hi" }], response: { id: "resp_1" } } });
+  assert.deepEqual((await database.storedResponse.findUnique({ where: { id: "resp_1" } }))?.conversation, [{ role: "user", content: "hi" }]);
+
+  await database.setting.upsert({ where: { key: "openSignup" }, create: { key: "openSignup", value: "true" }, update: { value: "true" } });
+  assert.equal((await database.setting.findUnique({ where: { key: "openSignup" } }))?.value, "true");
+
+  await database.user.delete({ where: { id: user.id } });
+  assert.equal((await database.token.findUnique({ where: { id: token.id } }))?.userId, null, "owner removal keeps the token");
+}
