@@ -14,6 +14,7 @@ import type { UpstreamExchange } from "@/lib/providers/recording-upstream";
 import { UpstreamHttp } from "@/lib/providers/upstream-http";
 import { ChannelCache } from "@/lib/routing/channel-cache";
 import { ChannelStates } from "@/lib/routing/channel-states";
+import { ResponseStore } from "@/lib/responses/response-store";
 import { openSharedState } from "@/lib/state/open-shared-state";
 import type { SharedState } from "@/lib/state/shared-state";
 import type { RequestLogStore } from "@/lib/usage/request-log-store";
@@ -44,6 +45,8 @@ export interface Runtime {
   limits: SpendLimiter;
   upstream: UpstreamHttp;
   channelHealth: ChannelHealth;
+  /** Responses API answers kept for continuation and retrieval. */
+  responses: ResponseStore;
   /** Upstream exchanges recorded for the Playground, by request id, readable from any process. */
   captures: {
     save(requestId: string, capture: Capture): Promise<void>;
@@ -112,6 +115,7 @@ async function createRuntime(): Promise<Runtime> {
     limits,
     upstream,
     channelHealth,
+    responses: new ResponseStore(database),
     captures: {
       save: (requestId, capture) => shared.putJson(`capture:${requestId}`, capture, CAPTURE_TTL_SECONDS),
       find: async (requestId) => (await shared.getJson(`capture:${requestId}`)) as Capture | undefined,

@@ -22,6 +22,8 @@ export interface CallPlan {
   stream: boolean;
   /** The worst case this request may spend, reserved against quotas before the call. */
   estimate: { inputTokens: number; outputTokens: number };
+  /** Only this channel may serve (a continuation of a response it created). */
+  pinnedChannelId?: string;
   /** Whether a channel's provider can serve this request (defaults to the operation's support). */
   supports?(provider: Provider, channel: Channel): boolean;
   /**
@@ -61,7 +63,9 @@ export async function runCall(context: GatewayContext, plan: CallPlan): Promise<
     const provider = providers[channel.type];
     return channelServes(channel, plan.operation) && (plan.supports?.(provider, channel) ?? providerServes(provider, plan.operation, format.name));
   };
-  const candidates = runtime.channels.candidates(plan.model).filter(serves);
+  const candidates = runtime.channels
+    .candidates(plan.model)
+    .filter((channel) => serves(channel) && (plan.pinnedChannelId === undefined || channel.id === plan.pinnedChannelId));
   if (candidates.length === 0) {
     throw new GatewayError("not_found", `The model '${plan.model}' does not exist or you do not have access to it.`, {
       code: "model_not_found",

@@ -10,7 +10,7 @@ import { handleCountTokens } from "@/lib/gateway/handlers/count-tokens";
 import { handleGeminiAction, handleGeminiGetModel, handleGeminiListModels } from "@/lib/gateway/handlers/gemini";
 import { handleMessages } from "@/lib/gateway/handlers/messages";
 import { handleListModels } from "@/lib/gateway/handlers/models";
-import { handleResponses } from "@/lib/gateway/handlers/responses";
+import { handleDeleteResponse, handleGetResponse, handleResponseInputItems, handleResponses } from "@/lib/gateway/handlers/responses";
 import {
   handleCompletions,
   handleEmbeddings,
@@ -28,6 +28,9 @@ import { RouteTable, type RouteMatch } from "./route-table";
 export const apiRoutes = new RouteTable()
   .add("POST", "/v1/chat/completions", handleChatCompletions)
   .add("POST", "/v1/responses", handleResponses)
+  .add("GET", "/v1/responses/:id", handleGetResponse)
+  .add("DELETE", "/v1/responses/:id", handleDeleteResponse)
+  .add("GET", "/v1/responses/:id/input_items", handleResponseInputItems)
   .add("POST", "/v1/completions", handleCompletions)
   .add("POST", "/v1/embeddings", handleEmbeddings)
   .add("POST", "/v1/images/generations", handleImageGenerations)

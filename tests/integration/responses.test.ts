@@ -124,6 +124,42 @@ describe("/v1/responses on every kind of upstream", () => {
     assert.deepEqual(openai.received.at(-1)!.body.tools, [weatherTool]);
   });
 
+  for (const { model, path } of TEXT_MODELS) {
+    test(`${path}: previous_response_id continues the conversation; retrieve, input items and delete work`, async () => {
+      const first = await client.responses.create({ model, input: "my name is Ada" });
+      const second = await client.responses.create({ model, input: "hello there", previous_response_id: first.id });
+      assert.equal(second.previous_response_id, first.id);
+      if (path === "native") {
+        assert.equal(openai.received.at(-1)!.body.previous_response_id, first.id, "a relayed answer is continued by its own upstream");
+      } else {
+        const sent = JSON.stringify(path === "anthropic" ? anthropic.received.at(-1)!.body : path === "gemini" ? gemini.received.at(-1)!.body : openai.received.at(-1)!.body);
+        assert.ok(sent.includes("my name is Ada"), "the earlier turn travels as history");
+        assert.ok(sent.includes(first.output_text), "with the earlier answer");
+      }
+      const retrieved = await client.responses.retrieve(second.id);
+      assert.equal(retrieved.id, second.id);
+      assert.equal(retrieved.output_text, second.output_text);
+      const items = await client.responses.inputItems.list(second.id);
+      assert.equal(items.data.length, 1);
+      assert.equal(JSON.stringify(items.data[0]).includes("hello there"), true);
+      const deleted = (await client.responses.delete(second.id)) as unknown as { id: string; deleted: boolean };
+      assert.deepEqual(deleted, { id: second.id, object: "response", deleted: true });
+      const gone = await client.responses.retrieve(second.id).catch((error: unknown) => error);
+      assert.ok(gone instanceof OpenAI.NotFoundError);
+    });
+  }
+
+  test("stored responses belong to their token, and store: false keeps nothing", async () => {
+    const mine = await client.responses.create({ model: "claude-test", input: "secret plans" });
+    const other = new OpenAI({ apiKey: (await gateway.admin("POST", "/api/admin/tokens", { name: "other" })).body.key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+    assert.ok((await other.responses.retrieve(mine.id).catch((error: unknown) => error)) instanceof OpenAI.NotFoundError);
+    const continued = await other.responses.create({ model: "claude-test", input: "and?", previous_response_id: mine.id }).catch((error: unknown) => error);
+    assert.ok(continued instanceof OpenAI.NotFoundError);
+    assert.equal(continued.param, "previous_response_id");
+    const unstored = await client.responses.create({ model: "claude-test", input: "forget me", store: false });
+    assert.ok((await client.responses.retrieve(unstored.id).catch((error: unknown) => error)) instanceof OpenAI.NotFoundError);
+  });
+
   test("a tool only OpenAI runs is refused with a 400 naming it on a translated path; a missing model is a 400", async () => {
     const builtIn = await client.responses.create({ model: "claude-test", input: "search", tools: [{ type: "web_search" } as unknown as OpenAI.Responses.Tool] }).catch((error: unknown) => error);
     assert.ok(builtIn instanceof OpenAI.BadRequestError, String(builtIn));

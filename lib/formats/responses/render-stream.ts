@@ -28,6 +28,8 @@ export class ResponsesStreamWriter {
   private sequence = 0;
   private readonly output: OutputItem[] = [];
   private open: Open | undefined;
+  /** The final response object, once finish() ran. */
+  final: ReturnType<typeof responseObject> | undefined;
 
   constructor(private readonly envelope: ResponseEnvelope) {}
 
@@ -81,6 +83,7 @@ export class ResponsesStreamWriter {
     if (this.output.length === 0) frames.push(...this.openMessage(), ...this.close());
     const { status, incomplete_details } = statusFor(reason);
     const response = responseObject(this.envelope, { status, incomplete_details, output: this.output, usage });
+    this.final = response;
     frames.push(this.event(status === "completed" ? "response.completed" : "response.incomplete", { response }));
     return frames;
   }
@@ -157,7 +160,11 @@ export class ResponsesStreamWriter {
 }
 
 /** Renders a canonical event stream; a failure ends it with response.failed. */
-export async function* renderResponsesStream(events: AsyncIterable<StreamEvent>, envelope: ResponseEnvelope): AsyncGenerator<string> {
+export async function* renderResponsesStream(
+  events: AsyncIterable<StreamEvent>,
+  envelope: ResponseEnvelope,
+  onComplete?: (response: ReturnType<typeof responseObject>) => Promise<void> | void,
+): AsyncGenerator<string> {
   const writer = new ResponsesStreamWriter(envelope);
   yield writer.start().join("");
   let reason: FinishReason = "stop";
@@ -194,5 +201,7 @@ export async function* renderResponsesStream(events: AsyncIterable<StreamEvent>,
     yield writer.failed(toGatewayError(error)).join("");
     return;
   }
-  yield writer.finish(reason, usage).join("");
+  const frames = writer.finish(reason, usage);
+  if (writer.final) await onComplete?.(writer.final);
+  yield frames.join("");
 }

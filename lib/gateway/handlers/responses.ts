@@ -1,4 +1,5 @@
-import { isGatewayError, type GatewayError } from "@/lib/canonical/gateway-error";
+import { GatewayError, isGatewayError } from "@/lib/canonical/gateway-error";
+import { safeJson } from "@/lib/canonical/json";
 import { messageText } from "@/lib/canonical/request";
 import { env } from "@/lib/env";
 import { openAIFormat } from "@/lib/formats/openai";
@@ -6,11 +7,15 @@ import { openAIErrorBody } from "@/lib/formats/openai/render-error";
 import { parseResponsesBody, toCanonical, type ParsedResponsesRequest } from "@/lib/formats/responses/parse-request";
 import { newEnvelope, renderResponse } from "@/lib/formats/responses/render-response";
 import { renderResponsesStream } from "@/lib/formats/responses/render-stream";
+import type { ResponsesRequest } from "@/lib/formats/responses/schema";
 import { translatedChat } from "@/lib/gateway/call-chat";
 import { runCall } from "@/lib/gateway/call-pipeline";
 import { readJsonBody } from "@/lib/gateway/read-json-body";
-import { withApiKey } from "@/lib/gateway/with-api-key";
+import { withApiKey, type GatewayContext } from "@/lib/gateway/with-api-key";
+import { isAsyncIterable, jsonResponse, type ApiResponse } from "@/lib/http/api-types";
+import { logger } from "@/lib/logger";
 import { providers } from "@/lib/providers/registry";
+import { ownerOf, type StoredResponseRecord } from "@/lib/responses/response-store";
 import { encodeSse } from "@/lib/sse/encode-sse";
 
 /**
@@ -25,12 +30,37 @@ function renderStreamError(error: GatewayError): string {
   return encodeSse(JSON.stringify({ type: "error", code: body.code ?? body.type, message: body.message, param: body.param, sequence_number: 0 }), "error");
 }
 
+const notFound = (id: string, param?: string) =>
+  new GatewayError("not_found", `Response with id '${id}' not found.`, { param: param ?? null, code: param ? "previous_response_not_found" : "response_not_found" });
+
+type ResponseObject = Record<string, unknown> & { id?: string; output?: unknown[] };
+
+/** Output items as the input items that replay them in a later turn (reasoning is not replayed). */
+function asInputItems(output: unknown[] | undefined): unknown[] {
+  return (output ?? []).filter((item) => (item as { type?: string }).type !== "reasoning");
+}
+
+function inputItems(body: ResponsesRequest): unknown[] {
+  return typeof body.input === "string" ? [{ role: "user", content: body.input }] : (body.input ?? []);
+}
+
 /**
  * POST /v1/responses: relayed to upstreams that serve it, translated through the
- * canonical model for every other (chat-only OpenAI-compatible servers, Anthropic, Gemini).
+ * canonical model for every other (chat-only OpenAI-compatible servers, Anthropic,
+ * Gemini). Unless `store: false`, the answer is kept for `previous_response_id`: a
+ * continuation of a relayed answer goes back to its channel; one of a translated answer
+ * carries the conversation so far to any channel.
  */
 export const handleResponses = withApiKey(openAIFormat, "/v1/responses", async (context) => {
-  const body = parseResponsesBody(await readJsonBody(context.request));
+  const requested = parseResponsesBody(await readJsonBody(context.request));
+  const owner = ownerOf(context.token.subject);
+  const previous = requested.previous_response_id ? await context.runtime.responses.find(owner, requested.previous_response_id) : null;
+  if (requested.previous_response_id && !previous) throw notFound(requested.previous_response_id, "previous_response_id");
+  // A translated predecessor travels as history; a relayed one stays with its upstream.
+  const body: ResponsesRequest =
+    previous && !previous.native
+      ? { ...requested, input: [...(previous.conversation ?? []), ...inputItems(requested)] as ResponsesRequest["input"], previous_response_id: undefined }
+      : requested;
   const stream = body.stream === true;
   let translation: ParsedResponsesRequest | undefined;
   // Translating may refuse what only OpenAI can run (built-in tools): only when it is needed.
@@ -43,12 +73,30 @@ export const handleResponses = withApiKey(openAIFormat, "/v1/responses", async (
   };
   const promptText = JSON.stringify(body.input ?? "") + (body.instructions ?? "");
   context.log.promptText = () => (translation ? [translation.chat.system ?? "", ...translation.chat.messages.map(messageText)].join("\n") : promptText);
-  return runCall(context, {
+  // Saved before the answer's end reaches the client, so an immediate continuation finds it.
+  let saving: Promise<void> = Promise.resolve();
+  const keep = (response: ResponseObject, native: boolean): Promise<void> => {
+    if (requested.store === false || typeof response.id !== "string") return saving;
+    const record: StoredResponseRecord = {
+      id: response.id,
+      native,
+      channelId: context.log.channelId,
+      model: requested.model,
+      conversation: native ? null : [...inputItems(body), ...asInputItems(response.output)],
+      input: inputItems(requested),
+      response,
+    };
+    saving = context.runtime.responses.save(owner, record).catch((error) => logger.error({ err: error }, "response not stored"));
+    return saving;
+  };
+
+  const response = await runCall(context, {
     operation: "responses",
-    model: body.model,
+    model: requested.model,
     stream,
+    pinnedChannelId: previous?.native ? (previous.channelId ?? undefined) : undefined,
     estimate: { inputTokens: Math.ceil(promptText.length / 3) + 16, outputTokens: body.max_output_tokens ?? env.QUOTA_DEFAULT_OUTPUT_TOKENS },
-    supports: (provider) => provider.relays?.["openai:responses"] !== undefined || provider.chat !== undefined,
+    supports: (provider) => provider.relays?.["openai:responses"] !== undefined || (!previous?.native && provider.chat !== undefined),
     renderStreamError,
     async attempt(channel, call, hooks) {
       const provider = providers[channel.type];
@@ -56,19 +104,79 @@ export const handleResponses = withApiKey(openAIFormat, "/v1/responses", async (
       const key = `${channel.id}\u0000${call.upstreamModel}`;
       if (relay && !withoutResponses.has(key)) {
         try {
-          return await relay({ body, stream, includeUsage: true, clientHeaders: context.request.headers }, call);
+          return keepRelayed(await relay({ body, stream, includeUsage: true, clientHeaders: context.request.headers }, call), (object) => keep(object, true));
         } catch (error) {
-          if (!isGatewayError(error) || error.upstreamStatus !== 404) throw error;
+          if (!isGatewayError(error) || error.upstreamStatus !== 404 || previous?.native) throw error;
           withoutResponses.add(key);
           call.warnings.push(`channel ${channel.name} has no /responses; translated through chat completions`);
         }
       }
       const { chat, customTools } = translate();
-      const envelope = newEnvelope(body.model, body, customTools);
+      const envelope = newEnvelope(requested.model, { ...requested, previous_response_id: requested.previous_response_id }, customTools);
       return translatedChat(provider, chat, call, hooks, {
-        renderResponse: (response) => renderResponse(envelope, response),
-        renderStream: (events) => renderResponsesStream(events, envelope),
+        renderResponse: (answer) => {
+          const object = renderResponse(envelope, answer);
+          keep(object, false);
+          return object;
+        },
+        renderStream: (events) => renderResponsesStream(events, envelope, (object) => keep(object, false)),
       });
     },
   });
+  await saving;
+  return response;
+});
+
+/** Notes the response object of a relayed answer (whole, or from its final stream event) for storage. */
+function keepRelayed(response: ApiResponse, keep: (object: ResponseObject) => Promise<void>): ApiResponse {
+  const { body } = response;
+  if (isAsyncIterable(body)) {
+    return {
+      ...response,
+      body: (async function* () {
+        for await (const frame of body) {
+          const text = typeof frame === "string" ? frame : Buffer.from(frame).toString("utf8");
+          if (text.startsWith("event: response.completed") || text.startsWith("event: response.incomplete")) {
+            const event = safeJson(text.slice(text.indexOf("data: ") + 6)) as { response?: ResponseObject } | undefined;
+            if (event?.response) await keep(event.response);
+          }
+          yield frame;
+        }
+      })(),
+    };
+  }
+  if (body instanceof Uint8Array || typeof body === "string") {
+    const object = safeJson(Buffer.from(body).toString("utf8")) as ResponseObject | undefined;
+    if (object) void keep(object);
+  }
+  return response;
+}
+
+/** Where a stored response lives, for GET and DELETE (another caller's id is not found). */
+async function findStored(context: GatewayContext) {
+  const id = context.request.params.id ?? "";
+  const stored = await context.runtime.responses.find(ownerOf(context.token.subject), id);
+  if (!stored?.response) throw notFound(id);
+  context.log.model = stored.model;
+  return stored;
+}
+
+/** GET /v1/responses/{id} */
+export const handleGetResponse = withApiKey(openAIFormat, "/v1/responses/{id}", async (context) => jsonResponse(200, (await findStored(context)).response));
+
+/** DELETE /v1/responses/{id} (the gateway's record; a relayed answer stays with its upstream). */
+export const handleDeleteResponse = withApiKey(openAIFormat, "/v1/responses/{id}", async (context) => {
+  const stored = await findStored(context);
+  await context.runtime.responses.delete(ownerOf(context.token.subject), stored.id);
+  return jsonResponse(200, { id: stored.id, object: "response", deleted: true });
+});
+
+/** GET /v1/responses/{id}/input_items */
+export const handleResponseInputItems = withApiKey(openAIFormat, "/v1/responses/{id}/input_items", async (context) => {
+  const stored = await findStored(context);
+  const data = (stored.input ?? []).map((item, index) => {
+    const record = item as Record<string, unknown>;
+    return { id: record.id ?? `item_${stored.id.slice(5, 21)}_${index}`, ...(record.role && !record.type ? { type: "message" } : {}), ...record };
+  });
+  return jsonResponse(200, { object: "list", data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: false });
 });

@@ -1,0 +1,8 @@
+import { handleDeleteResponse, handleGetResponse } from "@/lib/gateway/handlers/responses";
+import { toRouteHandler } from "@/lib/http/web-adapter";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export const GET = toRouteHandler(handleGetResponse);
+export const DELETE = toRouteHandler(handleDeleteResponse);

@@ -1,0 +1,57 @@
+import type { Database } from "@/lib/db/client";
+import type { QuotaSubject } from "@/lib/usage/request-log-store";
+
+// Responses API answers kept for `previous_response_id` and GET/DELETE /v1/responses/{id},
+// scoped to the token (or console user) that created them: another caller's id is unknown.
+
+export interface StoredResponseRecord {
+  id: string;
+  native: boolean;
+  channelId: string | null;
+  model: string;
+  /** The conversation up to and including this answer, as input items (translated answers). */
+  conversation: unknown[] | null;
+  input: unknown[] | null;
+  response: Record<string, unknown> | null;
+}
+
+export function ownerOf(subject: QuotaSubject): string {
+  return `${subject.kind}:${subject.id}`;
+}
+
+export class ResponseStore {
+  constructor(private readonly database: Database) {}
+
+  async find(owner: string, id: string): Promise<StoredResponseRecord | null> {
+    const row = await this.database.storedResponse.findFirst({ where: { id, owner } });
+    if (!row) return null;
+    return {
+      id: row.id,
+      native: row.native,
+      channelId: row.channelId,
+      model: row.model,
+      conversation: Array.isArray(row.conversation) ? row.conversation : null,
+      input: Array.isArray(row.input) ? row.input : null,
+      response: row.response && typeof row.response === "object" ? (row.response as Record<string, unknown>) : null,
+    };
+  }
+
+  async save(owner: string, record: StoredResponseRecord): Promise<void> {
+    const data = {
+      owner,
+      native: record.native,
+      channelId: record.channelId,
+      model: record.model,
+      conversation: (record.conversation ?? undefined) as object | undefined,
+      input: (record.input ?? undefined) as object | undefined,
+      response: (record.response ?? undefined) as object | undefined,
+    };
+    await this.database.storedResponse.upsert({ where: { id: record.id }, create: { id: record.id, ...data }, update: data });
+  }
+
+  /** True when it existed (and was the caller's). */
+  async delete(owner: string, id: string): Promise<boolean> {
+    const { count } = await this.database.storedResponse.deleteMany({ where: { id, owner } });
+    return count > 0;
+  }
+}
