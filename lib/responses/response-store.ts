@@ -49,6 +49,28 @@ export class ResponseStore {
     await this.database.storedResponse.upsert({ where: { id: record.id }, create: { id: record.id, ...data }, update: data });
   }
 
+  /**
+   * Output items of the owner's recent answers by item id, for `item_reference` inputs
+   * (the AI SDK refers to earlier output items instead of resending them).
+   */
+  async recentItems(owner: string, limit = 100): Promise<Map<string, unknown>> {
+    const rows = await this.database.storedResponse.findMany({
+      where: { owner },
+      orderBy: { createdAt: "desc" },
+      take: limit,
+      select: { response: true },
+    });
+    const items = new Map<string, unknown>();
+    for (const row of rows) {
+      const output = (row.response as { output?: unknown } | null)?.output;
+      for (const item of Array.isArray(output) ? output : []) {
+        const id = (item as { id?: unknown }).id;
+        if (typeof id === "string" && !items.has(id)) items.set(id, item);
+      }
+    }
+    return items;
+  }
+
   /** True when it existed (and was the caller's). */
   async delete(owner: string, id: string): Promise<boolean> {
     const { count } = await this.database.storedResponse.deleteMany({ where: { id, owner } });

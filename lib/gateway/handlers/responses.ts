@@ -63,10 +63,11 @@ export const handleResponses = withApiKey(openAIFormat, "/v1/responses", async (
       : requested;
   const stream = body.stream === true;
   let translation: ParsedResponsesRequest | undefined;
+  const references = await resolveReferences(context, owner, body);
   // Translating may refuse what only OpenAI can run (built-in tools): only when it is needed.
   const translate = () => {
     if (!translation) {
-      translation = toCanonical(body);
+      translation = toCanonical(references);
       context.log.warnings.push(...translation.warnings);
     }
     return translation;
@@ -82,7 +83,7 @@ export const handleResponses = withApiKey(openAIFormat, "/v1/responses", async (
       native,
       channelId: context.log.channelId,
       model: requested.model,
-      conversation: native ? null : [...inputItems(body), ...asInputItems(response.output)],
+      conversation: native ? null : [...inputItems(references), ...asInputItems(response.output)],
       input: inputItems(requested),
       response,
     };
@@ -150,6 +151,26 @@ function keepRelayed(response: ApiResponse, keep: (object: ResponseObject) => Pr
     if (object) void keep(object);
   }
   return response;
+}
+
+/**
+ * The request with its `item_reference` inputs replaced by the stored items they name,
+ * for the translated path (an upstream serving /responses resolves its own references).
+ */
+async function resolveReferences(context: GatewayContext, owner: string, body: ResponsesRequest): Promise<ResponsesRequest> {
+  if (!Array.isArray(body.input) || !body.input.some((item) => item.type === "item_reference")) return body;
+  const stored = await context.runtime.responses.recentItems(owner);
+  return {
+    ...body,
+    input: body.input.map((item, index) => {
+      if (item.type !== "item_reference") return item;
+      const found = stored.get(String((item as { id?: unknown }).id));
+      if (!found) {
+        throw new GatewayError("invalid_request", `Item with id '${String((item as { id?: unknown }).id)}' not found.`, { param: `input[${index}]` });
+      }
+      return found as typeof item;
+    }),
+  };
 }
 
 /** Where a stored response lives, for GET and DELETE (another caller's id is not found). */
