@@ -50,9 +50,17 @@ describe("an upstream that refuses the gateway's credentials", () => {
     const state = await channel(bad.body.id);
     assert.match(state.autoDisabledReason!, /HTTP 401/);
     assert.equal(state.enabled, true, "an administrator's switch is untouched");
-    const calls = revoked.calls.get("ok.auth");
-    await client.chat.completions.create({ model: "ok.auth", messages: [{ role: "user", content: "again" }] });
-    assert.equal(revoked.calls.get("ok.auth"), calls, "no longer tried");
+    // (The fake also counts the prober's retries, so the log says which channels were tried.)
+    const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${client.apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "ok.auth", messages: [{ role: "user", content: "again" }] }),
+    });
+    assert.equal(response.status, 200);
+    const requestId = response.headers.get("x-request-id");
+    const { body } = await gateway.admin("GET", "/api/admin/logs?limit=1000");
+    const row = (body.data as { id: string; attempts: { channelName: string }[] }[]).find((entry) => entry.id === requestId)!;
+    assert.deepEqual(row.attempts.map((attempt) => attempt.channelName), ["healthy"], "no longer tried");
   });
 
   test("with no channel left the caller gets a 502 that names the upstream's refusal, not a 401", async () => {
@@ -71,10 +79,17 @@ describe("an upstream that refuses the gateway's credentials", () => {
     const id = (body.data as { id: string; name: string }[]).find((entry) => entry.name === "revoked")!.id;
     revoked.refusing = false;
     await eventually(async () => (await channel(id)).autoDisabledReason === null, 5000);
-    const before = revoked.calls.get("ok.auth") ?? 0;
+    // Back in rotation: a client request is served by it (priority 5) again.
     await eventually(async () => {
-      await client.chat.completions.create({ model: "ok.auth", messages: [{ role: "user", content: "back?" }] });
-      return (revoked.calls.get("ok.auth") ?? 0) > before + 1;
+      const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${client.apiKey}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: "ok.auth", messages: [{ role: "user", content: "back?" }] }),
+      });
+      const requestId = response.headers.get("x-request-id");
+      const { body: logs } = await gateway.admin("GET", "/api/admin/logs?limit=1000");
+      const row = (logs.data as { id: string; attempts: { channelName: string }[] }[]).find((entry) => entry.id === requestId);
+      return response.status === 200 && row?.attempts[0]?.channelName === "revoked";
     }, 3000);
   });
 });
