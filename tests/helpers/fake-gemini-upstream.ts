@@ -16,10 +16,22 @@ function fail(response: http.ServerResponse, code: number, status: string, messa
   response.end(JSON.stringify({ error: { code, message, status } }));
 }
 
+// The fields of Gemini's Schema object: anything else is refused, as the real API does.
+const SCHEMA_FIELDS = new Set([
+  "type", "format", "title", "description", "nullable", "enum", "maxItems", "minItems", "properties", "required",
+  "minProperties", "maxProperties", "minLength", "maxLength", "pattern", "example", "anyOf", "propertyOrdering",
+  "default", "items", "minimum", "maximum",
+]);
+
 function schemaViolation(schema: any, where: string): string | undefined {
   if (typeof schema !== "object" || schema === null) return undefined;
-  for (const key of ["additionalProperties", "$schema", "$ref", "$defs"]) {
-    if (key in schema) return `Invalid JSON payload received. Unknown name "${key}" at '${where}'`;
+  for (const key of Object.keys(schema)) {
+    if (!SCHEMA_FIELDS.has(key)) return `Invalid JSON payload received. Unknown name "${key}" at '${where}': Cannot find field.`;
+  }
+  if (schema.enum && String(schema.type).toUpperCase() !== "STRING") return `${where}.enum: only allowed for STRING type`;
+  for (const [index, branch] of (schema.anyOf ?? []).entries()) {
+    const violation = schemaViolation(branch, `${where}.any_of[${index}]`);
+    if (violation) return violation;
   }
   if (String(schema.type).toUpperCase() === "OBJECT" && schema.properties && Object.keys(schema.properties).length === 0) {
     return `${where}.properties: should be non-empty for OBJECT type`;

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { ChatRequest, ContentPart, Message, ToolChoice, ToolDefinition } from "@/lib/canonical/request";
 import { validationError } from "@/lib/formats/validation-error";
+import { camelizeGeminiRequest } from "./normalize-keys";
 import { toJsonSchema } from "./normalize-schema";
 import { generateContentRequestSchema, type GeminiPart, type GenerateContentRequest } from "./schema";
 
@@ -11,7 +12,7 @@ export interface ParsedGenerateContent {
 }
 
 export function parseGenerateContentRequest(json: unknown, model: string, stream: boolean): ParsedGenerateContent {
-  const result = generateContentRequestSchema.safeParse(json);
+  const result = generateContentRequestSchema.safeParse(camelizeGeminiRequest(json));
   if (!result.success) throw validationError(result.error);
   const warnings: string[] = [];
   return { body: result.data, chat: toCanonical(result.data, model, stream, warnings), warnings };

@@ -1,5 +1,6 @@
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import { geminiFormat } from "@/lib/formats/gemini";
+import { camelizeGeminiRequest } from "@/lib/formats/gemini/normalize-keys";
 import { parseGenerateContentRequest } from "@/lib/formats/gemini/parse-request";
 import { renderGenerateContentResponse } from "@/lib/formats/gemini/render-response";
 import { renderGenerateContentStream } from "@/lib/formats/gemini/render-stream";
@@ -25,9 +26,9 @@ export const handleGeminiAction = withApiKey(geminiFormat, "/v1beta/models", asy
     case "streamGenerateContent":
       return generate(context, model, true);
     case "countTokens": {
-      const json = (await readJsonBody(context.request)) as Record<string, unknown>;
+      const json = camelizeGeminiRequest(await readJsonBody(context.request)) as Record<string, unknown> | null;
       // countTokens takes either {contents} or {generateContentRequest: {...}}.
-      const inner = (json.generateContentRequest as Record<string, unknown> | undefined) ?? json;
+      const inner = (typeof json === "object" && json !== null && (json.generateContentRequest as Record<string, unknown> | undefined)) || json;
       const parsed = parseGenerateContentRequest(inner, model, false);
       return countPromptTokens(context, parsed.chat, (count) => ({ totalTokens: count }));
     }
