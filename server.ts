@@ -6,6 +6,7 @@ import { env } from "@/lib/env";
 import { matchApiRoute } from "@/lib/http/api-routes";
 import { toApiRequest, writeApiResponse } from "@/lib/http/node-adapter";
 import { logger } from "@/lib/logger";
+import { RealtimeProxy, REALTIME_PATH } from "@/lib/realtime/realtime-proxy";
 import { getRuntime } from "@/lib/runtime";
 
 async function main(): Promise<void> {
@@ -33,6 +34,14 @@ async function main(): Promise<void> {
         response.end(JSON.stringify({ error: { message: "Internal error", type: "server_error", param: null, code: null } }));
       });
   });
+  const realtime = new RealtimeProxy(runtime);
+  const handleNextUpgrade = dev ? app.getUpgradeHandler?.() : undefined;
+  server.on("upgrade", (request, socket, head) => {
+    const url = new URL(request.url ?? "/", "http://gateway.local");
+    if (url.pathname === REALTIME_PATH) realtime.handleUpgrade(request, socket, head, url);
+    else if (handleNextUpgrade) void handleNextUpgrade(request, socket, head);
+    else socket.destroy();
+  });
   // Longer than common load balancer idle timeouts, so they close first.
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
@@ -53,6 +62,7 @@ async function main(): Promise<void> {
     logger.info({ signal }, "shutting down");
     server.close();
     server.closeIdleConnections();
+    realtime.close();
     await runtime.close();
     await app.close?.();
     process.exit(0);

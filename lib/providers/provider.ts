@@ -64,6 +64,8 @@ export interface Provider {
    * without a lossy round trip through the canonical request.
    */
   relays?: Partial<Record<RelayKey, Relay>>;
+  /** realtime: the path of the upstream's realtime WebSocket under the channel's base URL. */
+  realtimePath?: string;
   /** Models the provider serves without any configuration (the mock). */
   builtinModels?: string[];
   ownedBy: string;
@@ -79,6 +81,8 @@ export function providerServes(provider: Provider, operation: Operation, format:
       return provider.countTokens !== undefined;
     case "embeddings":
       return provider.embeddings !== undefined;
+    case "realtime":
+      return provider.realtimePath !== undefined;
     default:
       return false;
   }

@@ -35,6 +35,7 @@ export const openAIProvider: Provider = {
   requiresApiKey: false, // local servers (Ollama, llama.cpp) often take none
   ownedBy: "openai-compatible",
   chat,
+  realtimePath: "/realtime",
   relays: {
     "openai:chat": openAIRelay(chatCompletionsSpec),
     "openai:completions": openAIRelay(completionsSpec),
