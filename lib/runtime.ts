@@ -14,6 +14,7 @@ import type { UpstreamExchange } from "@/lib/providers/recording-upstream";
 import { UpstreamHttp } from "@/lib/providers/upstream-http";
 import { ChannelCache } from "@/lib/routing/channel-cache";
 import { ChannelStates } from "@/lib/routing/channel-states";
+import { LearnedCapabilities } from "@/lib/routing/learned-capabilities";
 import { ResponseStore } from "@/lib/responses/response-store";
 import { openSharedState } from "@/lib/state/open-shared-state";
 import type { SharedState } from "@/lib/state/shared-state";
@@ -41,6 +42,8 @@ export interface Runtime {
   tokens: TokenCache;
   channels: ChannelCache;
   channelStates: ChannelStates;
+  /** Operations channels turned out not to serve (learned from their 404s). */
+  capabilities: LearnedCapabilities;
   logs: RequestLogWriter;
   limits: SpendLimiter;
   upstream: UpstreamHttp;
@@ -111,6 +114,7 @@ async function createRuntime(): Promise<Runtime> {
     tokens,
     channels,
     channelStates,
+    capabilities: new LearnedCapabilities(shared),
     logs,
     limits,
     upstream,

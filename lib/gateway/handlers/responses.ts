@@ -18,12 +18,6 @@ import { providers } from "@/lib/providers/registry";
 import { ownerOf, type StoredResponseRecord } from "@/lib/responses/response-store";
 import { encodeSse } from "@/lib/sse/encode-sse";
 
-/**
- * Channels (by channel and upstream model) that answered 404 on /responses: OpenAI-
- * compatible servers with chat completions only. They are served by translation from then on.
- */
-const withoutResponses = new Set<string>();
-
 /** The Responses API's own stream error event, for a relayed stream that breaks. */
 function renderStreamError(error: GatewayError): string {
   const body = openAIErrorBody(error).error;
@@ -102,13 +96,14 @@ export const handleResponses = withApiKey(openAIFormat, "/v1/responses", async (
     async attempt(channel, call, hooks) {
       const provider = providers[channel.type];
       const relay = provider.relays?.["openai:responses"];
-      const key = `${channel.id}\u0000${call.upstreamModel}`;
-      if (relay && !withoutResponses.has(key)) {
+      // A channel that answered 404 on /responses (a chat-only server) is translated for from then on.
+      const capabilities = context.runtime.capabilities;
+      if (relay && !capabilities.lacks(channel.id, call.upstreamModel, "responses")) {
         try {
           return keepRelayed(await relay({ body, stream, includeUsage: true, clientHeaders: context.request.headers }, call), (object) => keep(object, true));
         } catch (error) {
           if (!isGatewayError(error) || error.upstreamStatus !== 404 || previous?.native) throw error;
-          withoutResponses.add(key);
+          capabilities.learnMissing(channel.id, call.upstreamModel, "responses");
           call.warnings.push(`channel ${channel.name} has no /responses; translated through chat completions`);
         }
       }
