@@ -21,6 +21,7 @@ import {
   handleTranscriptions,
 } from "@/lib/gateway/handlers/openai-operations";
 import { notFoundHandler } from "@/lib/gateway/with-api-key";
+import { handleOpenApi } from "@/lib/openapi/handle-openapi";
 import { RouteTable, type RouteMatch } from "./route-table";
 
 // Every API route, for the fast path in server.ts. The app/ route files export the
@@ -45,6 +46,7 @@ export const apiRoutes = new RouteTable()
   .add("GET", "/v1beta/models/*path", handleGeminiGetModel)
   .add("POST", "/v1beta/models/*path", handleGeminiAction)
   .add("GET", "/api/health", handleHealth)
+  .add("GET", "/openapi.json", handleOpenApi)
   .add("GET", "/api/admin/channels", channels.listChannels)
   .add("POST", "/api/admin/channels", channels.createChannel)
   .add("GET", "/api/admin/channels/:id", channels.getChannel)

@@ -19,6 +19,14 @@ export class RouteTable {
     return this;
   }
 
+  /** Every registered route, for the OpenAPI document's check. */
+  routes(): { method: string; path: string; handler: ApiHandler }[] {
+    return [
+      ...[...this.exact].map(([key, handler]) => ({ method: key.split(" ")[0]!, path: key.slice(key.indexOf(" ") + 1), handler })),
+      ...this.patterns.map((route) => ({ method: route.method, path: route.segments.join("/"), handler: route.handler })),
+    ];
+  }
+
   match(method: string, pathname: string): RouteMatch | undefined {
     const handler = this.exact.get(`${method} ${pathname}`);
     if (handler) return { handler, params: {} };

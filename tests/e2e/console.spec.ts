@@ -89,4 +89,14 @@ test.describe("console", () => {
     await expect(page.getByRole("status")).toContainText("Passed");
     await expect(page.getByRole("status")).toContainText("Echo: Reply with the single word: pong");
   });
+
+  test("the API reference lists every endpoint from the OpenAPI document", async ({ console, page }) => {
+    await console.signIn(ADMIN.email, ADMIN.password);
+    await console.open("/console/api");
+    await expect(page.getByTestId("api-OpenAI")).toContainText("/v1/responses");
+    await expect(page.getByTestId("api-OpenAI")).toContainText("/v1/audio/transcriptions");
+    await expect(page.getByTestId("api-Gemini")).toContainText(":streamGenerateContent");
+    const document = await (await page.request.get("/openapi.json")).json();
+    expect(document.openapi).toBe("3.1.0");
+  });
 });

@@ -16,6 +16,7 @@ const PAGES = [
   ["logs", "/console/logs"],
   ["playground", "/console/playground"],
   ["users", "/console/users"],
+  ["api-reference", "/console/api"],
 ] as const;
 
 test.beforeAll(() => fs.mkdirSync(SHOTS, { recursive: true }));

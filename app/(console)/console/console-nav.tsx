@@ -11,6 +11,7 @@ const LINKS = [
   { href: "/console/playground", label: "Playground", admin: false },
   { href: "/console/tokens", label: "Tokens", admin: false },
   { href: "/console/logs", label: "Logs", admin: false },
+  { href: "/console/api", label: "API reference", admin: false },
   { href: "/console/channels", label: "Channels", admin: true },
   { href: "/console/users", label: "Users", admin: true },
 ];

@@ -1,0 +1,5 @@
+import { jsonResponse, type ApiHandler } from "@/lib/http/api-types";
+import { openApiDocument } from "./build-document";
+
+/** GET /openapi.json: public, like every vendor's published spec. */
+export const handleOpenApi: ApiHandler = async () => jsonResponse(200, openApiDocument(), { "cache-control": "public, max-age=300" });
