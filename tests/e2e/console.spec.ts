@@ -99,4 +99,23 @@ test.describe("console", () => {
     const document = await (await page.request.get("/openapi.json")).json();
     expect(document.openapi).toBe("3.1.0");
   });
+
+  test("the Playground also tries embeddings, images and speech through the same endpoints", async ({ console, page }) => {
+    await console.signIn(ADMIN.email, ADMIN.password);
+    const playground = console.playground();
+    await playground.open();
+    await playground.chooseModel("gpt-test");
+    await playground.chooseMode("Embeddings");
+    await playground.run("hello\nworld");
+    await expect(page.getByTestId("embedding-result")).toContainText("2 vectors");
+    await expect(page.getByTestId("embedding-result")).toContainText("4 dimensions");
+    await playground.chooseMode("Images");
+    await playground.run("a lighthouse");
+    await expect(page.getByTestId("image-result").locator("img")).toHaveCount(1);
+    await playground.chooseMode("Speech");
+    await playground.run("Hello there");
+    await expect(page.getByTestId("speech-result")).toContainText("audio/mpeg");
+    await playground.chooseMode("Chat");
+    await expect(page.getByLabel("Message", { exact: true })).toBeVisible();
+  });
 });

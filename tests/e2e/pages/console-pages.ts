@@ -47,6 +47,11 @@ export class ConsolePages {
     return {
       open: () => this.open("/console/playground"),
       chooseModel: (model: string) => page.getByLabel("Model", { exact: true }).selectOption(model),
+      chooseMode: (mode: "Chat" | "Embeddings" | "Images" | "Speech") => page.getByLabel("Mode", { exact: true }).selectOption({ label: mode }),
+      run: async (input: string) => {
+        await page.locator("#pg-operation-input").fill(input);
+        await page.getByRole("button", { name: "Run" }).click();
+      },
       /** Picks the first "Chat as" option whose text contains `text`. */
       chatAs: async (text: string) => {
         const select = page.getByLabel("Chat as");

@@ -6,6 +6,7 @@ import { useEffect, useRef, useState, type KeyboardEvent } from "react";
 import { CopyButton } from "@/app/_components/copy-button";
 import { Markdown } from "@/app/_components/markdown";
 import { Badge, Button, Card, ErrorNote, Field, Input, Select, Textarea, cx } from "@/app/_components/ui";
+import { OperationPanel, type Mode } from "./operation-panel";
 import { describeError, toCurl } from "./playground-helpers";
 
 type Stats = { inputTokens?: number; outputTokens?: number; firstTokenMs?: number; totalMs: number };
@@ -21,6 +22,7 @@ const SESSION = "session";
 const PASTE = "paste";
 
 export function Playground({ models, tokens }: { models: string[]; tokens: { id: string; name: string; keyPrefix: string }[] }) {
+  const [mode, setMode] = useState<Mode>("chat");
   const [model, setModel] = useState(models[0] ?? "");
   const [system, setSystem] = useState("");
   const [temperature, setTemperature] = useState(1);
@@ -137,6 +139,14 @@ export function Playground({ models, tokens }: { models: string[]; tokens: { id:
   return (
     <div className="grid gap-4 lg:grid-cols-[18rem_1fr]">
       <Card className="space-y-4 self-start">
+        <Field label="Mode" htmlFor="pg-mode">
+          <Select id="pg-mode" value={mode} onChange={(event) => setMode(event.target.value as Mode)}>
+            <option value="chat">Chat</option>
+            <option value="embeddings">Embeddings</option>
+            <option value="images">Images</option>
+            <option value="speech">Speech</option>
+          </Select>
+        </Field>
         <Field label="Model" htmlFor="pg-model">
           <Select id="pg-model" value={model} onChange={(event) => setModel(event.target.value)}>
             {models.map((name) => (
@@ -160,54 +170,72 @@ export function Playground({ models, tokens }: { models: string[]; tokens: { id:
             <Input id="pg-key" type="password" value={pastedKey} onChange={(event) => setPastedKey(event.target.value)} placeholder="sk-…" autoComplete="off" />
           </Field>
         )}
-        <Field label="System prompt" htmlFor="pg-system">
-          <Textarea id="pg-system" rows={3} value={system} onChange={(event) => setSystem(event.target.value)} placeholder="You are a helpful assistant." />
-        </Field>
-        <Field label={`Temperature: ${temperature.toFixed(1)}`} htmlFor="pg-temperature">
-          <input id="pg-temperature" type="range" min={0} max={2} step={0.1} value={temperature} onChange={(event) => setTemperature(Number(event.target.value))} className="w-full accent-indigo-600" />
-        </Field>
-        <Field label={`Top P: ${topP.toFixed(2)}`} htmlFor="pg-top-p">
-          <input id="pg-top-p" type="range" min={0} max={1} step={0.05} value={topP} onChange={(event) => setTopP(Number(event.target.value))} className="w-full accent-indigo-600" />
-        </Field>
-        <Field label="Max tokens" htmlFor="pg-max-tokens" hint="Empty for the model's default.">
-          <Input id="pg-max-tokens" type="number" min={1} value={maxTokens} onChange={(event) => setMaxTokens(event.target.value)} />
-        </Field>
+        {mode === "chat" && (
+          <>
+            <Field label="System prompt" htmlFor="pg-system">
+              <Textarea id="pg-system" rows={3} value={system} onChange={(event) => setSystem(event.target.value)} placeholder="You are a helpful assistant." />
+            </Field>
+            <Field label={`Temperature: ${temperature.toFixed(1)}`} htmlFor="pg-temperature">
+              <input id="pg-temperature" type="range" min={0} max={2} step={0.1} value={temperature} onChange={(event) => setTemperature(Number(event.target.value))} className="w-full accent-indigo-600" />
+            </Field>
+            <Field label={`Top P: ${topP.toFixed(2)}`} htmlFor="pg-top-p">
+              <input id="pg-top-p" type="range" min={0} max={1} step={0.05} value={topP} onChange={(event) => setTopP(Number(event.target.value))} className="w-full accent-indigo-600" />
+            </Field>
+            <Field label="Max tokens" htmlFor="pg-max-tokens" hint="Empty for the model's default.">
+              <Input id="pg-max-tokens" type="number" min={1} value={maxTokens} onChange={(event) => setMaxTokens(event.target.value)} />
+            </Field>
+          </>
+        )}
       </Card>
 
-      <div className="flex min-w-0 flex-col gap-4">
-        <Card className="flex min-h-[24rem] flex-col p-0">
-          <div className="flex-1 space-y-4 overflow-y-auto p-4" aria-live="polite" data-testid="conversation">
-            {turns.length === 0 && <p className="py-16 text-center text-sm text-zinc-500">Send a message to start. Enter sends, Shift+Enter adds a line.</p>}
-            {turns.map((turn, index) => (
-              <Message key={index} turn={turn} streaming={streaming && index === turns.length - 1} />
-            ))}
-            <div ref={bottom} />
-          </div>
-          <div className="border-t border-zinc-200 p-3 dark:border-zinc-800">
-            <label htmlFor="pg-input" className="sr-only">
-              Message
-            </label>
-            <Textarea id="pg-input" rows={2} value={input} onChange={(event) => setInput(event.target.value)} onKeyDown={onKeyDown} placeholder="Message the model…" />
-            <div className="mt-2 flex flex-wrap items-center justify-between gap-2">
-              <Button variant="ghost" onClick={reset} disabled={turns.length === 0}>
-                Reset conversation
-              </Button>
-              {streaming ? (
-                <Button variant="danger" onClick={() => abort.current?.abort()}>
-                  Stop
-                </Button>
-              ) : (
-                <Button onClick={() => void send()} disabled={!input.trim() || !model}>
-                  Send
-                </Button>
-              )}
+      {mode !== "chat" ? (
+        <div className="min-w-0">
+          <OperationPanel mode={mode} model={model} headers={credentialHeaders(credential, pastedKey)} />
+        </div>
+      ) : (
+        <div className="flex min-w-0 flex-col gap-4">
+          <Card className="flex min-h-[24rem] flex-col p-0">
+            <div className="flex-1 space-y-4 overflow-y-auto p-4" aria-live="polite" data-testid="conversation">
+              {turns.length === 0 && <p className="py-16 text-center text-sm text-zinc-500">Send a message to start. Enter sends, Shift+Enter adds a line.</p>}
+              {turns.map((turn, index) => (
+                <Message key={index} turn={turn} streaming={streaming && index === turns.length - 1} />
+              ))}
+              <div ref={bottom} />
             </div>
-          </div>
-        </Card>
-        {sent && <Inspector sent={sent} exchanges={exchanges} />}
-      </div>
+            <div className="border-t border-zinc-200 p-3 dark:border-zinc-800">
+              <label htmlFor="pg-input" className="sr-only">
+                Message
+              </label>
+              <Textarea id="pg-input" rows={2} value={input} onChange={(event) => setInput(event.target.value)} onKeyDown={onKeyDown} placeholder="Message the model…" />
+              <div className="mt-2 flex flex-wrap items-center justify-between gap-2">
+                <Button variant="ghost" onClick={reset} disabled={turns.length === 0}>
+                  Reset conversation
+                </Button>
+                {streaming ? (
+                  <Button variant="danger" onClick={() => abort.current?.abort()}>
+                    Stop
+                  </Button>
+                ) : (
+                  <Button onClick={() => void send()} disabled={!input.trim() || !model}>
+                    Send
+                  </Button>
+                )}
+              </div>
+            </div>
+          </Card>
+          {sent && <Inspector sent={sent} exchanges={exchanges} />}
+        </div>
+      )}
     </div>
   );
+}
+
+/** The credentials the Playground calls /v1 with: the session, one of the user's tokens, or a pasted key. */
+function credentialHeaders(credential: string, pastedKey: string): Record<string, string> {
+  if (credential === PASTE) return { authorization: `Bearer ${pastedKey.trim()}` };
+  const headers: Record<string, string> = { "x-gateway-console": "1" };
+  if (credential !== SESSION) headers["x-gateway-token-id"] = credential;
+  return headers;
 }
 
 function Message({ turn, streaming }: { turn: Turn; streaming: boolean }) {
