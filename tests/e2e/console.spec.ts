@@ -96,7 +96,7 @@ test.describe("console", () => {
     await expect(page.getByTestId("api-OpenAI")).toContainText("/v1/responses");
     await expect(page.getByTestId("api-OpenAI")).toContainText("/v1/audio/transcriptions");
     await expect(page.getByTestId("api-Gemini")).toContainText(":streamGenerateContent");
-    const document = await (await page.request.get("/openapi.json")).json();
+    const document = await (await page.request.get(new URL("/openapi.json", page.url()).toString())).json();
     expect(document.openapi).toBe("3.1.0");
   });
 
