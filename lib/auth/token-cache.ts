@@ -45,12 +45,11 @@ export class TokenCache {
 
   /** The stand-in token for a user chatting as themselves, with their own limits; null once deleted. */
   async forSession(userId: string): Promise<TokenRecord | null> {
-    return (await this.sessions.fetch(userId))?.record ?? null;
+    return (await fetchThroughInvalidation(this.sessions, userId))?.record ?? null;
   }
 
   async get(keyHash: string): Promise<TokenRecord | null> {
-    const entry = await this.cache.fetch(keyHash);
-    return entry?.record ?? null;
+    return (await fetchThroughInvalidation(this.cache, keyHash))?.record ?? null;
   }
 
   /** By id, from the database: for the console, not the API hot path. */
@@ -69,5 +68,21 @@ export class TokenCache {
     this.cache.clear();
     this.byId.clear();
     this.sessions.clear();
+  }
+}
+
+/**
+ * A lookup that survives an invalidation arriving mid-fetch: clearing the cache aborts
+ * the fetches in flight (lru-cache rejects them), and another process's change can
+ * arrive at any moment, so the lookup simply runs again.
+ */
+async function fetchThroughInvalidation(cache: LRUCache<string, Entry>, key: string): Promise<Entry | undefined> {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await cache.fetch(key);
+    } catch (error) {
+      const aborted = (error as { name?: string; message?: string }).name === "AbortError" || (error as Error).message === "deleted";
+      if (!aborted || attempt >= 3) throw error;
+    }
   }
 }

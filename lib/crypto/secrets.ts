@@ -23,18 +23,8 @@ export const ADMIN_KEY_FILE = "admin-api-key";
 export function loadSecrets(dataDir = env.DATA_DIR): Secrets {
   fs.mkdirSync(dataDir, { recursive: true });
   const file = path.join(dataDir, SECRETS_FILE);
-  let stored: { authSecret?: string; encryptionKey?: string } = {};
-  if (fs.existsSync(file)) stored = JSON.parse(fs.readFileSync(file, "utf8"));
-  let changed = false;
-  if (!stored.authSecret) {
-    stored.authSecret = randomBytes(32).toString("base64url");
-    changed = true;
-  }
-  if (!stored.encryptionKey) {
-    stored.encryptionKey = randomBytes(32).toString("base64");
-    changed = true;
-  }
-  if (changed) fs.writeFileSync(file, JSON.stringify(stored, null, 2), { mode: 0o600 });
+  const generated = { authSecret: randomBytes(32).toString("base64url"), encryptionKey: randomBytes(32).toString("base64") };
+  const stored = JSON.parse(createOnce(file, JSON.stringify(generated, null, 2))) as { authSecret: string; encryptionKey: string };
 
   return {
     authSecret: env.AUTH_SECRET ?? stored.authSecret,
@@ -46,9 +36,25 @@ export function loadSecrets(dataDir = env.DATA_DIR): Secrets {
 }
 
 function loadOrCreateAdminKey(dataDir: string): string {
-  const file = path.join(dataDir, ADMIN_KEY_FILE);
-  if (fs.existsSync(file)) return fs.readFileSync(file, "utf8").trim();
-  const key = `gw-admin-${randomBase62(40)}`;
-  fs.writeFileSync(file, `${key}\n`, { mode: 0o600 });
-  return key;
+  return createOnce(path.join(dataDir, ADMIN_KEY_FILE), `gw-admin-${randomBase62(40)}\n`).trim();
+}
+
+/**
+ * The file's content, creating it with `content` when it does not exist. Several
+ * processes starting together in one directory all read the same, complete file: it is
+ * written aside and linked into place, which fails if another process got there first.
+ */
+function createOnce(file: string, content: string): string {
+  if (fs.existsSync(file)) return fs.readFileSync(file, "utf8");
+  const draft = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`;
+  fs.writeFileSync(draft, content, { mode: 0o600 });
+  try {
+    fs.linkSync(draft, file);
+    return content;
+  } catch (error) {
+    if ((error as { code?: string }).code !== "EEXIST") throw error;
+    return fs.readFileSync(file, "utf8");
+  } finally {
+    fs.rmSync(draft, { force: true });
+  }
 }

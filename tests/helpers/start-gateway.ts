@@ -158,6 +158,9 @@ export async function startGateway(extraEnv: Record<string, string> = {}, option
       return { status: response.status, body: await response.json() };
     },
     async stop() {
+      // Errors the gateway logged (a 500's cause) belong in the test output.
+      const errors = output.split("\n").filter((line) => /"level":(50|60)/.test(line));
+      if (errors.length > 0) process.stderr.write(`gateway errors:\n${errors.join("\n").slice(0, 8000)}\n`);
       await balancer?.close();
       await Promise.all(
         children.map(async (child) => {
