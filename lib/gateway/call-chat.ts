@@ -8,7 +8,7 @@ import type { CallContext, Provider, RelayRequest } from "@/lib/providers/provid
 import { providers } from "@/lib/providers/registry";
 import { SSE_HEADERS } from "@/lib/sse/encode-sse";
 import type { UsageMeter } from "@/lib/usage/usage-meter";
-import { runCall, type AttemptHooks } from "./call-pipeline";
+import { estimatePromptTokens, runCall, type AttemptHooks } from "./call-pipeline";
 import { primeStream } from "./prime-stream";
 import type { GatewayContext } from "./with-api-key";
 
@@ -32,7 +32,7 @@ export function callChat(context: GatewayContext, plan: ChatPlan): Promise<ApiRe
     operation: "chat",
     model: chat.model,
     stream: chat.stream,
-    estimate: { inputTokens: estimateTokens(promptText()), outputTokens: chat.maxTokens ?? env.QUOTA_DEFAULT_OUTPUT_TOKENS },
+    estimate: { inputTokens: estimatePromptTokens(promptText()), outputTokens: chat.maxTokens ?? env.QUOTA_DEFAULT_OUTPUT_TOKENS },
     supports: (provider) => provider.chat !== undefined || (plan.relay !== undefined && provider.relays?.[`${format.name}:chat`] !== undefined),
     renderStreamError: plan.renderStreamError ?? format.renderStreamError,
     async attempt(channel, call, hooks) {
@@ -59,11 +59,6 @@ export async function translatedChat(
   return chat.stream
     ? { status: 200, headers: { ...SSE_HEADERS }, body: render.renderStream(metered) }
     : jsonResponse(200, render.renderResponse(await collectResponse(metered)));
-}
-
-/** A quick upper bound for reservations: ~3 characters a token is more than any tokenizer gives for text. */
-function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 3) + 16;
 }
 
 async function* meterEvents(events: AsyncIterable<StreamEvent>, meter: UsageMeter, onFailure: (error: unknown) => void): AsyncGenerator<StreamEvent> {

@@ -10,7 +10,7 @@ import type { Operation } from "@/lib/providers/operation";
 import type { CallContext, Provider } from "@/lib/providers/provider";
 import { providers } from "@/lib/providers/registry";
 import type { Channel } from "@/lib/routing/channel";
-import { runCall } from "./call-pipeline";
+import { estimatePromptTokens, runCall } from "./call-pipeline";
 import { readJsonBody } from "./read-json-body";
 import { withApiKey, type GatewayContext } from "./with-api-key";
 
@@ -53,7 +53,7 @@ export function openAIOperationHandler<Schema extends z.ZodType<{ model: string 
       operation: spec.operation,
       model: body.model,
       stream,
-      estimate: { inputTokens: Math.ceil(promptText.length / 3) + 16, outputTokens: spec.maxOutputTokens?.(body) ?? 0 },
+      estimate: { inputTokens: estimatePromptTokens(promptText), outputTokens: spec.maxOutputTokens?.(body) ?? 0 },
       supports: (provider, channel) => relayOf(channel) !== undefined || spec.translation?.supports(provider) === true,
       // Only an SSE answer has an error event; any other body is cut when it breaks.
       renderStreamError: stream ? openAIFormat.renderStreamError : () => undefined,
@@ -94,7 +94,7 @@ export function openAIUploadHandler(spec: UploadSpec): ApiHandler {
       operation: spec.operation,
       model,
       stream,
-      estimate: { inputTokens: Math.ceil(promptText.length / 3) + 16, outputTokens: 0 },
+      estimate: { inputTokens: estimatePromptTokens(promptText), outputTokens: 0 },
       supports: (provider) => provider.relays?.[relayKey] !== undefined,
       renderStreamError: stream ? openAIFormat.renderStreamError : () => undefined,
       attempt: (channel, call) =>

@@ -26,11 +26,8 @@ const SOLO_STATUS: Record<(typeof FAULTS)[number], number> = {
   "malformed-sse": 502,
 };
 
-const models: string[] = [];
 function model(fault: Fault, client: string, stream: boolean, withFallback: boolean): string {
-  const name = `${fault}.${client}.${stream ? "stream" : "whole"}.${withFallback ? "fallback" : "solo"}`;
-  models.push(name);
-  return name;
+  return `${fault}.${client}.${stream ? "stream" : "whole"}.${withFallback ? "fallback" : "solo"}`;
 }
 
 before(async () => {

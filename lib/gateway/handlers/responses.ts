@@ -9,7 +9,7 @@ import { newEnvelope, renderResponse } from "@/lib/formats/responses/render-resp
 import { renderResponsesStream } from "@/lib/formats/responses/render-stream";
 import type { ResponsesRequest } from "@/lib/formats/responses/schema";
 import { translatedChat } from "@/lib/gateway/call-chat";
-import { runCall } from "@/lib/gateway/call-pipeline";
+import { estimatePromptTokens, runCall } from "@/lib/gateway/call-pipeline";
 import { readJsonBody } from "@/lib/gateway/read-json-body";
 import { withApiKey, type GatewayContext } from "@/lib/gateway/with-api-key";
 import { isAsyncIterable, jsonResponse, type ApiResponse } from "@/lib/http/api-types";
@@ -90,7 +90,7 @@ export const handleResponses = withApiKey(openAIFormat, "/v1/responses", async (
     model: requested.model,
     stream,
     pinnedChannelId: previous?.native ? (previous.channelId ?? undefined) : undefined,
-    estimate: { inputTokens: Math.ceil(promptText.length / 3) + 16, outputTokens: body.max_output_tokens ?? env.QUOTA_DEFAULT_OUTPUT_TOKENS },
+    estimate: { inputTokens: estimatePromptTokens(promptText), outputTokens: body.max_output_tokens ?? env.QUOTA_DEFAULT_OUTPUT_TOKENS },
     supports: (provider) => provider.relays?.["openai:responses"] !== undefined || (!previous?.native && provider.chat !== undefined),
     renderStreamError,
     async attempt(channel, call, hooks) {

@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useState } from "react";
-import { Badge, Button, Card, ErrorNote, Field, Input, Select, Textarea } from "@/app/_components/ui";
+import { Badge, Button, Card, ErrorNote, Field, Input, Textarea } from "@/app/_components/ui";
 
 export type Mode = "chat" | "embeddings" | "images" | "speech";
 
