@@ -3,8 +3,9 @@
 import http from "node:http";
 import next from "next";
 import { env } from "@/lib/env";
-import { matchApiRoute } from "@/lib/http/api-routes";
-import { toApiRequest, writeApiResponse } from "@/lib/http/node-adapter";
+import { clientAddress, CLIENT_ADDRESS_HEADER } from "@/lib/http/client-address";
+import { handleShutdownSignals, InFlightRequests } from "@/lib/http/graceful-shutdown";
+import { parseRequestUrl, serveApi } from "@/lib/http/serve-api";
 import { logger } from "@/lib/logger";
 import { RealtimeProxy, REALTIME_PATH } from "@/lib/realtime/realtime-proxy";
 import { getRuntime } from "@/lib/runtime";
@@ -18,27 +19,23 @@ async function main(): Promise<void> {
   await app.prepare();
   const handleNext = app.getRequestHandler();
 
+  const inFlight = new InFlightRequests();
   const server = http.createServer((request, response) => {
-    const url = new URL(request.url ?? "/", "http://gateway.local");
-    const route = matchApiRoute(request.method ?? "GET", url.pathname);
-    if (!route) {
-      void handleNext(request, response);
+    inFlight.track(response);
+    request.headers[CLIENT_ADDRESS_HEADER] = clientAddress(request.socket.remoteAddress, request.headers["x-forwarded-for"]);
+    const url = parseRequestUrl(request.url);
+    if (!url) {
+      response.writeHead(400, { "content-type": "application/json" });
+      response.end(JSON.stringify({ error: { message: "The request target is not a valid path.", type: "invalid_request_error", param: null, code: "invalid_path" } }));
       return;
     }
-    route
-      .handler(toApiRequest(request, response, url, route.params))
-      .then((apiResponse) => writeApiResponse(response, apiResponse))
-      .catch((error) => {
-        logger.error({ err: error }, "unhandled API failure");
-        if (!response.headersSent) response.writeHead(500, { "content-type": "application/json" });
-        response.end(JSON.stringify({ error: { message: "Internal error", type: "server_error", param: null, code: null } }));
-      });
+    if (!serveApi(request, response, url)) void handleNext(request, response);
   });
   const realtime = new RealtimeProxy(runtime);
   const handleNextUpgrade = dev ? app.getUpgradeHandler?.() : undefined;
   server.on("upgrade", (request, socket, head) => {
-    const url = new URL(request.url ?? "/", "http://gateway.local");
-    if (url.pathname === REALTIME_PATH) realtime.handleUpgrade(request, socket, head, url);
+    const url = parseRequestUrl(request.url);
+    if (url?.pathname === REALTIME_PATH) realtime.handleUpgrade(request, socket, head, url);
     else if (handleNextUpgrade) void handleNextUpgrade(request, socket, head);
     else socket.destroy();
   });
@@ -47,28 +44,40 @@ async function main(): Promise<void> {
   server.headersTimeout = 66_000;
   server.requestTimeout = 0; // streams may run for minutes
 
-  server.listen(env.PORT, env.HOST, () => {
-    const address = server.address();
-    const port = typeof address === "object" && address ? address.port : env.PORT;
-    logger.info({ port }, "gateway listening");
-    // Test harnesses and process managers read this line.
-    process.stdout.write(`Gateway ready on http://localhost:${port}\n`);
-  });
+  await listen(server);
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : env.PORT;
+  logger.info({ port }, "gateway listening");
+  // Test harnesses and process managers read this line.
+  process.stdout.write(`Gateway ready on http://localhost:${port}\n`);
 
-  let closing = false;
-  const shutdown = async (signal: string) => {
-    if (closing) return;
-    closing = true;
-    logger.info({ signal }, "shutting down");
-    server.close();
-    server.closeIdleConnections();
-    realtime.close();
-    await runtime.close();
-    await app.close?.();
-    process.exit(0);
-  };
-  process.on("SIGTERM", () => void shutdown("SIGTERM"));
-  process.on("SIGINT", () => void shutdown("SIGINT"));
+  handleShutdownSignals({
+    server,
+    inFlight,
+    deadlineMs: env.SHUTDOWN_TIMEOUT_MS,
+    closeSessions: () => realtime.close(),
+    flushAndClose: once(async () => {
+      await runtime.close();
+      await app.close?.();
+    }),
+    say: (line) => process.stderr.write(`${line}\n`),
+  });
+}
+
+function listen(server: http.Server): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "EADDRINUSE") reject(new Error(`port ${env.PORT} on ${env.HOST} is in use: stop what holds it, or set PORT`));
+      else if (error.code === "EACCES") reject(new Error(`no permission to listen on port ${env.PORT}: set PORT to 1024 or above`));
+      else reject(error);
+    });
+    server.listen(env.PORT, env.HOST, resolve);
+  });
+}
+
+function once(step: () => Promise<void>): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  return () => (running ??= step());
 }
 
 main().catch((error) => {

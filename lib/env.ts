@@ -20,6 +20,10 @@ const schema = z.object({
   }),
   AUTH_SECRET: optionalString,
   ENCRYPTION_KEY: optionalString,
+  // Comma-separated keys channel keys were sealed with before ENCRYPTION_KEY changed.
+  ENCRYPTION_KEY_PREVIOUS: optionalString,
+  // The HMAC key of stored token hashes; defaults to AUTH_SECRET (set it before rotating that).
+  TOKEN_HASH_SECRET: optionalString,
   MAX_BODY_BYTES: integer(20 * 1024 * 1024, 1024),
   MAX_UPLOAD_BYTES: integer(100 * 1024 * 1024, 1024),
   REDIS_URL: optionalString.pipe(z.string().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL").optional()),
@@ -43,6 +47,14 @@ const schema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   MOCK_STREAM_DELAY_MS: integer(15, 0),
   ANTHROPIC_DEFAULT_MAX_TOKENS: integer(8192, 1),
+  // How long a shutdown waits for open requests (streams) before closing them.
+  SHUTDOWN_TIMEOUT_MS: integer(30_000, 0),
+  // Hosts or CIDRs the gateway may fetch client-given URLs (images) from although they are not public.
+  FETCH_ALLOWED_HOSTS: optionalString,
+  // Proxies whose X-Forwarded-For is believed (comma-separated addresses or CIDRs); none by default.
+  TRUSTED_PROXIES: optionalString,
+  // Browser origins allowed to call /v1 and /v1beta: "*" or a comma-separated list.
+  CORS_ORIGINS: z.string().default("*"),
   OIDC_ISSUER: optionalString.pipe(z.url().optional()),
   OIDC_CLIENT_ID: optionalString,
   OIDC_CLIENT_SECRET: optionalString,

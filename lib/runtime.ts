@@ -71,8 +71,8 @@ async function createRuntime(): Promise<Runtime> {
   }
   const shared = await openSharedState(env.REDIS_URL);
 
-  const tokens = new TokenCache(database, env.AUTH_CACHE_TTL_MS);
-  const channels = new ChannelCache(database, secrets.encryptionKey, (error) =>
+  const tokens = new TokenCache(database, env.AUTH_CACHE_TTL_MS, secrets.tokenHashKey);
+  const channels = new ChannelCache(database, [secrets.encryptionKey, ...secrets.previousEncryptionKeys], (error) =>
     logger.error({ err: error }, "channel reload failed"),
   );
   await channels.start(1000);

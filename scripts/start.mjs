@@ -1,7 +1,11 @@
-// `npm start`: builds the console only when needed, then runs server.ts, so a second
+// `npm start`: builds the console only when needed, then runs server.ts in this same
+// process (one process: one Ctrl-C, no second copy of Node in memory), so a second
 // start is ready in seconds.
-import { spawn } from "node:child_process";
+import { register } from "tsx/esm/api";
 import { ensureBuild } from "./ensure-build.mjs";
+
+process.env.NODE_ENV ??= "production";
+process.env.NEXT_TELEMETRY_DISABLED ??= "1";
 
 try {
   ensureBuild();
@@ -9,9 +13,11 @@ try {
   process.stderr.write(`Could not build the console: ${error.message}\n`);
   process.exit(1);
 }
-const server = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
-  stdio: "inherit",
-  env: { NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", ...process.env },
-});
-for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));
-server.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+register();
+try {
+  await import("../server.ts");
+} catch (error) {
+  // Configuration errors surface here, while modules load: one message, no stack.
+  process.stderr.write(`Gateway failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+}

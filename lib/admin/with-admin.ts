@@ -3,6 +3,7 @@ import { bearerToken } from "@/lib/auth/authenticate-token";
 import { readConsoleSession } from "@/lib/auth/console-session";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import type { ApiHandler, ApiRequest, ApiResponse } from "@/lib/http/api-types";
+import { isSameOrigin } from "@/lib/http/cors";
 import { getRuntime, type Runtime } from "@/lib/runtime";
 import { renderAdminError } from "./admin-error";
 
@@ -12,6 +13,8 @@ export interface AdminContext {
   /** The console user acting, or null when the admin API key is used. */
   userId: string | null;
 }
+
+const SAFE_METHODS = new Set(["GET", "HEAD"]);
 
 function sameSecret(presented: string, expected: string): boolean {
   const a = createHash("sha256").update(presented).digest();
@@ -31,11 +34,14 @@ export function withAdmin(handler: (context: AdminContext) => Promise<ApiRespons
           throw new GatewayError("authentication", "Invalid admin API key.", { code: "invalid_api_key" });
         }
       } else {
-        const session = await readConsoleSession(request.headers, runtime.secrets.authSecret);
+        const session = await readConsoleSession(request.headers, runtime.secrets.authSecret, runtime.tokens);
         if (!session) {
           throw new GatewayError("authentication", "Admin API requires `Authorization: Bearer <ADMIN_API_KEY>` or a console session.", {
             code: "invalid_api_key",
           });
+        }
+        if (!SAFE_METHODS.has(request.method) && !isSameOrigin(request.headers)) {
+          throw new GatewayError("permission", "Cross-site requests cannot use the console session.", { code: "cross_site_request" });
         }
         if (session.role !== "admin") throw new GatewayError("permission", "This account is not an admin.", { code: "forbidden" });
         userId = session.userId;

@@ -25,12 +25,12 @@ export async function authenticateRequest(request: ApiRequest, key: string | nul
   const fromConsole = request.headers.get(CONSOLE_HEADER) === "1";
   if (key) {
     const token = await authenticateToken(key, runtime.tokens);
-    const session = fromConsole ? await readConsoleSession(request.headers, runtime.secrets.authSecret) : null;
+    const session = fromConsole ? await readConsoleSession(request.headers, runtime.secrets.authSecret, runtime.tokens) : null;
     return { token, session };
   }
   if (!fromConsole) return { token: await authenticateToken(null, runtime.tokens), session: null };
 
-  const session = await readConsoleSession(request.headers, runtime.secrets.authSecret);
+  const session = await readConsoleSession(request.headers, runtime.secrets.authSecret, runtime.tokens);
   if (!session) throw new GatewayError("authentication", "Your console session has expired; sign in again.", { code: "invalid_session" });
   const tokenId = request.headers.get(TOKEN_ID_HEADER);
   if (!tokenId) {

@@ -1,6 +1,5 @@
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import type { TokenCache } from "./token-cache";
-import { hashTokenKey } from "./token-key";
 import type { TokenRecord } from "./token-record";
 
 const invalidKey = (message: string) => new GatewayError("authentication", message, { code: "invalid_api_key" });
@@ -12,7 +11,7 @@ export async function authenticateToken(key: string | null, tokens: TokenCache, 
       "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
     );
   }
-  const record = await tokens.get(hashTokenKey(key));
+  const record = await tokens.get(key);
   if (!record) throw invalidKey("Incorrect API key provided.");
   checkTokenActive(record, now);
   return record;

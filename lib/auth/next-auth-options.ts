@@ -1,6 +1,7 @@
 import type { NextAuthOptions } from "next-auth";
 import type { OAuthConfig } from "next-auth/providers/oauth";
 import CredentialsProvider from "next-auth/providers/credentials";
+import { CLIENT_ADDRESS_HEADER } from "@/lib/http/client-address";
 import { assertNotThrottled, recordFailure, recordSuccess } from "@/lib/console/login-throttle";
 import { loadSecrets } from "@/lib/crypto/secrets";
 import { env } from "@/lib/env";
@@ -26,9 +27,10 @@ function oidcProvider(): OAuthConfig<OidcProfile> | undefined {
   };
 }
 
+/** The peer address server.ts worked out (trusted proxies honoured); never a raw X-Forwarded-For. */
 function clientAddress(headers: Record<string, unknown> | undefined): string {
-  const forwarded = headers?.["x-forwarded-for"];
-  return typeof forwarded === "string" ? forwarded.split(",")[0]!.trim() : "local";
+  const address = headers?.[CLIENT_ADDRESS_HEADER];
+  return typeof address === "string" ? address : "unknown";
 }
 
 const oidc = oidcProvider();
@@ -44,16 +46,16 @@ export const authOptions: NextAuthOptions = {
       async authorize(credentials, request) {
         if (!credentials?.email || !credentials.password) return null;
         const email = credentials.email.trim().toLowerCase();
-        const throttleKey = `${email}|${clientAddress(request?.headers)}`;
+        const address = clientAddress(request?.headers);
         const { database, shared } = await getRuntime();
-        await assertNotThrottled(shared, throttleKey);
+        await assertNotThrottled(shared, email, address);
         const user = await database.user.findUnique({ where: { email } });
-        if (!user?.passwordHash || !(await verifyPassword(credentials.password, user.passwordHash))) {
-          await recordFailure(shared, throttleKey);
+        if (!user?.passwordHash || user.disabled || !(await verifyPassword(credentials.password, user.passwordHash))) {
+          await recordFailure(shared, email, address);
           return null;
         }
-        await recordSuccess(shared, throttleKey);
-        return { id: user.id, email: user.email, name: user.name, role: user.role };
+        await recordSuccess(shared, email, address);
+        return { id: user.id, email: user.email, name: user.name, sessionVersion: user.sessionVersion };
       },
     }),
     ...(oidc ? [oidc] : []),
@@ -74,15 +76,16 @@ export const authOptions: NextAuthOptions = {
         const row = await database.user.findUnique({ where: { email: token.email.toLowerCase() } });
         if (row) {
           token.sub = row.id;
-          token.role = row.role;
+          token.sessionVersion = row.sessionVersion;
         }
       } else if (user) {
-        token.role = (user as { role?: string }).role ?? "user";
+        token.sessionVersion = (user as { sessionVersion?: number }).sessionVersion ?? 0;
       }
       return token;
     },
+    // The role is not in the session: it is read from the account on every use (lib/auth/console-session.ts).
     session({ session, token }) {
-      if (session.user) Object.assign(session.user, { id: token.sub, role: token.role });
+      if (session.user) Object.assign(session.user, { id: token.sub, sessionVersion: token.sessionVersion });
       return session;
     },
   },

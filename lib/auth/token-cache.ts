@@ -1,8 +1,18 @@
 import { LRUCache } from "lru-cache";
 import type { Database } from "@/lib/db/client";
+import { digestTokenKey, legacyTokenHash, sameDigest, type TokenKeyDigest } from "./token-key";
 import { toSessionTokenRecord, toTokenRecord, type TokenRecord } from "./token-record";
 
 type Entry = { record: TokenRecord | null };
+type SessionEntry = Entry & { account: ConsoleAccount | null };
+type Lookup = { key: string; digest: TokenKeyDigest };
+
+/** What a console session is checked against on every use: role and standing now, not at sign-in. */
+export interface ConsoleAccount {
+  role: "admin" | "user";
+  disabled: boolean;
+  sessionVersion: number;
+}
 
 /**
  * Token lookups by key hash, kept for `ttlMs` (default 1 s) so API requests cost no
@@ -11,21 +21,22 @@ type Entry = { record: TokenRecord | null };
  * process clear it at once; other instances see them within the TTL.
  */
 export class TokenCache {
-  private readonly cache: LRUCache<string, Entry>;
+  private readonly cache: LRUCache<string, Entry, Lookup>;
   private readonly byId = new Map<string, TokenRecord>();
   /** Console sessions' limits, by user id. */
-  private readonly sessions: LRUCache<string, Entry>;
+  private readonly sessions: LRUCache<string, SessionEntry>;
 
   constructor(
     private readonly database: Database,
     ttlMs: number,
+    private readonly hashKey: Buffer,
   ) {
-    this.cache = new LRUCache<string, Entry>({
+    this.cache = new LRUCache<string, Entry, Lookup>({
       max: 50_000,
       ttl: Math.max(ttlMs, 1),
-      fetchMethod: async (keyHash) => {
-        const row = await database.token.findUnique({ where: { keyHash } });
-        const record = row ? toTokenRecord(row) : null;
+      fetchMethod: async (_keyHash, _stale, { context }) => {
+        const row = await this.findRow(context);
+        const record = row ? toTokenRecord({ ...row, enabled: row.enabled && !row.user?.disabled }) : null;
         if (record) this.byId.set(record.id, record);
         return { record };
       },
@@ -33,23 +44,47 @@ export class TokenCache {
         if (entry.record && this.byId.get(entry.record.id) === entry.record) this.byId.delete(entry.record.id);
       },
     });
-    this.sessions = new LRUCache<string, Entry>({
+    this.sessions = new LRUCache<string, SessionEntry>({
       max: 10_000,
       ttl: Math.max(ttlMs, 1),
       fetchMethod: async (userId) => {
         const row = await database.user.findUnique({ where: { id: userId } });
-        return { record: row ? toSessionTokenRecord(row) : null };
+        if (!row) return { record: null, account: null };
+        const account: ConsoleAccount = { role: row.role === "admin" ? "admin" : "user", disabled: row.disabled, sessionVersion: row.sessionVersion };
+        return { record: row.disabled ? null : toSessionTokenRecord(row), account };
       },
     });
   }
 
-  /** The stand-in token for a user chatting as themselves, with their own limits; null once deleted. */
-  async forSession(userId: string): Promise<TokenRecord | null> {
-    return (await fetchThroughInvalidation(this.sessions, userId))?.record ?? null;
+  /**
+   * The row for a presented key: found by its lookup prefix, the keyed hash compared in
+   * constant time. A row from before keyed hashes is found by its SHA-256 and upgraded.
+   */
+  private async findRow({ key, digest }: Lookup) {
+    const include = { user: { select: { disabled: true } } } as const;
+    const candidates = await this.database.token.findMany({ where: { lookupKey: digest.lookupKey }, include, take: 16 });
+    const match = candidates.find((row) => sameDigest(row.keyHash, digest.keyHash));
+    if (match) return match;
+    const legacy = await this.database.token.findUnique({ where: { keyHash: legacyTokenHash(key) }, include });
+    if (!legacy || legacy.lookupKey !== null) return null;
+    await this.database.token.update({ where: { id: legacy.id }, data: { keyHash: digest.keyHash, lookupKey: digest.lookupKey } });
+    return legacy;
   }
 
-  async get(keyHash: string): Promise<TokenRecord | null> {
-    return (await fetchThroughInvalidation(this.cache, keyHash))?.record ?? null;
+  /** The standing of a console account (null once deleted), for checking its sessions. */
+  async account(userId: string): Promise<ConsoleAccount | null> {
+    return (await fetchThroughInvalidation(() => this.sessions.fetch(userId)))?.account ?? null;
+  }
+
+  /** The stand-in token for a user chatting as themselves, with their own limits; null once deleted. */
+  async forSession(userId: string): Promise<TokenRecord | null> {
+    return (await fetchThroughInvalidation(() => this.sessions.fetch(userId)))?.record ?? null;
+  }
+
+  /** The token a presented key belongs to, or null. */
+  async get(key: string): Promise<TokenRecord | null> {
+    const digest = digestTokenKey(key, this.hashKey);
+    return (await fetchThroughInvalidation(() => this.cache.fetch(digest.keyHash, { context: { key, digest } })))?.record ?? null;
   }
 
   /** By id, from the database: for the console, not the API hot path. */
@@ -76,10 +111,10 @@ export class TokenCache {
  * the fetches in flight (lru-cache rejects them), and another process's change can
  * arrive at any moment, so the lookup simply runs again.
  */
-async function fetchThroughInvalidation(cache: LRUCache<string, Entry>, key: string): Promise<Entry | undefined> {
+async function fetchThroughInvalidation<Value>(fetch: () => Promise<Value | undefined>): Promise<Value | undefined> {
   for (let attempt = 0; ; attempt += 1) {
     try {
-      return await cache.fetch(key);
+      return await fetch();
     } catch (error) {
       const aborted = (error as { name?: string; message?: string }).name === "AbortError" || (error as Error).message === "deleted";
       if (!aborted || attempt >= 3) throw error;

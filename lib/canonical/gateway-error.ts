@@ -6,7 +6,9 @@ export type GatewayErrorKind =
   | "authentication" // 401
   | "permission" // 403
   | "not_found" // 404
+  | "method_not_allowed" // 405
   | "request_too_large" // 413
+  | "unsupported_media_type" // 415
   | "rate_limit" // 429
   | "quota_exceeded" // 429, not retryable
   | "upstream_error" // status copied from the upstream
@@ -20,7 +22,9 @@ const DEFAULT_STATUS: Record<GatewayErrorKind, number> = {
   authentication: 401,
   permission: 403,
   not_found: 404,
+  method_not_allowed: 405,
   request_too_large: 413,
+  unsupported_media_type: 415,
   rate_limit: 429,
   quota_exceeded: 429,
   upstream_error: 500,

@@ -1,26 +1,58 @@
 import { RateLimiterRes } from "rate-limiter-flexible";
 import type { SharedState } from "@/lib/state/shared-state";
 
-// Five failed sign-ins per account and address in 15 minutes, then a pause. Counted in the
-// shared state, so every process of a deployment sees the same failures.
-const failures = (shared: SharedState) => shared.rateLimiter("login-failures", 5, 15 * 60);
+// Failed sign-ins are counted three ways, in the shared state so every process sees them:
+// - per account and address: 5 in 15 minutes pauses that pair;
+// - per address: 30 in 15 minutes pauses that address for every account (one guesser, many accounts);
+// - per account: 50 in an hour pauses the account, but only for addresses that have not
+//   signed in to it successfully in the last 30 days, so a distributed guesser cannot lock
+//   the real owner out.
+// If the counters cannot be read, sign-in is refused (fail closed), never unthrottled.
 
-/** Throws a readable message when this email/address pair is blocked. */
-export async function assertNotThrottled(shared: SharedState, key: string): Promise<void> {
-  const state = await failures(shared).get(key);
-  if (state && state.consumedPoints >= 5) {
-    throw new Error(`Too many failed sign-in attempts. Try again in ${Math.ceil(state.msBeforeNext / 60_000)} minutes.`);
-  }
+const RULES = {
+  pair: { points: 5, seconds: 15 * 60 },
+  address: { points: 30, seconds: 15 * 60 },
+  account: { points: 50, seconds: 60 * 60 },
+} as const;
+const KNOWN_ADDRESS_SECONDS = 30 * 24 * 3600;
+
+type Rule = keyof typeof RULES;
+
+export class SignInThrottledError extends Error {}
+
+const limiter = (shared: SharedState, rule: Rule) => shared.rateLimiter(`login-${rule}`, RULES[rule].points, RULES[rule].seconds);
+
+function keys(email: string, address: string): Record<Rule, string> {
+  return { pair: `${email}|${address}`, address, account: email };
 }
 
-export async function recordFailure(shared: SharedState, key: string): Promise<void> {
+/** Throws a SignInThrottledError with a readable message when this attempt must wait. */
+export async function assertNotThrottled(shared: SharedState, email: string, address: string): Promise<void> {
+  let waitMs = 0;
   try {
-    await failures(shared).consume(key);
-  } catch (error) {
-    if (!(error instanceof RateLimiterRes)) throw error;
+    const known = (await shared.getJson(`login-known:${email}|${address}`)) !== undefined;
+    for (const [rule, key] of Object.entries(keys(email, address)) as [Rule, string][]) {
+      if (rule === "account" && known) continue;
+      const state = await limiter(shared, rule).get(key);
+      if (state && state.consumedPoints >= RULES[rule].points) waitMs = Math.max(waitMs, state.msBeforeNext);
+    }
+  } catch {
+    throw new SignInThrottledError("Sign-in is unavailable for a moment; try again shortly.");
+  }
+  if (waitMs > 0) throw new SignInThrottledError(`Too many failed sign-in attempts. Try again in ${Math.ceil(waitMs / 60_000)} minutes.`);
+}
+
+export async function recordFailure(shared: SharedState, email: string, address: string): Promise<void> {
+  for (const [rule, key] of Object.entries(keys(email, address)) as [Rule, string][]) {
+    try {
+      await limiter(shared, rule).consume(key);
+    } catch (error) {
+      if (!(error instanceof RateLimiterRes)) throw error;
+    }
   }
 }
 
-export async function recordSuccess(shared: SharedState, key: string): Promise<void> {
-  await failures(shared).delete(key);
+export async function recordSuccess(shared: SharedState, email: string, address: string): Promise<void> {
+  await limiter(shared, "pair").delete(`${email}|${address}`);
+  await shared.putJson(`login-known:${email}|${address}`, 1, KNOWN_ADDRESS_SECONDS);
 }

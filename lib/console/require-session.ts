@@ -1,14 +1,22 @@
 import { getServerSession } from "next-auth";
 import { redirect } from "next/navigation";
 import { authOptions } from "@/lib/auth/next-auth-options";
-import type { ConsoleSession } from "@/lib/auth/console-session";
+import { verifySessionClaims, type ConsoleSession } from "@/lib/auth/console-session";
+import { getRuntime } from "@/lib/runtime";
+
+/** The signed-in user as the account stands now, or null (never signed in, or the session no longer holds). */
+export async function currentUser(): Promise<ConsoleSession | null> {
+  const session = await getServerSession(authOptions);
+  const user = session?.user as { id?: string; email?: string | null; sessionVersion?: number } | undefined;
+  if (!user?.id) return null;
+  return verifySessionClaims({ sub: user.id, email: user.email, sessionVersion: user.sessionVersion }, (await getRuntime()).tokens);
+}
 
 /** The signed-in console user, or a redirect to /login. Every console page and action calls this. */
 export async function requireUser(): Promise<ConsoleSession> {
-  const session = await getServerSession(authOptions);
-  const user = session?.user as { id?: string; email?: string | null; role?: string } | undefined;
-  if (!user?.id || !user.email) redirect("/login");
-  return { userId: user.id, email: user.email, role: user.role === "admin" ? "admin" : "user" };
+  const user = await currentUser();
+  if (!user) redirect("/login");
+  return user;
 }
 
 /** Like requireUser, but only admins pass; others are sent to the dashboard. */

@@ -52,6 +52,7 @@ function userJson(row: Awaited<ReturnType<Runtime["database"]["user"]["findUniqu
     email: row.email,
     name: row.name,
     role: row.role,
+    disabled: row.disabled,
     models: Array.isArray(row.models) ? (row.models as string[]) : [],
     rpm: row.rpm,
     tpm: row.tpm,

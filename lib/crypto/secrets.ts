@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, hkdfSync, randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { env } from "@/lib/env";
@@ -9,6 +9,10 @@ export interface Secrets {
   authSecret: string;
   /** AES-256 key for upstream API keys at rest. */
   encryptionKey: Buffer;
+  /** HMAC key for platform token hashes (TOKEN_HASH_SECRET, else derived from the auth secret). */
+  tokenHashKey: Buffer;
+  /** Keys that sealed channel keys before a rotation (ENCRYPTION_KEY_PREVIOUS): read, never written. */
+  previousEncryptionKeys: Buffer[];
   /** Bearer for /api/admin. */
   adminApiKey: string;
 }
@@ -26,13 +30,27 @@ export function loadSecrets(dataDir = env.DATA_DIR): Secrets {
   const generated = { authSecret: randomBytes(32).toString("base64url"), encryptionKey: randomBytes(32).toString("base64") };
   const stored = JSON.parse(createOnce(file, JSON.stringify(generated, null, 2))) as { authSecret: string; encryptionKey: string };
 
+  const authSecret = env.AUTH_SECRET ?? stored.authSecret;
   return {
-    authSecret: env.AUTH_SECRET ?? stored.authSecret,
-    encryptionKey: env.ENCRYPTION_KEY
-      ? createHash("sha256").update(env.ENCRYPTION_KEY).digest()
-      : Buffer.from(stored.encryptionKey, "base64"),
+    authSecret,
+    encryptionKey: env.ENCRYPTION_KEY ? encryptionKeyFrom(env.ENCRYPTION_KEY) : Buffer.from(stored.encryptionKey, "base64"),
+    previousEncryptionKeys: [
+      ...(env.ENCRYPTION_KEY_PREVIOUS ?? "")
+        .split(",")
+        .map((value) => value.trim())
+        .filter(Boolean)
+        .map(encryptionKeyFrom),
+      // Moving from the generated key to ENCRYPTION_KEY: what the file key sealed stays readable.
+      ...(env.ENCRYPTION_KEY ? [Buffer.from(stored.encryptionKey, "base64")] : []),
+    ],
+    tokenHashKey: Buffer.from(hkdfSync("sha256", env.TOKEN_HASH_SECRET ?? authSecret, "", "gateway token hash v1", 32)),
     adminApiKey: env.ADMIN_API_KEY ?? loadOrCreateAdminKey(dataDir),
   };
+}
+
+/** Any string becomes a 256-bit key; the same string always gives the same key. */
+function encryptionKeyFrom(value: string): Buffer {
+  return createHash("sha256").update(value).digest();
 }
 
 function loadOrCreateAdminKey(dataDir: string): string {

@@ -61,15 +61,14 @@ export function withApiKey(
   };
 }
 
-/** A request that fails before reaching a handler (unknown route) is still logged. */
-export function notFoundHandler(format: ClientFormat, endpoint: string): ApiHandler {
+/** A request refused before reaching a handler (unknown path, wrong method) is still logged. */
+export function refuseHandler(format: ClientFormat, endpoint: string, error: GatewayError, headers: Record<string, string> = {}): ApiHandler {
   return async (request) => {
     const runtime = await getRuntime();
     const log = new RequestLog(runtime.logs, endpoint, format.name, request.method);
-    const error = new GatewayError("not_found", `Unknown request URL: ${request.method} ${request.url.pathname}.`, {
-      code: "unknown_url",
-    });
-    return renderFailure(error, request, format, log);
+    const response = renderFailure(error, request, format, log);
+    Object.assign(response.headers, headers);
+    return response;
   };
 }
 

@@ -20,9 +20,16 @@ import {
   handleSpeech,
   handleTranscriptions,
 } from "@/lib/gateway/handlers/openai-operations";
-import { notFoundHandler } from "@/lib/gateway/with-api-key";
+import { refuseHandler } from "@/lib/gateway/with-api-key";
+import { GatewayError } from "@/lib/canonical/gateway-error";
+import { anthropicFormat } from "@/lib/formats/anthropic";
+import type { ClientFormat } from "@/lib/gateway/client-format";
+import { renderAdminError } from "@/lib/admin/admin-error";
+import { scrubSecrets } from "@/lib/providers/scrub-secrets";
+import { handlePreflight } from "./cors";
+import type { ApiHandler } from "./api-types";
 import { handleOpenApi } from "@/lib/openapi/handle-openapi";
-import { RouteTable, type RouteMatch } from "./route-table";
+import { RouteTable, type RouteLookup, type RouteMatch } from "./route-table";
 
 // Every API route, for the fast path in server.ts. The app/ route files export the
 // same handlers for Next's router.
@@ -59,16 +66,56 @@ export const apiRoutes = new RouteTable()
   .add("DELETE", "/api/admin/tokens/:id", tokens.deleteToken)
   .add("GET", "/api/admin/users", users.listUsers)
   .add("PATCH", "/api/admin/users/:id", users.updateUser)
+  .add("DELETE", "/api/admin/users/:id", users.deleteUser)
   .add("GET", "/api/admin/logs", listLogs);
 
-const unknownApiRoute = notFoundHandler(openAIFormat, "unknown");
-const unknownGeminiRoute = notFoundHandler(geminiFormat, "unknown");
-
-/** The handler for an API path, or undefined for paths Next should serve (console pages). */
-export function matchApiRoute(method: string, pathname: string): RouteMatch | undefined {
-  const match = apiRoutes.match(method, pathname);
-  if (match) return match;
-  if (pathname.startsWith("/v1/")) return { handler: unknownApiRoute, params: {} };
-  if (pathname.startsWith("/v1beta/")) return { handler: unknownGeminiRoute, params: {} };
+/** Which API a path belongs to, so every refusal answers in that API's own error shape. */
+function formatForPath(pathname: string): ClientFormat | undefined {
+  if (pathname === "/v1/messages" || pathname.startsWith("/v1/messages/")) return anthropicFormat;
+  if (pathname === "/v1beta" || pathname.startsWith("/v1beta/")) return geminiFormat;
+  if (pathname === "/v1" || pathname.startsWith("/v1/")) return openAIFormat;
   return undefined;
+}
+
+const isAdminPath = (pathname: string) => pathname.startsWith("/api/admin/") || pathname === "/api/admin" || apiRoutes.lookup("GET", pathname).kind !== "not-found";
+
+/**
+ * The handler for an API path: a route's own, or a refusal in the path's API format
+ * (404 unknown path, 405 with `Allow`, 400 malformed encoding); undefined for paths Next
+ * serves (console pages).
+ */
+export function matchApiRoute(method: string, pathname: string): RouteMatch | undefined {
+  const format = formatForPath(pathname);
+  if (method === "OPTIONS" && format) return { handler: handlePreflight, params: {} };
+  let lookup: RouteLookup;
+  try {
+    lookup = apiRoutes.lookup(method, pathname);
+  } catch (error) {
+    return refusal(format, error as GatewayError);
+  }
+  if (lookup.kind === "found") return lookup.match;
+  if (lookup.kind === "method-not-allowed") {
+    const allow = lookup.allowed.join(", ");
+    const error = new GatewayError("method_not_allowed", `This path accepts ${allow}, not ${method}.`, { code: "method_not_allowed" });
+    return refusal(format, error, { allow });
+  }
+  if (format) return refusal(format, new GatewayError("not_found", `Unknown request URL: ${method} ${redactPath(pathname)}.`, { code: "unknown_url" }));
+  if (isAdminPath(pathname)) return refusal(undefined, new GatewayError("not_found", `Unknown admin API path: ${method} ${redactPath(pathname)}.`, { code: "unknown_url" }));
+  return undefined;
+}
+
+function refusal(format: ClientFormat | undefined, error: GatewayError, headers: Record<string, string> = {}): RouteMatch {
+  const handler: ApiHandler = format
+    ? refuseHandler(format, "unknown", error, headers)
+    : async () => {
+        const response = renderAdminError(error);
+        Object.assign(response.headers, headers);
+        return response;
+      };
+  return { handler, params: {} };
+}
+
+/** A path may hold a key pasted by mistake; none is quoted back. */
+function redactPath(pathname: string): string {
+  return scrubSecrets(pathname.length > 200 ? `${pathname.slice(0, 200)}…` : pathname);
 }

@@ -1,11 +1,18 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { bodyTooLarge, isAsyncIterable, limitBody, type ApiHandler, type ApiRequest, type ApiResponse } from "@/lib/http/api-types";
+import { contentDecoders, decodeContent } from "@/lib/http/content-encoding";
+import { bodyTooLarge, collectBody, isAsyncIterable, limitBody, type ApiHandler, type ApiRequest, type ApiResponse } from "@/lib/http/api-types";
 
-/** The request body with the limit enforced; what is left unread is drained so the connection stays usable. */
+/**
+ * The request body, decompressed, with the limit enforced on what it decodes to; what is
+ * left unread is drained so the connection stays usable.
+ */
 async function* readNodeBody(request: IncomingMessage, limitBytes: number): AsyncGenerator<Uint8Array> {
   try {
+    const decoders = contentDecoders(request.headers["content-encoding"] ?? null);
     // Not destroyed on an early stop (a 413): the socket must live to carry the answer.
-    yield* limitBody(request.iterator({ destroyOnReturn: false }), request.headers["content-length"] ?? null, limitBytes);
+    const raw = request.iterator({ destroyOnReturn: false });
+    if (decoders.length === 0) yield* limitBody(raw, request.headers["content-length"] ?? null, limitBytes);
+    else yield* limitBody(decodeContent(raw, decoders), null, limitBytes);
   } finally {
     if (!request.readableEnded) request.resume();
   }
@@ -58,7 +65,7 @@ export function toApiRequest(
       },
     },
     body(limitBytes) {
-      bodyPromise ??= readWholeNodeBody(request, limitBytes);
+      bodyPromise ??= request.headers["content-encoding"] ? collectBody(readNodeBody(request, limitBytes)) : readWholeNodeBody(request, limitBytes);
       return bodyPromise;
     },
     bodyStream: (limitBytes) => readNodeBody(request, limitBytes),

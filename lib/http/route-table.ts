@@ -1,3 +1,4 @@
+import { GatewayError } from "@/lib/canonical/gateway-error";
 import type { ApiHandler } from "./api-types";
 
 export interface RouteMatch {
@@ -5,17 +6,33 @@ export interface RouteMatch {
   params: Record<string, string>;
 }
 
+/** What the table knows about a path: a handler, or the methods it does answer (for a 405), or nothing. */
+export type RouteLookup = { kind: "found"; match: RouteMatch } | { kind: "method-not-allowed"; allowed: string[] } | { kind: "not-found" };
+
 type Route = { method: string; segments: string[]; handler: ApiHandler };
+
+/** A path parameter, decoded; a broken percent-encoding is the client's 400, never a thrown URIError. */
+function decodeSegment(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    throw new GatewayError("invalid_request", "The request path contains a malformed percent-encoding.", { code: "invalid_path" });
+  }
+}
 
 /** A small path router: static segments and `:name` parameters, exact method match. */
 export class RouteTable {
   private readonly exact = new Map<string, ApiHandler>();
+  private readonly exactMethods = new Map<string, string[]>();
   private readonly patterns: Route[] = [];
 
   /** `:name` captures one segment; a last `*name` captures the rest of the path. */
   add(method: string, path: string, handler: ApiHandler): this {
     if (path.includes(":") || path.includes("*")) this.patterns.push({ method, segments: path.split("/"), handler });
-    else this.exact.set(`${method} ${path}`, handler);
+    else {
+      this.exact.set(`${method} ${path}`, handler);
+      this.exactMethods.set(path, [...(this.exactMethods.get(path) ?? []), method]);
+    }
     return this;
   }
 
@@ -27,29 +44,44 @@ export class RouteTable {
     ];
   }
 
-  match(method: string, pathname: string): RouteMatch | undefined {
+  /** Throws a 400 GatewayError when a parameter's percent-encoding is malformed. */
+  lookup(method: string, pathname: string): RouteLookup {
     const handler = this.exact.get(`${method} ${pathname}`);
-    if (handler) return { handler, params: {} };
+    if (handler) return { kind: "found", match: { handler, params: {} } };
+    const allowed = new Set(this.exactMethods.get(pathname));
     const segments = pathname.split("/");
     for (const route of this.patterns) {
-      if (route.method !== method) continue;
-      const rest = route.segments.at(-1)!.startsWith("*");
-      if (rest ? segments.length < route.segments.length : segments.length !== route.segments.length) continue;
-      const params: Record<string, string> = {};
-      const matched = route.segments.every((segment, index) => {
-        if (segment.startsWith("*")) {
-          const remainder = segments.slice(index).join("/");
-          params[segment.slice(1)] = decodeURIComponent(remainder);
-          return remainder !== "";
-        }
-        if (segment.startsWith(":")) {
-          params[segment.slice(1)] = decodeURIComponent(segments[index]!);
-          return segments[index] !== "";
-        }
-        return segment === segments[index];
-      });
-      if (matched) return { handler: route.handler, params };
+      if (!matchesShape(route.segments, segments)) continue;
+      if (route.method !== method) {
+        allowed.add(route.method);
+        continue;
+      }
+      return { kind: "found", match: { handler: route.handler, params: captureParams(route.segments, segments) } };
     }
-    return undefined;
+    return allowed.size > 0 ? { kind: "method-not-allowed", allowed: [...allowed] } : { kind: "not-found" };
   }
+
+  match(method: string, pathname: string): RouteMatch | undefined {
+    const result = this.lookup(method, pathname);
+    return result.kind === "found" ? result.match : undefined;
+  }
+}
+
+function matchesShape(pattern: string[], segments: string[]): boolean {
+  const rest = pattern.at(-1)!.startsWith("*");
+  if (rest ? segments.length < pattern.length : segments.length !== pattern.length) return false;
+  return pattern.every((segment, index) => {
+    if (segment.startsWith("*")) return segments.slice(index).join("/") !== "";
+    if (segment.startsWith(":")) return segments[index] !== "";
+    return segment === segments[index];
+  });
+}
+
+function captureParams(pattern: string[], segments: string[]): Record<string, string> {
+  const params: Record<string, string> = {};
+  pattern.forEach((segment, index) => {
+    if (segment.startsWith("*")) params[segment.slice(1)] = decodeSegment(segments.slice(index).join("/"));
+    else if (segment.startsWith(":")) params[segment.slice(1)] = decodeSegment(segments[index]!);
+  });
+  return params;
 }

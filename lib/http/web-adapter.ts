@@ -1,3 +1,4 @@
+import { contentDecoders, decodeContent } from "@/lib/http/content-encoding";
 import { collectBody, isAsyncIterable, limitBody, type ApiHandler, type ApiRequest, type ApiResponse } from "@/lib/http/api-types";
 
 // Exposes an ApiHandler as a Next.js App Router route handler.
@@ -32,7 +33,10 @@ function fromWebRequest(request: Request, params: Record<string, string>): ApiRe
 
 async function* readWebBody(request: Request, limitBytes: number): AsyncGenerator<Uint8Array> {
   if (!request.body) return;
-  yield* limitBody(request.body as unknown as AsyncIterable<Uint8Array>, request.headers.get("content-length"), limitBytes);
+  const raw = request.body as unknown as AsyncIterable<Uint8Array>;
+  const decoders = contentDecoders(request.headers.get("content-encoding"));
+  if (decoders.length === 0) yield* limitBody(raw, request.headers.get("content-length"), limitBytes);
+  else yield* limitBody(decodeContent(raw, decoders), null, limitBytes);
 }
 
 export function toWebResponse(apiResponse: ApiResponse): Response {

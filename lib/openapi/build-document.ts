@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { createChannelSchema, updateChannelSchema } from "@/lib/channels/channel-service";
-import { userLimitsSchema } from "@/lib/console/user-limits";
+import { userUpdateSchema } from "@/lib/console/user-accounts";
 import { countTokensRequestSchema, messagesRequestSchema } from "@/lib/formats/anthropic/schema";
 import { generateContentRequestSchema } from "@/lib/formats/gemini/schema";
 import {
@@ -74,7 +74,8 @@ const ENDPOINTS: Endpoint[] = [
   { method: "patch", path: "/api/admin/tokens/{id}", summary: "Update a token", tag: "Admin", security: "admin", body: updateTokenSchema },
   { method: "delete", path: "/api/admin/tokens/{id}", summary: "Delete a token", tag: "Admin", security: "admin" },
   { method: "get", path: "/api/admin/users", summary: "List users and their console limits", tag: "Admin", security: "admin" },
-  { method: "patch", path: "/api/admin/users/{id}", summary: "Set a user's console limits", tag: "Admin", security: "admin", body: userLimitsSchema },
+  { method: "patch", path: "/api/admin/users/{id}", summary: "Change a user's role, standing, password or console limits", tag: "Admin", security: "admin", body: userUpdateSchema },
+  { method: "delete", path: "/api/admin/users/{id}", summary: "Delete a user and their tokens", tag: "Admin", security: "admin" },
   { method: "get", path: "/api/admin/logs", summary: "Usage log rows, newest first (`?limit=`)", tag: "Admin", security: "admin" },
 ];
 

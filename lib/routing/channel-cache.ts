@@ -21,7 +21,8 @@ export class ChannelCache {
 
   constructor(
     private readonly database: Database,
-    private readonly encryptionKey: Buffer,
+    /** The current key first, then keys from before a rotation. */
+    private readonly encryptionKeys: Buffer[],
     private readonly onError: (error: unknown) => void,
   ) {}
 
@@ -66,7 +67,7 @@ export class ChannelCache {
       name: row.name,
       type,
       baseUrl: row.baseUrl || providers[type].defaultBaseUrl,
-      apiKey: row.apiKeyEncrypted ? decryptSecret(row.apiKeyEncrypted, this.encryptionKey) : undefined,
+      apiKey: row.apiKeyEncrypted ? decryptSecret(row.apiKeyEncrypted, this.encryptionKeys) : undefined,
       models: stringArray(row.models),
       modelMap: stringRecord(row.modelMap),
       priority: row.priority,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { displayPrefix, generateTokenKey, hashTokenKey } from "@/lib/auth/token-key";
+import { digestTokenKey, displayPrefix, generateTokenKey } from "@/lib/auth/token-key";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import type { Token as TokenRow } from "@/lib/db/generated/client";
 import type { QuotaPeriod } from "@/lib/limits/quota-period";
@@ -73,7 +73,7 @@ export async function createToken(runtime: Runtime, input: CreateTokenInput, own
   const row = await runtime.database.token.create({
     data: {
       name: input.name,
-      keyHash: hashTokenKey(key),
+      ...digestTokenKey(key, runtime.secrets.tokenHashKey),
       keyPrefix: displayPrefix(key),
       userId: input.userId ?? ownerId,
       models: input.models ?? [],

@@ -27,7 +27,8 @@ before(async () => {
   await new Promise<void>((resolve) => imageServer.listen(0, "127.0.0.1", resolve));
   imageUrl = `http://127.0.0.1:${(imageServer.address() as AddressInfo).port}/dot.png`;
   fakes = { openai: await startFakeOpenAIUpstream(), anthropic: await startFakeAnthropicUpstream(), gemini: await startFakeGeminiUpstream() };
-  gateway = await startGateway();
+  // The image server is on loopback: allowed explicitly, as an operator with internal image hosts would.
+  gateway = await startGateway({ FETCH_ALLOWED_HOSTS: "127.0.0.1" });
   for (const channel of [
     { type: "openai", baseUrl: fakes.openai.baseUrl, apiKey: UPSTREAM_API_KEY, models: ["gpt-test"] },
     { type: "anthropic", baseUrl: fakes.anthropic.baseUrl, apiKey: ANTHROPIC_KEY, models: ["claude-test"] },

@@ -1,19 +1,26 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { describe, test } from "node:test";
-import { displayPrefix, generateTokenKey, hashTokenKey } from "@/lib/auth/token-key";
+import { digestTokenKey, displayPrefix, generateTokenKey, sameDigest } from "@/lib/auth/token-key";
 import { hashPassword, verifyPassword } from "@/lib/auth/password";
 import { decryptSecret, encryptSecret } from "@/lib/crypto/encryption";
 import { scrubSecrets } from "@/lib/providers/scrub-secrets";
 
 describe("secrets", () => {
-  test("token keys are sk- prefixed, unique, and hashed one way", () => {
+  test("token keys are sk- prefixed, unique, and stored as a keyed hash with a short lookup prefix", () => {
     const keys = new Set(Array.from({ length: 1000 }, generateTokenKey));
     assert.equal(keys.size, 1000);
     const key = [...keys][0]!;
     assert.match(key, /^sk-[A-Za-z0-9]{48}$/);
-    assert.equal(hashTokenKey(key), hashTokenKey(key));
-    assert.equal(hashTokenKey(key).includes(key.slice(3)), false);
+    const secret = randomBytes(32);
+    const digest = digestTokenKey(key, secret);
+    assert.deepEqual(digestTokenKey(key, secret), digest);
+    assert.equal(digest.lookupKey, key.slice(0, 11), "the prefix leaves 40 characters (~237 bits) secret");
+    assert.equal(digest.keyHash.includes(key.slice(3)), false);
+    assert.notEqual(digestTokenKey(key, randomBytes(32)).keyHash, digest.keyHash, "without the server secret the hash cannot be recomputed");
+    assert.ok(sameDigest(digest.keyHash, digestTokenKey(key, secret).keyHash));
+    assert.equal(sameDigest(digest.keyHash, digestTokenKey(`${key}x`, secret).keyHash), false);
+    assert.equal(sameDigest(digest.keyHash, "abc"), false);
     assert.equal(displayPrefix(key), `${key.slice(0, 7)}…${key.slice(-4)}`);
   });
 
@@ -27,6 +34,13 @@ describe("secrets", () => {
     parts[3] = Buffer.from("forged").toString("base64url");
     assert.throws(() => decryptSecret(parts.join("."), key));
     assert.throws(() => decryptSecret(sealed, randomBytes(32)));
+  });
+
+  test("after a key rotation, values sealed with the previous key still open; unknown keys still fail", () => {
+    const [previous, current] = [randomBytes(32), randomBytes(32)];
+    const sealed = encryptSecret("sk-old", previous);
+    assert.equal(decryptSecret(sealed, [current, previous]), "sk-old");
+    assert.throws(() => decryptSecret(sealed, [current, randomBytes(32)]));
   });
 
   test("passwords verify only with the right password", async () => {

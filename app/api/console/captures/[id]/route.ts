@@ -1,5 +1,4 @@
-import { getServerSession } from "next-auth";
-import { authOptions } from "@/lib/auth/next-auth-options";
+import { currentUser } from "@/lib/console/require-session";
 import { getRuntime } from "@/lib/runtime";
 
 export const runtime = "nodejs";
@@ -7,8 +6,7 @@ export const dynamic = "force-dynamic";
 
 /** The upstream exchange recorded for one Playground request, for its owner only. */
 export async function GET(_request: Request, context: { params: Promise<{ id: string }> }) {
-  const session = await getServerSession(authOptions);
-  const userId = (session?.user as { id?: string } | undefined)?.id;
+  const userId = (await currentUser())?.userId;
   if (!userId) return Response.json({ error: { message: "Sign in first." } }, { status: 401 });
   const captures = (await getRuntime()).captures;
   const id = (await context.params).id;

@@ -1,0 +1,82 @@
+import type { Server, ServerResponse } from "node:http";
+
+/** Counts the responses still under way, so a shutdown can wait for them. */
+export class InFlightRequests {
+  private readonly open = new Set<ServerResponse>();
+  private readonly idle: (() => void)[] = [];
+
+  track(response: ServerResponse): void {
+    this.open.add(response);
+    response.once("close", () => {
+      this.open.delete(response);
+      if (this.open.size === 0) for (const wake of this.idle.splice(0)) wake();
+    });
+  }
+
+  get size(): number {
+    return this.open.size;
+  }
+
+  /** Resolves true when every open response is done, false if `deadlineMs` passes first. */
+  drained(deadlineMs: number): Promise<boolean> {
+    if (this.open.size === 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), deadlineMs);
+      this.idle.push(() => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+  }
+}
+
+export interface ShutdownSteps {
+  server: Server;
+  inFlight: InFlightRequests;
+  deadlineMs: number;
+  /** Closes long-lived sockets (WebSockets) that would never finish on their own. */
+  closeSessions(): void;
+  /** Writes queued log rows and closes the store; must be safe to call twice. */
+  flushAndClose(): Promise<void>;
+  say(line: string): void;
+}
+
+/**
+ * SIGTERM/SIGINT: stop accepting, let open requests finish up to the deadline, then flush
+ * the log queue and close the store. A second signal cuts what is left short, still
+ * flushing what was recorded, and exits at once.
+ */
+export function handleShutdownSignals(steps: ShutdownSteps): void {
+  let stopping: Promise<void> | undefined;
+  const stop = async (signal: string) => {
+    steps.server.close();
+    steps.server.closeIdleConnections();
+    steps.closeSessions();
+    if (steps.inFlight.size > 0) {
+      steps.say(
+        `${signal}: waiting for ${steps.inFlight.size} open request(s) to finish (up to ${Math.round(steps.deadlineMs / 1000)} s; signal again to stop now)`,
+      );
+      // Keep-alive connections go as soon as their current response ends.
+      const sweep = setInterval(() => steps.server.closeIdleConnections(), 100);
+      const drained = await steps.inFlight.drained(steps.deadlineMs);
+      clearInterval(sweep);
+      if (!drained) steps.say(`deadline passed: closing ${steps.inFlight.size} request(s) still open`);
+    }
+    steps.server.closeAllConnections();
+    await steps.flushAndClose();
+    process.exit(0);
+  };
+  const onSignal = (signal: string) => {
+    if (!stopping) {
+      stopping = stop(signal);
+      return;
+    }
+    steps.say(`${signal} again: stopping now`);
+    steps.server.closeAllConnections();
+    const forced = setTimeout(() => process.exit(1), 2000);
+    forced.unref();
+    void steps.flushAndClose().finally(() => process.exit(1));
+  };
+  process.on("SIGTERM", () => onSignal("SIGTERM"));
+  process.on("SIGINT", () => onSignal("SIGINT"));
+}

@@ -1,0 +1,53 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { logger } from "@/lib/logger";
+import { matchApiRoute } from "./api-routes";
+import { corsHeaders } from "./cors";
+import { toApiRequest, writeApiResponse } from "./node-adapter";
+
+const BASE = "http://gateway.local";
+
+/**
+ * The request URL with repeated slashes collapsed (`//v1/models` from a base URL that
+ * ends in `/`), or undefined when it cannot be parsed. Collapsing first matters: `//host/x`
+ * would otherwise parse as a host name.
+ */
+export function parseRequestUrl(raw: string | undefined): URL | undefined {
+  const target = raw ?? "/";
+  const queryAt = target.indexOf("?");
+  const path = queryAt === -1 ? target : target.slice(0, queryAt);
+  const normalised = path.replace(/\/{2,}/g, "/") + (queryAt === -1 ? "" : target.slice(queryAt));
+  if (!normalised.startsWith("/")) return undefined;
+  try {
+    return new URL(normalised, BASE);
+  } catch {
+    return undefined;
+  }
+}
+
+const INTERNAL_ERROR = JSON.stringify({ error: { message: "Internal error", type: "server_error", param: null, code: null } });
+
+/**
+ * Serves an API path on the fast node:http path; returns false for paths Next serves.
+ * Never throws: a failure that escapes a handler is logged and answered with a 500.
+ */
+export function serveApi(request: IncomingMessage, response: ServerResponse, url: URL): boolean {
+  const route = matchApiRoute(request.method ?? "GET", url.pathname);
+  if (!route) return false;
+  const browser = request.headers.origin;
+  route
+    .handler(toApiRequest(request, response, url, route.params))
+    .then((apiResponse) => {
+      if (browser && (url.pathname.startsWith("/v1/") || url.pathname.startsWith("/v1beta/"))) Object.assign(apiResponse.headers, corsHeaders(browser));
+      return writeApiResponse(response, apiResponse);
+    })
+    .catch((error: unknown) => {
+      logger.error({ err: error, method: request.method, path: url.pathname }, "unhandled API failure");
+      if (response.headersSent) {
+        response.destroy();
+        return;
+      }
+      response.writeHead(500, { "content-type": "application/json" });
+      response.end(INTERNAL_ERROR);
+    });
+  return true;
+}
