@@ -8,9 +8,11 @@ import { handleShutdownSignals, InFlightRequests } from "@/lib/http/graceful-shu
 import { parseRequestUrl, serveApi } from "@/lib/http/serve-api";
 import { logger } from "@/lib/logger";
 import { RealtimeProxy, REALTIME_PATH } from "@/lib/realtime/realtime-proxy";
+import { startTracing } from "@/lib/observability/tracing";
 import { getRuntime } from "@/lib/runtime";
 
 async function main(): Promise<void> {
+  const stopTracing = await startTracing();
   const runtime = await getRuntime();
   process.env.NEXTAUTH_SECRET ??= runtime.secrets.authSecret;
 
@@ -58,6 +60,7 @@ async function main(): Promise<void> {
     closeSessions: () => realtime.close(),
     flushAndClose: once(async () => {
       await runtime.close();
+      await stopTracing?.();
       await app.close?.();
     }),
     say: (line) => process.stderr.write(`${line}\n`),

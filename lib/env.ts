@@ -49,6 +49,10 @@ const schema = z.object({
   ANTHROPIC_DEFAULT_MAX_TOKENS: integer(8192, 1),
   // How long a shutdown waits for open requests (streams) before closing them.
   SHUTDOWN_TIMEOUT_MS: integer(30_000, 0),
+  // Bearer token for GET /metrics (the admin API key always works too).
+  METRICS_TOKEN: optionalString,
+  // Send traces to this OTLP/HTTP endpoint (for example http://collector:4318); off when unset.
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalString,
   // Hosts or CIDRs the gateway may fetch client-given URLs (images) from although they are not public.
   FETCH_ALLOWED_HOSTS: optionalString,
   // Proxies whose X-Forwarded-For is believed (comma-separated addresses or CIDRs); none by default.

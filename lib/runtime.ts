@@ -8,6 +8,8 @@ import type { Database } from "@/lib/db/client";
 import type { DatabaseKind } from "@/lib/db/database-url";
 import { openStorage } from "@/lib/db/open-storage";
 import { env } from "@/lib/env";
+import { logRequest } from "@/lib/observability/access-log";
+import { GatewayMetrics } from "@/lib/observability/metrics";
 import { SpendLimiter } from "@/lib/limits/spend-limiter";
 import { logger } from "@/lib/logger";
 import type { UpstreamExchange } from "@/lib/providers/recording-upstream";
@@ -45,6 +47,7 @@ export interface Runtime {
   /** Operations channels turned out not to serve (learned from their 404s). */
   capabilities: LearnedCapabilities;
   logs: RequestLogWriter;
+  metrics: GatewayMetrics;
   limits: SpendLimiter;
   upstream: UpstreamHttp;
   channelHealth: ChannelHealth;
@@ -76,9 +79,23 @@ async function createRuntime(): Promise<Runtime> {
     logger.error({ err: error }, "channel reload failed"),
   );
   await channels.start(1000);
+  const metrics = new GatewayMetrics({
+    logQueueDepth: () => logs.depth,
+    circuitStates: () => {
+      const now = Date.now();
+      return channels.all().map((channel) => {
+        const view = channelStates.view(channel.id);
+        return { channel: channel.name, open: view.circuit !== "closed" || (view.until ?? 0) > now };
+      });
+    },
+  });
   const logs = new RequestLogWriter(logStore, {
     onError: (error) => logger.error({ err: error }, "request log write failed; will retry"),
     onUsageWritten: (tokenId, used) => tokens.addUsage(tokenId, used),
+    onEntry: (entry) => {
+      metrics.observe(entry);
+      logRequest(entry);
+    },
   });
   logs.start(env.LOG_FLUSH_INTERVAL_MS);
   const upstream = new UpstreamHttp({ connections: env.UPSTREAM_CONNECTIONS });
@@ -115,6 +132,7 @@ async function createRuntime(): Promise<Runtime> {
     channels,
     channelStates,
     capabilities: new LearnedCapabilities(shared),
+    metrics,
     logs,
     limits,
     upstream,

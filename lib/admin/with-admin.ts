@@ -1,5 +1,5 @@
-import { createHash, timingSafeEqual } from "node:crypto";
 import { bearerToken } from "@/lib/auth/authenticate-token";
+import { sameSecret } from "@/lib/crypto/same-secret";
 import { readConsoleSession } from "@/lib/auth/console-session";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import type { ApiHandler, ApiRequest, ApiResponse } from "@/lib/http/api-types";
@@ -15,12 +15,6 @@ export interface AdminContext {
 }
 
 const SAFE_METHODS = new Set(["GET", "HEAD"]);
-
-function sameSecret(presented: string, expected: string): boolean {
-  const a = createHash("sha256").update(presented).digest();
-  const b = createHash("sha256").update(expected).digest();
-  return timingSafeEqual(a, b);
-}
 
 /** Admin API auth: `Authorization: Bearer $ADMIN_API_KEY`, or an admin's console session. */
 export function withAdmin(handler: (context: AdminContext) => Promise<ApiResponse>): ApiHandler {

@@ -5,6 +5,7 @@ import { env } from "@/lib/env";
 import { isAsyncIterable, type ApiResponse } from "@/lib/http/api-types";
 import { priceFor } from "@/lib/limits/prices";
 import { logger } from "@/lib/logger";
+import { endSpan, tracer } from "@/lib/observability/tracing";
 import type { Operation } from "@/lib/providers/operation";
 import { providerServes, type CallContext, type Provider } from "@/lib/providers/provider";
 import { providers } from "@/lib/providers/registry";
@@ -53,8 +54,14 @@ export interface AttemptHooks {
  * before the call, candidates picked (skipping cool-downs and open circuits), attempts
  * with failover before the first byte, and the outcome recorded for routing and the log.
  */
+/** Never a header, a URL part or a log line: a model name with CR, LF or NUL is refused outright. */
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
+
 export async function runCall(context: GatewayContext, plan: CallPlan): Promise<ApiResponse> {
   const { log, token, runtime, format } = context;
+  if (plan.model.length === 0 || plan.model.length > 256 || CONTROL_CHARACTERS.test(plan.model)) {
+    throw new GatewayError("invalid_request", "The model name must be 1 to 256 characters without control characters.", { code: "invalid_model", param: "model" });
+  }
   log.model = plan.model;
   log.stream = plan.stream;
 
@@ -115,6 +122,9 @@ async function attemptAll(context: GatewayContext, plan: CallPlan, candidates: C
     const record: AttemptRecord = { channelId: channel.id, channelName: channel.name, model: plan.model, status: 0, error: null, latencyMs: 0 };
     log.attempts.push(record);
     const call = callContextFor(context, channel, plan.model, plan.stream);
+    const span = tracer.startSpan("upstream attempt", {
+      attributes: { "gateway.request_id": log.id, "gateway.channel": channel.name, "gateway.model": plan.model, "gateway.attempt": attempts },
+    });
     const streamFailed = (error: unknown) => {
       // A client that left is logged as such by the request log, not as an upstream failure.
       if (request.signal.aborted) return;
@@ -140,6 +150,8 @@ async function attemptAll(context: GatewayContext, plan: CallPlan, candidates: C
       }
       record.status = response.status;
       record.latencyMs = elapsed(started);
+      span.setAttribute("http.response.status_code", response.status);
+      endSpan(span);
       states.recordSuccess(channel.id, plan.model);
       runtime.channelHealth.record(channel.id, { error: null, latencyMs: record.latencyMs });
       return response;
@@ -147,6 +159,8 @@ async function attemptAll(context: GatewayContext, plan: CallPlan, candidates: C
       record.latencyMs = elapsed(started);
       record.status = isGatewayError(error) ? (error.upstreamStatus ?? 0) : 0;
       record.error = error instanceof Error ? error.message : String(error);
+      span.setAttribute("http.response.status_code", record.status);
+      endSpan(span, error);
       if (request.signal.aborted) {
         states.release(channel.id, plan.model);
         throw error;

@@ -17,6 +17,8 @@ export class RequestLog {
   readonly id = `req_${randomUUID().replaceAll("-", "")}`;
   readonly createdAt = new Date();
   readonly meter = new UsageMeter();
+  /** The caller's `x-request-id`, when it is a plain id: echoed back and put in log lines. */
+  clientRequestId: string | null = null;
   tokenId: string | null = null;
   userId: string | null = null;
   channelId: string | null = null;
@@ -45,7 +47,7 @@ export class RequestLog {
 
   /** Finishes now, or when a streamed body ends; returns the response to send. */
   finishWith(response: ApiResponse): ApiResponse {
-    response.headers["x-request-id"] = this.id;
+    this.stampHeaders(response.headers);
     if (!isAsyncIterable(response.body)) {
       this.finish(response.status);
       return response;
@@ -62,6 +64,12 @@ export class RequestLog {
       }
     }
     return { ...response, body: tracked() };
+  }
+
+  /** `x-request-id`: the caller's own id when it sent one (ours then in `x-gateway-request-id`), else ours. */
+  stampHeaders(headers: Record<string, string>): void {
+    headers["x-request-id"] = this.clientRequestId ?? this.id;
+    if (this.clientRequestId) headers["x-gateway-request-id"] = this.id;
   }
 
   /** Records the outcome; only the first call counts. */
@@ -88,6 +96,7 @@ export class RequestLog {
       this.onSettle?.({ tokens: promptTokens + completionTokens, usd: costUsd });
       return {
         id: this.id,
+        clientRequestId: this.clientRequestId,
         createdAt: this.createdAt,
         endpoint: this.endpoint,
         clientFormat: this.clientFormat,

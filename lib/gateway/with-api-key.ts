@@ -39,6 +39,7 @@ export function withApiKey(
   return async (request) => {
     const runtime = await getRuntime();
     const log = new RequestLog(runtime.logs, endpoint, format.name, request.method);
+    log.clientRequestId = clientRequestId(request);
     try {
       const { token, session } = await authenticateRequest(request, format.extractToken(request), runtime);
       log.tokenId = token.synthetic ? null : token.id;
@@ -66,6 +67,7 @@ export function refuseHandler(format: ClientFormat, endpoint: string, error: Gat
   return async (request) => {
     const runtime = await getRuntime();
     const log = new RequestLog(runtime.logs, endpoint, format.name, request.method);
+    log.clientRequestId = clientRequestId(request);
     const response = renderFailure(error, request, format, log);
     Object.assign(response.headers, headers);
     return response;
@@ -81,6 +83,14 @@ function renderFailure(thrown: unknown, request: ApiRequest, format: ClientForma
     log.finish(error.status, error);
   }
   const response = format.renderError(error);
-  response.headers["x-request-id"] = log.id;
+  log.stampHeaders(response.headers);
   return response;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** A caller-chosen request id, only when it is a plain token (never reflected otherwise). */
+function clientRequestId(request: ApiRequest): string | null {
+  const value = request.headers.get("x-request-id");
+  return value !== null && REQUEST_ID.test(value) ? value : null;
 }

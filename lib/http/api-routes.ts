@@ -28,6 +28,7 @@ import { renderAdminError } from "@/lib/admin/admin-error";
 import { scrubSecrets } from "@/lib/providers/scrub-secrets";
 import { handlePreflight } from "./cors";
 import type { ApiHandler } from "./api-types";
+import { handleMetrics } from "@/lib/observability/handle-metrics";
 import { handleOpenApi } from "@/lib/openapi/handle-openapi";
 import { RouteTable, type RouteLookup, type RouteMatch } from "./route-table";
 
@@ -54,6 +55,7 @@ export const apiRoutes = new RouteTable()
   .add("POST", "/v1beta/models/*path", handleGeminiAction)
   .add("GET", "/api/health", handleHealth)
   .add("GET", "/openapi.json", handleOpenApi)
+  .add("GET", "/metrics", handleMetrics)
   .add("GET", "/api/admin/channels", channels.listChannels)
   .add("POST", "/api/admin/channels", channels.createChannel)
   .add("GET", "/api/admin/channels/:id", channels.getChannel)
@@ -65,6 +67,7 @@ export const apiRoutes = new RouteTable()
   .add("PATCH", "/api/admin/tokens/:id", tokens.updateToken)
   .add("DELETE", "/api/admin/tokens/:id", tokens.deleteToken)
   .add("GET", "/api/admin/users", users.listUsers)
+  .add("POST", "/api/admin/users", users.createUser)
   .add("PATCH", "/api/admin/users/:id", users.updateUser)
   .add("DELETE", "/api/admin/users/:id", users.deleteUser)
   .add("GET", "/api/admin/logs", listLogs);

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { createChannelSchema, updateChannelSchema } from "@/lib/channels/channel-service";
 import { userUpdateSchema } from "@/lib/console/user-accounts";
+import { newUserSchema } from "@/lib/console/users";
 import { countTokensRequestSchema, messagesRequestSchema } from "@/lib/formats/anthropic/schema";
 import { generateContentRequestSchema } from "@/lib/formats/gemini/schema";
 import {
@@ -63,6 +64,7 @@ const ENDPOINTS: Endpoint[] = [
   { method: "get", path: "/v1beta/models/{model}", summary: "One Gemini model", tag: "Gemini", security: "gemini" },
   { method: "get", path: "/api/health", summary: "Readiness", tag: "Admin", security: "none" },
   { method: "get", path: "/openapi.json", summary: "This document", tag: "Admin", security: "none" },
+  { method: "get", path: "/metrics", summary: "Prometheus metrics (METRICS_TOKEN or the admin key)", tag: "Admin", security: "admin" },
   { method: "get", path: "/api/admin/channels", summary: "List channels (keys never returned)", tag: "Admin", security: "admin" },
   { method: "post", path: "/api/admin/channels", summary: "Create a channel", tag: "Admin", security: "admin", body: createChannelSchema },
   { method: "get", path: "/api/admin/channels/{id}", summary: "A channel with its routing state", tag: "Admin", security: "admin" },
@@ -74,6 +76,7 @@ const ENDPOINTS: Endpoint[] = [
   { method: "patch", path: "/api/admin/tokens/{id}", summary: "Update a token", tag: "Admin", security: "admin", body: updateTokenSchema },
   { method: "delete", path: "/api/admin/tokens/{id}", summary: "Delete a token", tag: "Admin", security: "admin" },
   { method: "get", path: "/api/admin/users", summary: "List users and their console limits", tag: "Admin", security: "admin" },
+  { method: "post", path: "/api/admin/users", summary: "Create a user with a password", tag: "Admin", security: "admin", body: newUserSchema },
   { method: "patch", path: "/api/admin/users/{id}", summary: "Change a user's role, standing, password or console limits", tag: "Admin", security: "admin", body: userUpdateSchema },
   { method: "delete", path: "/api/admin/users/{id}", summary: "Delete a user and their tokens", tag: "Admin", security: "admin" },
   { method: "get", path: "/api/admin/logs", summary: "Usage log rows, newest first (`?limit=`)", tag: "Admin", security: "admin" },

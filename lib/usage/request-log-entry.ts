@@ -12,6 +12,8 @@ export interface AttemptRecord {
 /** One row of the usage log, as the pipeline produces it. */
 export interface RequestLogEntry {
   id: string;
+  /** The caller's own `x-request-id`, when it sent one (in log lines, not stored). */
+  clientRequestId?: string | null;
   createdAt: Date;
   endpoint: string;
   clientFormat: string;

@@ -21,6 +21,8 @@ export class RequestLogWriter {
       onError: (error: unknown) => void;
       /** Called after usage reached the database, to update cached token totals. */
       onUsageWritten: (tokenId: string, tokens: number) => void;
+      /** Sees every entry as it is queued (metrics, the access log line). */
+      onEntry?: (entry: RequestLogEntry) => void;
     },
   ) {}
 
@@ -30,6 +32,7 @@ export class RequestLogWriter {
   }
 
   enqueue(entry: RequestLogEntry): void {
+    this.hooks.onEntry?.(entry);
     if (this.queue.length >= MAX_BACKLOG) this.queue.shift();
     this.queue.push(entry);
   }
