@@ -46,7 +46,8 @@ function schemaViolation(schema: any, where: string): string | undefined {
 export function geminiViolation(body: any): string | undefined {
   if (!Array.isArray(body?.contents) || body.contents.length === 0) return "contents is not specified";
   for (const [index, content] of body.contents.entries()) {
-    if (content.role !== "user" && content.role !== "model") return `contents[${index}].role must be user or model`;
+    // Optional (single-turn calls leave it out), but only these two when set.
+    if (content.role !== undefined && content.role !== "user" && content.role !== "model") return `contents[${index}].role must be user or model`;
     if (!Array.isArray(content.parts) || content.parts.length === 0) return `contents[${index}].parts must not be empty`;
     for (const part of content.parts) {
       if (part.functionResponse && (typeof part.functionResponse.response !== "object" || Array.isArray(part.functionResponse.response))) {

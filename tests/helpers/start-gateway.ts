@@ -25,6 +25,8 @@ export interface Gateway {
   /** Their process ids, in the same order. */
   pids: number[];
   output: () => string;
+  /** Token and channel keys this test handed to or got from the gateway; stop() checks none leaked. */
+  secrets: Set<string>;
   /** Everything the store holds, as text (the SQLite files, or every PostgreSQL row). */
   storedText(): Promise<string>;
   admin<T = any>(method: string, route: string, body?: unknown, instance?: number): Promise<{ status: number; body: T }>;
@@ -116,15 +118,17 @@ export async function startGateway(extraEnv: Record<string, string> = {}, option
   });
   const balancer = processes > 1 ? await startRoundRobinProxy(instances.map((url) => Number(new URL(url).port))) : undefined;
   const url = balancer ? `http://127.0.0.1:${balancer.port}` : instances[0]!;
+  const secrets = new Set<string>();
   const adminKey = sharedEnv.ADMIN_API_KEY || extraEnv.ADMIN_API_KEY || fs.readFileSync(path.join(dataDir, "admin-api-key"), "utf8").trim();
 
-  return {
+  const handle: Gateway = {
     url,
     dataDir,
     adminKey,
     instances,
     pids: children.map((child) => child.pid!),
     output: () => output,
+    secrets,
     async storedText() {
       if (!sharedEnv.DATABASE_URL) {
         const files = fs.readdirSync(dataDir).filter((name) => name.startsWith("gateway.db"));
@@ -150,18 +154,23 @@ export async function startGateway(extraEnv: Record<string, string> = {}, option
           await fetch(`${address}/api/admin/logs?limit=1`, { headers: { authorization: `Bearer ${adminKey}` } }).then((response) => response.arrayBuffer());
         }
       }
+      const sentKey = (body as { apiKey?: unknown } | undefined)?.apiKey;
+      if (typeof sentKey === "string" && sentKey.length >= 8) secrets.add(sentKey);
       const response = await fetch(`${instance === undefined ? url : instances[instance]}${route}`, {
         method,
         headers: { authorization: `Bearer ${adminKey}`, "content-type": "application/json" },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
-      return { status: response.status, body: await response.json() };
+      const answer = await response.json();
+      if (typeof answer?.key === "string") secrets.add(answer.key);
+      return { status: response.status, body: answer };
     },
     async stop() {
       // Errors the gateway logged (a 500's cause) belong in the test output.
       const errors = output.split("\n").filter((line) => /"level":(50|60)/.test(line));
       if (errors.length > 0) process.stderr.write(`gateway errors:\n${errors.join("\n").slice(0, 8000)}\n`);
       await balancer?.close();
+      const stored = children.every((child) => child.exitCode !== null) ? "" : await handle.storedText().catch(() => "");
       await Promise.all(
         children.map(async (child) => {
           if (child.exitCode !== null) return;
@@ -170,7 +179,19 @@ export async function startGateway(extraEnv: Record<string, string> = {}, option
           await exited;
         }),
       );
+      // No token or channel key may be written anywhere: the database, other files, the process output.
+      const files = listFiles(dataDir).map((file) => fs.readFileSync(file).toString("latin1"));
+      const leaked = [...secrets].filter((secret) => [output, stored, ...files].some((text) => text.includes(secret)));
       fs.rmSync(dataDir, { recursive: true, force: true });
+      if (leaked.length > 0) throw new Error(`secrets found in the gateway's output or data: ${leaked.map((secret) => `${secret.slice(0, 6)}…`).join(", ")}`);
     },
   };
+  return handle;
+}
+
+function listFiles(directory: string): string[] {
+  return fs.readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(directory, entry.name);
+    return entry.isDirectory() ? listFiles(full) : [full];
+  });
 }

@@ -1,0 +1,276 @@
+import assert from "node:assert/strict";
+import net from "node:net";
+import { after, before, describe, test } from "node:test";
+import { gzipSync } from "node:zlib";
+import { ANTHROPIC_KEY, startFakeAnthropicUpstream } from "../helpers/fake-anthropic-upstream";
+import { GEMINI_KEY, startFakeGeminiUpstream } from "../helpers/fake-gemini-upstream";
+import { startFakeOpenAIUpstream, UPSTREAM_API_KEY } from "../helpers/fake-openai-upstream";
+import { startGateway, type Gateway } from "../helpers/start-gateway";
+
+// Careless and hostile input, each answered with a clean error in the route's own format:
+// no 5xx, no hang, no secret or URL quoted back.
+
+let gateway: Gateway;
+let key: string;
+let fakes: { openai: Awaited<ReturnType<typeof startFakeOpenAIUpstream>>; anthropic: Awaited<ReturnType<typeof startFakeAnthropicUpstream>>; gemini: Awaited<ReturnType<typeof startFakeGeminiUpstream>> };
+const MAX_BODY_BYTES = 512 * 1024;
+
+before(async () => {
+  fakes = { openai: await startFakeOpenAIUpstream(), anthropic: await startFakeAnthropicUpstream(), gemini: await startFakeGeminiUpstream() };
+  gateway = await startGateway({ MAX_BODY_BYTES: String(MAX_BODY_BYTES) });
+  for (const channel of [
+    { type: "openai", baseUrl: fakes.openai.baseUrl, apiKey: UPSTREAM_API_KEY, models: ["gpt-test"] },
+    { type: "anthropic", baseUrl: fakes.anthropic.baseUrl, apiKey: ANTHROPIC_KEY, models: ["claude-test"] },
+    { type: "gemini", baseUrl: fakes.gemini.baseUrl, apiKey: GEMINI_KEY, models: ["gemini-test"] },
+  ]) {
+    assert.equal((await gateway.admin("POST", "/api/admin/channels", { name: channel.type, ...channel })).status, 201);
+  }
+  key = (await gateway.admin("POST", "/api/admin/tokens", { name: "hardening" })).body.key;
+});
+
+after(async () => {
+  await gateway?.stop();
+  await Promise.all(Object.values(fakes ?? {}).map((fake) => fake.close()));
+});
+
+const anthropicHeaders = () => ({ "x-api-key": key, "anthropic-version": "2023-06-01", "content-type": "application/json" });
+const openaiHeaders = () => ({ authorization: `Bearer ${key}`, "content-type": "application/json" });
+const chat = { model: "gpt-test", messages: [{ role: "user", content: "hi" }] };
+
+async function send(path: string, init: RequestInit = {}) {
+  const response = await fetch(`${gateway.url}${path}`, { ...init, signal: AbortSignal.timeout(10_000) });
+  const text = await response.text();
+  let json: any;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, json };
+}
+
+/** Sends bytes exactly as given, for requests fetch refuses to make. */
+function rawRequest(text: string): Promise<string> {
+  const { hostname, port } = new URL(gateway.url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname, () => socket.end(text));
+    let answer = "";
+    socket.on("data", (chunk) => (answer += chunk));
+    socket.on("end", () => resolve(answer));
+    socket.on("error", reject);
+    socket.setTimeout(10_000, () => reject(new Error("no answer")));
+  });
+}
+
+const isOpenAIError = (json: any) => typeof json?.error?.message === "string" && "type" in json.error;
+const isAnthropicError = (json: any) => json?.type === "error" && typeof json.error?.type === "string";
+const isGeminiError = (json: any) => typeof json?.error?.code === "number" && typeof json.error.status === "string";
+
+describe("the cases found on main", () => {
+  test("a broken percent-encoding in an admin path is a prompt 400, and the server stays responsive", async () => {
+    const admin = { authorization: `Bearer ${gateway.adminKey}` };
+    const [get, remove, health] = await Promise.all([
+      send("/api/admin/tokens/%E0%A4%A", { headers: admin }),
+      send("/api/admin/tokens/%E0%A4%A", { method: "DELETE", headers: admin }),
+      send("/api/health"),
+    ]);
+    assert.equal(get.status, 400);
+    assert.equal(remove.status, 400);
+    assert.ok(isOpenAIError(get.json));
+    assert.equal(health.status, 200);
+  });
+
+  test("isPrototypeOf, constructor and __proto__ keys nested deep in /v1/messages are plain data", async () => {
+    let nested: any = { isPrototypeOf: "x", constructor: { prototype: 1 } };
+    for (let depth = 0; depth < 60; depth += 1) nested = { isPrototypeOf: nested, hasOwnProperty: depth, toString: "s" };
+    const body = {
+      model: "claude-test",
+      max_tokens: 5,
+      metadata: { user_id: "u" },
+      messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }],
+      tools: [{ name: "lookup", input_schema: { type: "object", properties: { isPrototypeOf: nested, constructor: { type: "string" } } } }],
+    };
+    const text = JSON.stringify(body).replace('"metadata":{', '"__proto__":{"isPrototypeOf":1},"metadata":{');
+    const response = await send("/v1/messages", { method: "POST", headers: anthropicHeaders(), body: text });
+    assert.ok(response.status < 500, response.text);
+  });
+
+  test("a :countTokens body that is a bare JSON value is a 400 saying an object is needed", async () => {
+    for (const body of ["3", '"text"', "null", "[]"]) {
+      const response = await send(`/v1beta/models/gemini-test:countTokens?key=${key}`, { method: "POST", body });
+      assert.equal(response.status, 400, body);
+      assert.ok(isGeminiError(response.json));
+      assert.match(response.json.error.message, /JSON object/);
+    }
+  });
+
+  test("a Gemini path naming models/... with a broken percent-encoded query is no 5xx", async () => {
+    for (const path of ["/v1beta/models/models/gemini-test:generateContent?x=%E0%A4%A", "/v1beta/models/models%2Fgemini-test:generateContent?alt=%ZZ", "/v1beta/models/%E0%A4%A:generateContent"]) {
+      const response = await send(path, { method: "POST", headers: { "x-goog-api-key": key }, body: JSON.stringify({ contents: [{ parts: [{ text: "hi" }] }] }) });
+      assert.ok(response.status < 500 && response.status >= 200, `${path}: ${response.status}`);
+      if (response.status >= 400) assert.ok(isGeminiError(response.json), response.text);
+    }
+  });
+
+  test("a key in the URL is never quoted back, double slash or not", async () => {
+    const secret = "sk-this-is-a-secret-never-to-echo-1234567890";
+    for (const path of [`//v1beta/models/x:generateContent?key=${secret}`, `/v1beta/models/x:generateContent?key=${secret}`, `/v1/${secret}`, `/v1beta/${secret}/x`]) {
+      const response = await send(path, { method: "POST", body: "{}" });
+      assert.ok(response.status >= 400 && response.status < 500, `${path}: ${response.status}`);
+      assert.equal(response.text.includes(secret), false, response.text);
+      assert.equal([...response.headers.values()].join(" ").includes(secret), false);
+    }
+    // With a real key, the double-slash path is served like the single one.
+    const served = await send(`//v1beta/models/gemini-test:generateContent?key=${key}`, { method: "POST", body: JSON.stringify({ contents: [{ parts: [{ text: "hi" }] }] }) });
+    assert.equal(served.status, 200, served.text);
+  });
+
+  test("wrong methods are 405 with Allow, in the route's own format", async () => {
+    const messages = await send("/v1/messages", { headers: anthropicHeaders() });
+    assert.equal(messages.status, 405);
+    assert.equal(messages.headers.get("allow"), "POST");
+    assert.ok(isAnthropicError(messages.json), messages.text);
+
+    const chatGet = await send("/v1/chat/completions", { headers: openaiHeaders() });
+    assert.equal(chatGet.status, 405);
+    assert.ok(isOpenAIError(chatGet.json));
+
+    const gemini = await send("/v1beta/models", { method: "DELETE" });
+    assert.equal(gemini.status, 405);
+    assert.ok(isGeminiError(gemini.json), gemini.text);
+
+    const admin = await send("/api/admin/tokens", { method: "PUT", headers: { authorization: `Bearer ${gateway.adminKey}` } });
+    assert.equal(admin.status, 405);
+    assert.equal(admin.headers.get("allow"), "GET, POST");
+    assert.ok(isOpenAIError(admin.json), admin.text);
+  });
+});
+
+describe("bodies", () => {
+  test("past the size limit is 413; just under it is read", async () => {
+    const big = JSON.stringify({ ...chat, messages: [{ role: "user", content: "x".repeat(MAX_BODY_BYTES) }] });
+    const tooLarge = await send("/v1/chat/completions", { method: "POST", headers: openaiHeaders(), body: big });
+    assert.equal(tooLarge.status, 413);
+    assert.ok(isOpenAIError(tooLarge.json));
+    const fits = JSON.stringify({ ...chat, messages: [{ role: "user", content: "x".repeat(MAX_BODY_BYTES - 200) }] });
+    assert.equal((await send("/v1/chat/completions", { method: "POST", headers: openaiHeaders(), body: fits })).status, 200);
+  });
+
+  test("JSON nested tens of thousands of levels deep is a 400, in each format", async () => {
+    const deep = `{"model":"gpt-test","messages":${"[".repeat(50_000)}${"]".repeat(50_000)}}`;
+    const openai = await send("/v1/chat/completions", { method: "POST", headers: openaiHeaders(), body: deep });
+    assert.equal(openai.status, 400);
+    assert.equal(openai.json.error.code, "json_too_deep");
+    const anthropic = await send("/v1/messages", { method: "POST", headers: anthropicHeaders(), body: deep });
+    assert.equal(anthropic.status, 400);
+    assert.ok(isAnthropicError(anthropic.json));
+  });
+
+  test("a huge array is refused by validation, not by a crash", async () => {
+    const body = JSON.stringify({ model: "gpt-test", messages: Array.from({ length: 40_000 }, () => 0) });
+    const response = await send("/v1/chat/completions", { method: "POST", headers: openaiHeaders(), body });
+    assert.equal(response.status, 400);
+  });
+
+  test("invalid UTF-8, UTF-16 and non-UTF-8 charsets are refused with a reason", async () => {
+    const invalid = Buffer.concat([Buffer.from('{"model":"gpt-test","messages":[{"role":"user","content":"'), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('"}]}')]);
+    const utf8 = await send("/v1/chat/completions", { method: "POST", headers: openaiHeaders(), body: invalid });
+    assert.equal(utf8.status, 400);
+    assert.match(utf8.json.error.message, /UTF-8/);
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(JSON.stringify(chat), "utf16le")]);
+    assert.equal((await send("/v1/chat/completions", { method: "POST", headers: openaiHeaders(), body: utf16 })).status, 400);
+    const charset = await send("/v1/chat/completions", { method: "POST", headers: { ...openaiHeaders(), "content-type": "application/json; charset=utf-16" }, body: JSON.stringify(chat) });
+    assert.equal(charset.status, 415);
+    // A UTF-8 byte order mark is tolerated.
+    const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(chat))]);
+    assert.equal((await send("/v1/chat/completions", { method: "POST", headers: openaiHeaders(), body: bom })).status, 200);
+  });
+
+  test("gzip bodies are read; unknown or corrupt content-encodings are refused", async () => {
+    const gzipped = await send("/v1/chat/completions", { method: "POST", headers: { ...openaiHeaders(), "content-encoding": "gzip" }, body: gzipSync(JSON.stringify(chat)) });
+    assert.equal(gzipped.status, 200, gzipped.text);
+    const zstd = await send("/v1/chat/completions", { method: "POST", headers: { ...openaiHeaders(), "content-encoding": "zstd" }, body: "x" });
+    assert.equal(zstd.status, 415);
+    assert.ok(isOpenAIError(zstd.json));
+    const corrupt = await send("/v1/messages", { method: "POST", headers: { ...anthropicHeaders(), "content-encoding": "gzip" }, body: "not gzip at all" });
+    assert.equal(corrupt.status, 400);
+    assert.ok(isAnthropicError(corrupt.json));
+    // A small bomb expanding past the limit is a 413, not memory.
+    const bomb = gzipSync(Buffer.alloc(MAX_BODY_BYTES * 8, 0x20));
+    const exploded = await send("/v1/chat/completions", { method: "POST", headers: { ...openaiHeaders(), "content-encoding": "gzip" }, body: bomb });
+    assert.equal(exploded.status, 413);
+  });
+
+  test("odd content types on the API are read as JSON or refused cleanly; the admin API wants JSON", async () => {
+    for (const type of ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/octet-stream"]) {
+      const response = await send("/v1/chat/completions", { method: "POST", headers: { ...openaiHeaders(), "content-type": type }, body: JSON.stringify(chat) });
+      assert.ok(response.status === 200 || response.status === 400 || response.status === 415, `${type}: ${response.status}`);
+    }
+    const plain = await send("/api/admin/tokens", { method: "POST", headers: { authorization: `Bearer ${gateway.adminKey}`, "content-type": "text/plain" }, body: JSON.stringify({ name: "csrf" }) });
+    assert.equal(plain.status, 415);
+  });
+});
+
+describe("CR/LF and control characters", () => {
+  test("in a model name: 400, never forwarded upstream or reflected into a header", async () => {
+    const before = fakes.openai.received.length;
+    const openai = await send("/v1/chat/completions", { method: "POST", headers: openaiHeaders(), body: JSON.stringify({ ...chat, model: "gpt-test\r\nx-injected: 1" }) });
+    assert.equal(openai.status, 400);
+    assert.equal(openai.headers.get("x-injected"), null);
+    const gemini = await send(`/v1beta/models/gemini-test%0D%0Ax-injected:%201:generateContent?key=${key}`, { method: "POST", body: JSON.stringify({ contents: [{ parts: [{ text: "hi" }] }] }) });
+    assert.equal(gemini.status, 400, gemini.text);
+    assert.equal(gemini.headers.get("x-injected"), null);
+    assert.equal(fakes.openai.received.length, before);
+  });
+
+  test("in a header or the request line: refused by the HTTP parser, and the server carries on", async () => {
+    const injected = await rawRequest(`POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\rX-Evil: 1\r\nContent-Length: 2\r\n\r\n{}`);
+    assert.match(injected, /^HTTP\/1\.1 400/);
+    const path = await rawRequest("GET /v1/models\r\nx HTTP/1.1\r\nHost: x\r\n\r\n");
+    assert.match(path, /^HTTP\/1\.1 400/);
+    assert.equal((await send("/api/health")).status, 200);
+  });
+
+  test("a request id is echoed only when it is a plain id", async () => {
+    const plain = await send("/v1/models", { headers: { ...openaiHeaders(), "x-request-id": "client-42.a" } });
+    assert.equal(plain.headers.get("x-request-id"), "client-42.a");
+    assert.match(plain.headers.get("x-gateway-request-id") ?? "", /^req_/);
+    const odd = await send("/v1/models", { headers: { ...openaiHeaders(), "x-request-id": "a b <script>" } });
+    assert.match(odd.headers.get("x-request-id") ?? "", /^req_/);
+  });
+});
+
+describe("CORS and upstream selection", () => {
+  test("browsers get CORS on /v1 and /v1beta (any origin, never credentials)", async () => {
+    const preflight = await send("/v1/chat/completions", {
+      method: "OPTIONS",
+      headers: { origin: "https://app.example", "access-control-request-method": "POST", "access-control-request-headers": "authorization, content-type" },
+    });
+    assert.equal(preflight.status, 204);
+    assert.equal(preflight.headers.get("access-control-allow-origin"), "*");
+    assert.equal(preflight.headers.get("access-control-allow-headers"), "authorization, content-type");
+    assert.equal(preflight.headers.get("access-control-allow-credentials"), null);
+    const actual = await send("/v1/chat/completions", { method: "POST", headers: { ...openaiHeaders(), origin: "https://app.example" }, body: JSON.stringify(chat) });
+    assert.equal(actual.headers.get("access-control-allow-origin"), "*");
+  });
+
+  test("no request field or header moves the upstream host, path or key", async () => {
+    const trap = net.createServer((socket) => socket.destroy());
+    let connections = 0;
+    trap.on("connection", () => (connections += 1));
+    await new Promise<void>((resolve) => trap.listen(0, "127.0.0.1", resolve));
+    const trapUrl = `http://127.0.0.1:${(trap.address() as net.AddressInfo).port}/v1`;
+    const before = fakes.openai.received.length;
+    const response = await send("/v1/chat/completions", {
+      method: "POST",
+      headers: { ...openaiHeaders(), "x-base-url": trapUrl, "x-api-base": trapUrl, "x-upstream-url": trapUrl, "openai-base-url": trapUrl, "x-api-key": "sk-attacker-key-1234567" },
+      body: JSON.stringify({ ...chat, api_base: trapUrl, base_url: trapUrl, api_key: "sk-attacker-key-1234567", extra_headers: { authorization: "Bearer sk-attacker" } }),
+    });
+    assert.equal(response.status, 200);
+    const received = fakes.openai.received.at(-1)!;
+    assert.equal(fakes.openai.received.length, before + 1);
+    assert.equal(received.headers.authorization, `Bearer ${UPSTREAM_API_KEY}`);
+    trap.close();
+    assert.equal(connections, 0);
+  });
+});
