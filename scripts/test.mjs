@@ -49,11 +49,12 @@ function runNodeTests(targets, env = {}) {
   } else if (status !== 0) totals.failed += 1;
 }
 
-// Pass 1: unit tests, and the integration suite on the embedded SQLite store (one process).
+// Pass 1: unit tests, the integration suite on the embedded SQLite store (one process), and
+// a bounded fuzz run (`npm run fuzz` runs a longer one).
 // Pass 2: the integration suite again, plus the many-instance suite, with every gateway
 // started as two processes on a real PostgreSQL and a real Redis.
 const selected = only.filter((file) => !file.endsWith(".spec.ts"));
-const sqliteTargets = only.length ? selected.filter((file) => !file.includes("many-instances")) : [...files("tests/unit", ".test.ts"), ...files("tests/integration", ".test.ts")];
+const sqliteTargets = only.length ? selected.filter((file) => !file.includes("many-instances")) : [...files("tests/unit", ".test.ts"), ...files("tests/integration", ".test.ts"), ...files("tests/fuzz", ".test.ts")];
 const sharedTargets = only.length
   ? selected.filter((file) => file.includes("many-instances") || (process.env.TEST_SHARED === "1" && file.includes("integration")))
   : [...files("tests/integration", ".test.ts"), ...files("tests/many-instances", ".test.ts")];

@@ -1,5 +1,6 @@
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import type { ApiRequest } from "@/lib/http/api-types";
+import { isSameOrigin } from "@/lib/http/cors";
 import type { Runtime } from "@/lib/runtime";
 import { authenticateToken, checkTokenActive } from "./authenticate-token";
 import { readConsoleSession, type ConsoleSession } from "./console-session";
@@ -23,6 +24,9 @@ export interface Caller {
  */
 export async function authenticateRequest(request: ApiRequest, key: string | null, runtime: Runtime): Promise<Caller> {
   const fromConsole = request.headers.get(CONSOLE_HEADER) === "1";
+  if (fromConsole && !isSameOrigin(request.headers)) {
+    throw new GatewayError("permission", "Cross-site requests cannot use the console session.", { code: "cross_site_request" });
+  }
   if (key) {
     const token = await authenticateToken(key, runtime.tokens);
     const session = fromConsole ? await readConsoleSession(request.headers, runtime.secrets.authSecret, runtime.tokens) : null;

@@ -1,0 +1,123 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { describe, test } from "node:test";
+import { startGateway, type Gateway } from "../helpers/start-gateway";
+
+// A deploy's SIGTERM: open streams are served to the end, then every log row is written
+// before the store closes. A second signal cuts short, still writing what it has.
+
+async function mockGateway(delayMs: number): Promise<{ gateway: Gateway; key: string }> {
+  const gateway = await startGateway({ MOCK_STREAM_DELAY_MS: String(delayMs), LOG_FLUSH_INTERVAL_MS: "60000" }, { processes: 1 });
+  assert.equal((await gateway.admin("POST", "/api/admin/channels", { name: "mock", type: "mock", models: ["mock-model"] })).status, 201);
+  const key = (await gateway.admin("POST", "/api/admin/tokens", { name: "shutdown" })).body.key;
+  return { gateway, key };
+}
+
+/** Starts a stream and waits for its first bytes, so it is surely in flight. */
+async function openStream(gateway: Gateway, key: string) {
+  const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify({ model: "mock-model", stream: true, messages: [{ role: "user", content: "tell me a long story" }] }),
+  });
+  assert.equal(response.status, 200);
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = decoder.decode((await reader.read()).value);
+  const rest = (async () => {
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return { text, complete: true };
+        text += decoder.decode(value);
+      }
+    } catch {
+      return { text, complete: false };
+    }
+  })();
+  return { id: response.headers.get("x-request-id")!, rest };
+}
+
+function exited(pid: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setInterval(() => {
+      try {
+        process.kill(pid, 0);
+      } catch {
+        clearInterval(timer);
+        resolve();
+      }
+    }, 50);
+  });
+}
+
+describe("graceful shutdown", () => {
+  test("SIGTERM during 50 open streams: all finish, and no log row is lost", async () => {
+    const { gateway, key } = await mockGateway(40);
+    try {
+      const streams = await Promise.all(Array.from({ length: 50 }, () => openStream(gateway, key)));
+      process.kill(gateway.pids[0]!, "SIGTERM");
+      // No new connections once it is shutting down.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await assert.rejects(fetch(`${gateway.url}/api/health`, { signal: AbortSignal.timeout(2000) }));
+      const results = await Promise.all(streams.map((stream) => stream.rest));
+      for (const result of results) {
+        assert.ok(result.complete, "served to the end");
+        assert.match(result.text, /data: \[DONE\]/);
+      }
+      await exited(gateway.pids[0]!);
+      assert.match(gateway.output(), /waiting for \d+ open request/);
+      const stored = await gateway.storedText();
+      const missing = streams.filter((stream) => !stored.includes(stream.id));
+      assert.deepEqual(missing, [], "every stream has its row");
+    } finally {
+      await gateway.stop();
+    }
+  });
+
+  test("a second signal stops at once, still writing the rows of what it cut", async () => {
+    const { gateway, key } = await mockGateway(2000);
+    try {
+      const streams = await Promise.all(Array.from({ length: 5 }, () => openStream(gateway, key)));
+      const started = Date.now();
+      process.kill(gateway.pids[0]!, "SIGTERM");
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      process.kill(gateway.pids[0]!, "SIGTERM");
+      await exited(gateway.pids[0]!);
+      assert.ok(Date.now() - started < 5000, "prompt exit");
+      const results = await Promise.all(streams.map((stream) => stream.rest));
+      assert.ok(results.every((result) => !result.text.includes("[DONE]")), "the streams were cut");
+      const stored = await gateway.storedText();
+      assert.deepEqual(streams.filter((stream) => !stored.includes(stream.id)), []);
+    } finally {
+      await gateway.stop();
+    }
+  });
+
+  test("a busy port exits non-zero with one line saying what to set", async () => {
+    const holder = net.createServer();
+    await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
+    const port = (holder.address() as net.AddressInfo).port;
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "gateway-busy-"));
+    try {
+      const child = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
+        cwd: path.resolve(import.meta.dirname, "..", ".."),
+        env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, DATABASE_URL: "", REDIS_URL: "", LOG_LEVEL: "warn", NODE_ENV: "production" },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stderr = "";
+      child.stderr.on("data", (chunk) => (stderr += chunk));
+      const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+      assert.equal(code, 1);
+      assert.match(stderr, /port \d+ .*is in use.*set PORT/);
+      assert.equal(stderr.includes("    at "), false, "no stack trace");
+    } finally {
+      holder.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
