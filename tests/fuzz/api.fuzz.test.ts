@@ -12,7 +12,7 @@ import { startGateway, type Gateway } from "../helpers/start-gateway";
 // gateway may refuse them, but never with a 5xx of its own, never by hanging, and always
 // in the route's own error shape. FUZZ_RUNS sets the size (`npm test` runs a bounded one).
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 700);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 2000);
 let gateway: Gateway;
 let key: string;
 let fakes: { close(): Promise<void> }[] = [];
@@ -53,7 +53,7 @@ const NASTY_KEYS = ["__proto__", "constructor", "prototype", "isPrototypeOf", "h
 
 /** A JSON value with a mutation applied: a value swapped, a nasty key added, or nesting wrapped around it. */
 const mutated: fc.Arbitrary<unknown> = fc
-  .tuple(fc.constantFrom(...SEEDS), fc.array(fc.tuple(fc.nat(), fc.constantFrom("swap", "nasty", "wrap", "drop", "model")), { maxLength: 4 }), fc.jsonValue({ maxDepth: 3 }), fc.constantFrom(...NASTY_KEYS), fc.constantFrom(...MODELS))
+  .tuple(fc.constantFrom(...SEEDS), fc.array(fc.tuple(fc.nat(), fc.constantFrom("swap", "nasty", "wrap", "drop", "model")), { maxLength: 3 }), fc.jsonValue({ maxDepth: 3 }), fc.constantFrom(...NASTY_KEYS), fc.constantFrom(...MODELS))
   .map(([seed, mutations, value, nasty, model]) => {
     const copy = structuredClone(seed) as Record<string, unknown>;
     for (const [pick, kind] of mutations) {
@@ -78,6 +78,7 @@ const mutated: fc.Arbitrary<unknown> = fc
   });
 
 const body = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom(...SEEDS).map((value) => JSON.stringify(value)) },
   { weight: 6, arbitrary: mutated.map((value) => JSON.stringify(value)) },
   { weight: 1, arbitrary: fc.json() },
   { weight: 1, arbitrary: fc.uint8Array({ maxLength: 300 }).map((bytes) => Buffer.from(bytes)) },
@@ -86,7 +87,7 @@ const body = fc.oneof(
 );
 
 const ROUTES = apiRoutes.routes().filter((route) => !route.path.startsWith("/api/admin") || route.method === "GET");
-const segment = fc.oneof(fc.constantFrom(...MODELS, "models/gpt-test", "%E0%A4%A", "%00", "..", "%2F..%2F", "x%0D%0Ay"), fc.string({ maxLength: 12 }).map(encodeURIComponent));
+const segment = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...MODELS) }, { weight: 1, arbitrary: fc.constantFrom("models/gpt-test", "%E0%A4%A", "%00", "..", "%2F..%2F", "x%0D%0Ay") }, { weight: 1, arbitrary: fc.string({ maxLength: 12 }).map(encodeURIComponent) });
 const action = fc.constantFrom(":generateContent", ":streamGenerateContent", ":countTokens", ":embedContent", ":batchEmbedContents", "", ":unknown");
 const query = fc.oneof(fc.constant(""), fc.constantFrom("?alt=sse", "?key=KEY", "?alt=%ZZ", "?key=%E0%A4%A", "?a=1&a=2", "?limit=-1&offset=abc"), fc.string({ maxLength: 20 }).map((text) => `?q=${text}`));
 
@@ -97,11 +98,11 @@ const request = fc.record({
   action,
   query,
   body,
-  auth: fc.constantFrom("bearer", "x-api-key", "goog", "none", "wrong"),
+  auth: fc.oneof({ weight: 8, arbitrary: fc.constant("native") }, { weight: 2, arbitrary: fc.constantFrom("bearer", "x-api-key", "goog", "none", "wrong") }),
   version: fc.constantFrom("2023-06-01", "", "latest", "2023-06-01\t"),
-  contentType: fc.constantFrom("application/json", "", "text/plain", "application/json; charset=utf-16", "multipart/form-data; boundary=x"),
-  encoding: fc.constantFrom("", "", "", "gzip", "br", "zstd", "identity"),
-  extraHeader: fc.tuple(fc.constantFrom("x-request-id", "x-base-url", "x-gateway-console", "x-gateway-token-id", "origin", "accept"), fc.string({ maxLength: 20 }).filter((text) => !/[\r\n\0]/.test(text))),
+  contentType: fc.oneof({ weight: 6, arbitrary: fc.constant("application/json") }, { weight: 1, arbitrary: fc.constantFrom("", "text/plain", "application/json; charset=utf-16", "multipart/form-data; boundary=x") }),
+  encoding: fc.oneof({ weight: 8, arbitrary: fc.constant("") }, { weight: 1, arbitrary: fc.constantFrom("gzip", "br", "zstd", "identity") }),
+  extraHeader: fc.tuple(fc.constantFrom("x-request-id", "x-base-url", "x-gateway-console", "x-gateway-token-id", "origin", "accept", "x-stainless-retry-count"), fc.string({ maxLength: 20 }).filter((text) => !/[\r\n\0]/.test(text))),
 });
 
 function formatOf(path: string): "anthropic" | "gemini" | "openai" {
@@ -123,10 +124,12 @@ test(`fuzz: ${RUNS} generated requests to every route, no 5xx, no hang, errors i
       let path = input.route.path.replace(/:\w+/g, input.segment).replace(/\*\w+/, `${input.segment}${input.action}`);
       path += input.query.replace("KEY", key);
       const headers: Record<string, string> = {};
-      if (input.auth === "bearer") headers.authorization = `Bearer ${key}`;
-      if (input.auth === "x-api-key") headers["x-api-key"] = key;
-      if (input.auth === "goog") headers["x-goog-api-key"] = key;
-      if (input.auth === "wrong") headers.authorization = "Bearer sk-wrong";
+      const auth = input.auth === "native" ? ({ anthropic: "x-api-key", gemini: "goog", openai: "bearer" } as const)[formatOf(path)] : input.auth;
+      if (input.route.path.startsWith("/api/admin")) headers.authorization = `Bearer ${gateway.adminKey}`;
+      else if (auth === "bearer") headers.authorization = `Bearer ${key}`;
+      if (auth === "x-api-key") headers["x-api-key"] = key;
+      if (auth === "goog") headers["x-goog-api-key"] = key;
+      if (auth === "wrong") headers.authorization = "Bearer sk-wrong";
       if (input.version) headers["anthropic-version"] = input.version;
       if (input.contentType) headers["content-type"] = input.contentType;
       const [name, value] = input.extraHeader;
