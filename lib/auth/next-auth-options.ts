@@ -67,8 +67,8 @@ export const authOptions: NextAuthOptions = {
       // First OIDC sign-in creates a plain user account; admins can promote it.
       const { database } = await getRuntime();
       const email = user.email.toLowerCase();
-      await database.user.upsert({ where: { email }, create: { email, name: user.name, role: "user" }, update: {} });
-      return true;
+      const row = await database.user.upsert({ where: { email }, create: { email, name: user.name, role: "user" }, update: {} });
+      return !row.disabled;
     },
     async jwt({ token, user, account }) {
       if (account?.provider === "oidc" && token.email) {

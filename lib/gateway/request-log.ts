@@ -43,7 +43,9 @@ export class RequestLog {
     public endpoint: string,
     readonly clientFormat: string,
     readonly method: string,
-  ) {}
+  ) {
+    writer.opened();
+  }
 
   /** Finishes now, or when a streamed body ends; returns the response to send. */
   finishWith(response: ApiResponse): ApiResponse {

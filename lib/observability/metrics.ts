@@ -73,7 +73,7 @@ export class GatewayMetrics {
         for (const { channel, open } of sources.circuitStates()) this.set({ channel }, open ? 1 : 0);
       },
     });
-    client.collectDefaultMetrics({ register: this.registry, prefix: "gateway_process_" });
+    client.collectDefaultMetrics({ register: this.registry, prefix: "gateway_" });
   }
 
   /** Counts one finished request. Unrouted requests (unknown models) share one model label. */

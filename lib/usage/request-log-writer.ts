@@ -12,6 +12,9 @@ export class RequestLogWriter {
   private queue: RequestLogEntry[] = [];
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | undefined;
+  /** Requests under way whose entry is still to come (each RequestLog from creation to finish). */
+  private openRequests = 0;
+  private readonly settledWaiters: (() => void)[] = [];
   /** Entries still being completed (usage being estimated). */
   private readonly completing = new Set<Promise<void>>();
 
@@ -42,8 +45,15 @@ export class RequestLogWriter {
     return this.queue.length + this.completing.size;
   }
 
-  /** Enqueues an entry that needs async work first; flush() waits for it. */
+  /** A request started: stop() waits for its entry. */
+  opened(): void {
+    this.openRequests += 1;
+  }
+
+  /** Enqueues an entry that needs async work first; flush() waits for it. Closes what opened() opened. */
   enqueueWhenReady(entry: Promise<RequestLogEntry | undefined>): void {
+    this.openRequests -= 1;
+    if (this.openRequests === 0) for (const wake of this.settledWaiters.splice(0)) wake();
     const settled = entry.then((ready) => ready && this.enqueue(ready), this.hooks.onError);
     const tracked = settled.finally(() => this.completing.delete(tracked));
     this.completing.add(tracked);
@@ -85,8 +95,21 @@ export class RequestLogWriter {
     }
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Writes everything and closes the store. Requests still finishing (a connection just
+   * cut by a shutdown settles its row a few ticks later) are waited for, up to `waitMs`.
+   */
+  async stop(waitMs = 3000): Promise<void> {
     clearInterval(this.timer);
+    if (this.openRequests > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, waitMs);
+        this.settledWaiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
     await this.flush();
     await this.store.close();
   }

@@ -53,7 +53,8 @@ async function send(path: string, init: RequestInit = {}) {
 function rawRequest(text: string): Promise<string> {
   const { hostname, port } = new URL(gateway.url);
   return new Promise((resolve, reject) => {
-    const socket = net.connect(Number(port), hostname, () => socket.end(text));
+    // Written, not ended: the server closes the connection after its 400, and a half-close could race that through a proxy.
+    const socket = net.connect(Number(port), hostname, () => socket.write(text));
     let answer = "";
     socket.on("data", (chunk) => (answer += chunk));
     socket.on("end", () => resolve(answer));
