@@ -241,6 +241,25 @@ describe("CR/LF and control characters", () => {
   });
 });
 
+describe("secrets in upstream answers", () => {
+  test("an upstream error quoting the channel's key reaches neither the client nor the log", async () => {
+    const wrongKey = "sk-channel-key-that-is-wrong-0123456789";
+    const channel = await gateway.admin("POST", "/api/admin/channels", { name: "wrong key", type: "openai", baseUrl: fakes.openai.baseUrl, apiKey: wrongKey, models: ["gpt-wrong-key"] });
+    assert.equal(channel.status, 201);
+    const response = await send("/v1/chat/completions", { method: "POST", headers: openaiHeaders(), body: JSON.stringify({ ...chat, model: "gpt-wrong-key" }) });
+    assert.ok(response.status >= 400);
+    assert.equal(response.text.includes(wrongKey), false, response.text);
+    const id = response.headers.get("x-request-id");
+    const rows = (await gateway.admin("GET", "/api/admin/logs?limit=100")).body.data as any[];
+    const row = rows.find((entry) => entry.id === id);
+    assert.ok(row, "the request is logged");
+    assert.equal(JSON.stringify(row).includes(wrongKey), false, JSON.stringify(row));
+    assert.match(JSON.stringify(row.attempts), /Incorrect API key/);
+    // The channel was disabled automatically: drop it so other tests route as before.
+    await gateway.admin("DELETE", `/api/admin/channels/${channel.body.id}`);
+  });
+});
+
 describe("CORS and upstream selection", () => {
   test("browsers get CORS on /v1 and /v1beta (any origin, never credentials)", async () => {
     const preflight = await send("/v1/chat/completions", {
