@@ -23,6 +23,9 @@ const nextConfig = {
   // `npm test` type-checks the whole project with tsc; `npm start` should not repeat it.
   typescript: { ignoreBuildErrors: true },
   reactStrictMode: true,
+  // The API is served by server.ts's own path: loading every route bundle at start would
+  // cost ~120 MB for pages most processes never render. Pages load on first visit.
+  experimental: { preloadEntriesOnStart: false },
   async headers() {
     return [
       {

@@ -1,64 +1,200 @@
-// `npm run bench`: non-streaming chat throughput and latency through the gateway, and
-// directly against the same loopback upstream in the same run, with the ratio.
-// Not a test: it prints numbers. Options: BENCH_SECONDS (8), BENCH_CONNECTIONS (32).
+// `npm run bench`: the gateway side by side with (a) its upstream called directly and
+// (b) a minimal proxy (scripts/bench/raw-proxy.ts), each in its own process, in one run.
+// The gateway runs as `npm start` runs it. Targets share core 0; the upstream and the load
+// generator (autocannon, this process) get core 1. Prints a table of ratios and CPU per
+// request (from /proc/<pid>/stat), and writes scripts/.tmp/bench-results.json.
+// Options: BENCH_SECONDS (8), BENCH_CONNECTIONS (32), BENCH_RATE (100).
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import autocannon from "autocannon";
-import { startFakeOpenAIUpstream, UPSTREAM_API_KEY } from "../tests/helpers/fake-openai-upstream";
-import { startGateway } from "../tests/helpers/start-gateway";
+import { request } from "undici";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 8);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
-const body = JSON.stringify({ model: "bench-model", messages: [{ role: "user", content: "Say hello to the benchmark." }] });
+const rate = Number(process.env.BENCH_RATE ?? 100);
+const ROOT = path.resolve(import.meta.dirname, "..");
+const cores = os.availableParallelism();
+const pin = (core: number) => (cores > 1 ? ["taskset", "-c", String(core)] : []);
+if (cores > 1) spawnSync("taskset", ["-cp", "1", String(process.pid)], { stdio: "ignore" });
 
-type Result = { rps: number; p50: number; p99: number; non2xx: number; errors: number };
+const children: ChildProcess[] = [];
+process.on("exit", () => children.forEach((child) => child.kill("SIGKILL")));
 
-async function load(url: string, authorization: string): Promise<Result> {
+/** Starts a process and resolves with the first stdout line matching `ready`. */
+function startProcess(command: string[], env: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
+  const child = spawn(command[0]!, command.slice(1), { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  children.push(child);
+  let output = "";
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${command.join(" ")} did not start:\n${output}`)), 600_000);
+    const check = (data: Buffer) => {
+      output += data;
+      const match = ready.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ child, match });
+      }
+    };
+    child.stdout!.on("data", check);
+    child.stderr!.on("data", (data) => (output += data));
+    child.once("exit", (code) => reject(new Error(`${command.join(" ")} exited with ${code}:\n${output}`)));
+  });
+}
+
+function cpuSeconds(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks
+}
+
+function memoryMb(pid: number): { rss: number; peak: number } {
+  const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+  return { rss: Math.round(kb("VmRSS") / 1024), peak: Math.round(kb("VmHWM") / 1024) };
+}
+
+interface Target {
+  name: string;
+  url: string;
+  headers: Record<string, string>;
+  pid?: number;
+}
+type Load = { rps: number; p50: number; p99: number; failed: number; cpuUsPerRequest: number | null };
+
+async function load(target: Target, path: string, body: string, extraHeaders: Record<string, string> = {}): Promise<Load> {
   const run = (duration: number) =>
-    autocannon({
-      url,
-      method: "POST",
-      connections,
-      duration,
-      headers: { authorization, "content-type": "application/json" },
-      body,
-    });
-  await run(2); // warm-up: JIT, connection pools, tokenizer
+    autocannon({ url: `${target.url}${path}`, method: "POST", connections, duration, headers: { ...target.headers, ...extraHeaders, "content-type": "application/json" }, body });
+  await run(2); // warm-up: JIT, pools, caches
+  const cpuBefore = target.pid ? cpuSeconds(target.pid) : 0;
   const result = await run(seconds);
+  const cpu = target.pid ? cpuSeconds(target.pid) - cpuBefore : 0;
+  const served = result.requests.total;
   return {
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
-    non2xx: result.non2xx,
-    errors: result.errors,
+    failed: result.non2xx + result.errors,
+    cpuUsPerRequest: target.pid && served > 0 ? Math.round((cpu * 1e6) / served) : null,
   };
 }
 
-const upstream = await startFakeOpenAIUpstream();
-const gateway = await startGateway({ LOG_LEVEL: "warn" });
-try {
-  const channel = await gateway.admin("POST", "/api/admin/channels", {
-    name: "bench", type: "openai", baseUrl: upstream.baseUrl, apiKey: UPSTREAM_API_KEY, models: ["bench-model"],
-  });
-  if (channel.status !== 201) throw new Error(`channel: ${JSON.stringify(channel.body)}`);
-  const token = await gateway.admin("POST", "/api/admin/tokens", { name: "bench" });
-  upstream.received.length = 0;
-
-  // The fake records requests for tests; keep memory flat during the run.
-  const trim = setInterval(() => (upstream.received.length = 0), 500);
-  const direct = await load(`${upstream.baseUrl}/chat/completions`, `Bearer ${UPSTREAM_API_KEY}`);
-  const through = await load(`${gateway.url}/v1/chat/completions`, `Bearer ${token.body.key}`);
-  clearInterval(trim);
-
-  const logs = await gateway.admin("GET", "/api/admin/logs?limit=1");
-  const row = (name: string, result: Result) =>
-    `${name.padEnd(22)} ${result.rps.toFixed(0).padStart(8)} ${String(result.p50).padStart(8)} ${String(result.p99).padStart(8)} ${String(result.non2xx + result.errors).padStart(8)}`;
-  console.log(`\nnon-streaming chat, ${connections} connections, ${seconds}s each, Node ${process.version}`);
-  console.log(`${"target".padEnd(22)} ${"req/s".padStart(8)} ${"p50 ms".padStart(8)} ${"p99 ms".padStart(8)} ${"failed".padStart(8)}`);
-  console.log(row("upstream directly", direct));
-  console.log(row("through the gateway", through));
-  console.log(`\nthroughput ratio (gateway / direct): ${(through.rps / direct.rps).toFixed(2)}`);
-  console.log(`added p50 latency: ${(through.p50 - direct.p50).toFixed(1)} ms`);
-  console.log(`request log written: ${logs.body.data.length === 1 ? "yes" : "no"}`);
-} finally {
-  await gateway.stop();
-  await upstream.close();
+/** Requests at a fixed rate well below saturation: latency to the whole answer and to the first body byte. */
+async function atFixedRate(target: Target, path: string, body: string): Promise<{ p50: number; p99: number; firstByteP50: number; firstByteP99: number }> {
+  const total = rate * 4;
+  const latencies: number[] = [];
+  const firstBytes: number[] = [];
+  const one = async () => {
+    const started = performance.now();
+    const response = await request(`${target.url}${path}`, { method: "POST", headers: { ...target.headers, "content-type": "application/json" }, body });
+    let first: number | undefined;
+    for await (const _chunk of response.body) first ??= performance.now();
+    const ended = performance.now();
+    firstBytes.push((first ?? ended) - started);
+    latencies.push(ended - started);
+  };
+  for (let warm = 0; warm < 50; warm += 1) await one();
+  latencies.length = 0;
+  firstBytes.length = 0;
+  const pending: Promise<void>[] = [];
+  for (let index = 0; index < total; index += 1) {
+    pending.push(one());
+    await new Promise((resolve) => setTimeout(resolve, 1000 / rate));
+  }
+  await Promise.all(pending);
+  const percentile = (values: number[], p: number) => values.sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))]!;
+  return { p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), firstByteP50: percentile(firstBytes, 0.5), firstByteP99: percentile(firstBytes, 0.99) };
 }
+
+async function startGatewayTarget(upstreamPort: number, processes: number): Promise<Target & { stop(): void }> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "gateway-bench-"));
+  const adminKey = `bench-admin-${randomBytes(12).toString("hex")}`;
+  const { child, match } = await startProcess(
+    [...pin(0), process.execPath, "scripts/start.mjs"],
+    { PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, ADMIN_API_KEY: adminKey, LOG_LEVEL: "warn", DATABASE_URL: "", REDIS_URL: "", PROCESSES: String(processes) },
+    /Gateway ready on (http:\/\/\S+)/,
+  );
+  const url = match[1]!.replace("localhost", "127.0.0.1");
+  const admin = async (route: string, body: unknown) => {
+    const response = await request(`${url}${route}`, { method: "POST", headers: { authorization: `Bearer ${adminKey}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+    return (await response.body.json()) as any;
+  };
+  await admin("/api/admin/channels", { name: "bench", type: "openai", baseUrl: `http://127.0.0.1:${upstreamPort}`, apiKey: "sk-bench-upstream", models: ["bench-model"] });
+  const token = await admin("/api/admin/tokens", { name: "bench" });
+  return {
+    name: processes === 1 ? "gateway" : `gateway x${processes}`,
+    url,
+    headers: { authorization: `Bearer ${token.key}` },
+    pid: child.pid!,
+    stop() {
+      child.kill("SIGTERM");
+      setTimeout(() => fs.rmSync(dataDir, { recursive: true, force: true }), 3000).unref();
+    },
+  };
+}
+
+const chatBody = JSON.stringify({ model: "bench-model", messages: [{ role: "user", content: "Say hello to the benchmark." }] });
+const streamBody = JSON.stringify({ model: "bench-model", stream: true, messages: [{ role: "user", content: "Say hello to the benchmark." }] });
+const anthropicBody = JSON.stringify({ model: "bench-model", max_tokens: 64, stream: true, messages: [{ role: "user", content: "Say hello to the benchmark." }] });
+
+const upstreamPort = Number((await startProcess([...pin(1), process.execPath, "--import", "tsx", "scripts/bench/upstream.ts"], {}, /^(\d+)$/m)).match[1]);
+const proxyToken = `sk-${randomBytes(16).toString("hex")}`;
+const proxy = await startProcess([...pin(0), process.execPath, "--import", "tsx", "scripts/bench/raw-proxy.ts", `http://127.0.0.1:${upstreamPort}`, proxyToken], {}, /^(\d+)$/m);
+const direct: Target = { name: "upstream directly", url: `http://127.0.0.1:${upstreamPort}`, headers: { authorization: "Bearer sk-bench-upstream" } };
+const raw: Target = { name: "minimal proxy", url: `http://127.0.0.1:${proxy.match[1]}`, headers: { authorization: `Bearer ${proxyToken}` }, pid: proxy.child.pid! };
+const gateway = await startGatewayTarget(upstreamPort, 1);
+await new Promise((resolve) => setTimeout(resolve, 2000));
+const idle = { proxy: memoryMb(raw.pid!), gateway: memoryMb(gateway.pid!) };
+
+const results: Record<string, unknown> = { node: process.version, cores, seconds, connections, rate, idleRssMb: idle };
+const table: string[][] = [];
+const ratio = (a: number, b: number) => (b > 0 ? (a / b).toFixed(2) : "-");
+
+for (const [scenario, path, body] of [["chat", "/chat/completions", chatBody], ["stream (20 chunks)", "/chat/completions", streamBody]] as const) {
+  const a = await load(direct, path, body);
+  const b = await load(raw, path, body);
+  const c = await load(gateway, `/v1${path}`, body);
+  results[scenario] = { direct: a, proxy: b, gateway: c };
+  table.push([`${scenario} req/s`, a.rps.toFixed(0), b.rps.toFixed(0), c.rps.toFixed(0), ratio(c.rps, b.rps)]);
+  table.push([`${scenario} CPU µs/req`, "-", String(b.cpuUsPerRequest), String(c.cpuUsPerRequest), `${ratio(c.cpuUsPerRequest ?? 0, b.cpuUsPerRequest ?? 0)}x`]);
+  table.push([`${scenario} failed`, String(a.failed), String(b.failed), String(c.failed), ""]);
+}
+const peak = { proxy: memoryMb(raw.pid!).peak, gateway: memoryMb(gateway.pid!).peak };
+
+const translated = await load(gateway, "/v1/messages", anthropicBody, { "anthropic-version": "2023-06-01" });
+const passthrough = (results["stream (20 chunks)"] as { gateway: Load }).gateway;
+results.translation = { anthropicToOpenAI: translated, passthrough };
+table.push(["Anthropic client -> OpenAI upstream, stream req/s", "-", "-", translated.rps.toFixed(0), `${ratio(translated.rps, passthrough.rps)} of passthrough`]);
+
+for (const [scenario, path, body] of [["chat", "/chat/completions", chatBody], ["stream", "/chat/completions", streamBody]] as const) {
+  const a = await atFixedRate(direct, path, body);
+  const b = await atFixedRate(raw, path, body);
+  const c = await atFixedRate(gateway, `/v1${path}`, body);
+  results[`${scenario} at ${rate}/s`] = { direct: a, proxy: b, gateway: c };
+  const added = (x: number, y: number) => `+${(x - y).toFixed(2)}`;
+  table.push([`${scenario} at ${rate}/s added p50 / p99 ms`, `${a.p50.toFixed(2)} / ${a.p99.toFixed(2)}`, `${added(b.p50, a.p50)} / ${added(b.p99, a.p99)}`, `${added(c.p50, a.p50)} / ${added(c.p99, a.p99)}`, ""]);
+  if (scenario === "stream") table.push([`stream first byte added p50 ms`, a.firstByteP50.toFixed(2), added(b.firstByteP50, a.firstByteP50), added(c.firstByteP50, a.firstByteP50), ""]);
+}
+table.push(["RSS idle / peak MB", "-", `${idle.proxy.rss} / ${peak.proxy}`, `${idle.gateway.rss} / ${peak.gateway}`, ""]);
+results.peakRssMb = peak;
+gateway.stop();
+
+if (cores > 1) {
+  const two = await startGatewayTarget(upstreamPort, 2);
+  const single = (results.chat as { gateway: Load }).gateway;
+  const both = await load({ ...two, pid: undefined }, "/v1/chat/completions", chatBody);
+  results["chat, 2 processes"] = both;
+  table.push(["chat req/s, 2 processes (shared cores)", "-", "-", both.rps.toFixed(0), `${ratio(both.rps, single.rps)} of 1 process`]);
+  two.stop();
+}
+
+const widths = [52, 14, 16, 16, 22];
+const line = (cells: string[]) => cells.map((cell, index) => (index === 0 ? cell.padEnd(widths[index]!) : cell.padStart(widths[index]!))).join(" ");
+console.log(`\n${seconds}s per run, ${connections} connections, Node ${process.version}, ${cores} cores`);
+console.log(line(["", "(a) direct", "(b) proxy", "(c) gateway", "(c)/(b)"]));
+for (const row of table) console.log(line(row));
+fs.mkdirSync(path.join(ROOT, "scripts", ".tmp"), { recursive: true });
+fs.writeFileSync(path.join(ROOT, "scripts", ".tmp", "bench-results.json"), JSON.stringify(results, null, 2));
+console.log("\nwritten: scripts/.tmp/bench-results.json");
+process.exit(0);

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { GatewayError } from "@/lib/canonical/gateway-error";
 import { isAsyncIterable, type ApiResponse } from "@/lib/http/api-types";
 import { logger } from "@/lib/logger";
@@ -7,6 +6,7 @@ import { costOf, type Price } from "@/lib/limits/prices";
 import type { Spend } from "@/lib/limits/spend-limiter";
 import type { AttemptRecord, RequestLogEntry } from "@/lib/usage/request-log-entry";
 import type { RequestLogWriter } from "@/lib/usage/request-log-writer";
+import { newLogId } from "@/lib/usage/log-id";
 import { UsageMeter } from "@/lib/usage/usage-meter";
 
 /**
@@ -14,7 +14,7 @@ import { UsageMeter } from "@/lib/usage/usage-meter";
  * once: when the response is complete, the stream ends, or the client goes away.
  */
 export class RequestLog {
-  readonly id = `req_${randomUUID().replaceAll("-", "")}`;
+  readonly id = newLogId();
   readonly createdAt = new Date();
   readonly meter = new UsageMeter();
   /** The caller's `x-request-id`, when it is a plain id: echoed back and put in log lines. */

@@ -1,14 +1,12 @@
 import { GatewayError } from "@/lib/canonical/gateway-error";
-import { safeJson } from "@/lib/canonical/json";
 import type { Usage } from "@/lib/canonical/usage";
 import { parseOpenAIUsage } from "@/lib/formats/openai/render-usage";
 import type { Relay, RelayedResponse } from "@/lib/providers/provider";
 import { parseUpstreamJson } from "@/lib/providers/upstream-http";
-import { decodeSse } from "@/lib/sse/decode-sse";
-import { encodeSse, SSE_HEADERS } from "@/lib/sse/encode-sse";
-import { malformedStreamError, truncatedStreamError } from "@/lib/sse/stream-errors";
+import { SSE_HEADERS } from "@/lib/sse/encode-sse";
 import type { UsageMeter } from "@/lib/usage/usage-meter";
 import { postOpenAI, postOpenAIBody } from "./call-upstream";
+import { passThroughStream } from "./pass-through-stream";
 
 // OpenAI client -> OpenAI-type upstream, for any OpenAI-format operation: the body goes
 // through as sent (unknown fields included) with only the model renamed, and the answer
@@ -86,7 +84,8 @@ export function openAIRelay(spec: OpenAIRelaySpec): Relay {
     if (request.stream) body.stream_options = { ...(request.body.stream_options as object | undefined), include_usage: true };
     const response = await postOpenAI(spec.path, body, context);
     if (request.stream) {
-      return { status: response.status, headers: SSE_HEADERS, body: relayStream(response.body, request.includeUsage, spec, context.meter) };
+      const usage = spec.usage ?? defaultUsage;
+      return { status: response.status, headers: SSE_HEADERS, body: passThroughStream(response.body, request.includeUsage, { usage, outputText: spec.outputText }, context.meter) };
     }
     const contentType = String(response.headers["content-type"] ?? "application/json");
     if (!contentType.includes("json")) {
@@ -112,50 +111,6 @@ function meterAnswer(json: unknown, spec: OpenAIRelaySpec, meter: UsageMeter): v
 }
 
 const defaultUsage = (json: Record<string, unknown>) => parseOpenAIUsage(json.usage);
-
-async function* relayStream(source: AsyncIterable<Uint8Array>, includeUsage: boolean, spec: OpenAIRelaySpec, meter: UsageMeter): AsyncGenerator<string> {
-  let finished = false;
-  for await (const message of decodeSse(source)) {
-    if (message.data === "[DONE]") {
-      yield encodeSse("[DONE]");
-      return;
-    }
-    const chunk = safeJson(message.data) as Record<string, unknown> | undefined;
-    if (chunk === undefined) throw malformedStreamError();
-    if (!chunk || typeof chunk !== "object") {
-      yield encodeSse(message.data, message.event);
-      continue;
-    }
-    if (chunk.error !== undefined) {
-      meter.recordError(new GatewayError("upstream_error", errorText(chunk.error)));
-      yield encodeSse(message.data, message.event);
-      continue;
-    }
-    if (choices(chunk).some((choice) => choice?.finish_reason)) finished = true;
-    const text = spec.outputText(chunk);
-    if (text) meter.recordOutput(text);
-    const usage = (spec.usage ?? defaultUsage)(chunk);
-    if (usage) meter.recordUsage(usage);
-    if (includeUsage || !("usage" in chunk)) {
-      yield encodeSse(message.data, message.event);
-      continue;
-    }
-    // The caller did not ask for usage: drop the usage-only chunk, strip the field elsewhere.
-    if (chunk.usage && choices(chunk).length === 0) continue;
-    delete chunk.usage;
-    yield encodeSse(JSON.stringify(chunk), message.event);
-  }
-  // Some servers end a complete stream without `[DONE]`; clients expect it, so it is added.
-  if (!finished) throw truncatedStreamError();
-  yield encodeSse("[DONE]");
-}
-
-function errorText(error: unknown): string {
-  if (typeof error === "string") return error;
-  const message = (error as { message?: unknown } | null)?.message;
-  return typeof message === "string" ? message : "The upstream reported an error mid-stream.";
-}
-
 
 /**
  * Multipart uploads (image edits, transcriptions): the form goes upstream part by part

@@ -1,0 +1,34 @@
+// The benchmark's baseline: the least a proxy can do. Checks a bearer token, pipes the
+// request body to the upstream through an undici pool, and pipes the answer back.
+// Prints its port. Usage: raw-proxy.ts <upstream-origin> <token>
+import http from "node:http";
+import { pipeline } from "node:stream/promises";
+import { Pool } from "undici";
+
+const [origin, token] = process.argv.slice(2) as [string, string];
+const pool = new Pool(origin, { connections: 256 });
+const expected = `Bearer ${token}`;
+
+const server = http.createServer(async (request, response) => {
+  if (request.headers.authorization !== expected) {
+    response.writeHead(401, { "content-type": "application/json" });
+    response.end('{"error":{"message":"bad key"}}');
+    request.resume();
+    return;
+  }
+  try {
+    const upstream = await pool.request({
+      path: `/chat/completions`,
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: "Bearer upstream" },
+      body: request,
+    });
+    response.writeHead(upstream.statusCode, { "content-type": String(upstream.headers["content-type"] ?? "application/json") });
+    await pipeline(upstream.body, response);
+  } catch {
+    if (!response.headersSent) response.writeHead(502);
+    response.end();
+  }
+});
+server.keepAliveTimeout = 65_000;
+server.listen(0, "127.0.0.1", () => process.stdout.write(`${(server.address() as { port: number }).port}\n`));
