@@ -1,23 +1,71 @@
 // `npm start`: builds the console only when needed, then runs server.ts in this same
 // process (one process: one Ctrl-C, no second copy of Node in memory), so a second
-// start is ready in seconds.
+// start is ready in seconds. PROCESSES=N (or `auto`, one per core) runs N such servers
+// on one port through node:cluster, sharing the store.
+import cluster from "node:cluster";
+import os from "node:os";
 import { register } from "tsx/esm/api";
 import { ensureBuild } from "./ensure-build.mjs";
 
 process.env.NODE_ENV ??= "production";
 process.env.NEXT_TELEMETRY_DISABLED ??= "1";
 
-try {
-  ensureBuild();
-} catch (error) {
-  process.stderr.write(`Could not build the console: ${error.message}\n`);
+const wanted = process.env.PROCESSES === "auto" ? os.availableParallelism() : Number(process.env.PROCESSES || 1);
+if (!Number.isInteger(wanted) || wanted < 1) {
+  process.stderr.write(`Gateway failed to start: PROCESSES must be a positive number or "auto" (got "${process.env.PROCESSES}")\n`);
   process.exit(1);
 }
-register();
-try {
-  await import("../server.ts");
-} catch (error) {
-  // Configuration errors surface here, while modules load: one message, no stack.
-  process.stderr.write(`Gateway failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
+
+if (cluster.isPrimary) {
+  try {
+    ensureBuild();
+  } catch (error) {
+    process.stderr.write(`Could not build the console: ${error.message}\n`);
+    process.exit(1);
+  }
+}
+
+if (cluster.isPrimary && wanted > 1) superviseWorkers(wanted);
+else await runServer();
+
+async function runServer() {
+  register();
+  try {
+    await import("../server.ts");
+  } catch (error) {
+    // Configuration errors surface here, while modules load: one message, no stack.
+    process.stderr.write(`Gateway failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  }
+}
+
+/** The primary only forks, restarts crashed workers, and relays shutdown; workers serve. */
+function superviseWorkers(count) {
+  if (!process.env.REDIS_URL) {
+    process.stderr.write(`PROCESSES=${count} without REDIS_URL: rate limits, reservations and circuits are counted per process.\n`);
+  }
+  let stopping = 0;
+  let exitCode = 0;
+  const fork = () => cluster.fork();
+  for (let index = 0; index < count; index += 1) fork();
+  cluster.on("exit", (worker, code) => {
+    if (code) exitCode = code;
+    if (stopping === 0 && code !== 1) {
+      process.stderr.write(`worker ${worker.process.pid} exited (${code}); starting another\n`);
+      fork();
+      return;
+    }
+    // A worker that could not start (exit code 1: bad configuration, busy port) stops them all.
+    if (stopping === 0) for (const other of Object.values(cluster.workers ?? {})) other?.send("shutdown");
+    stopping ||= 1;
+    if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(exitCode);
+  });
+  // Workers ignore the terminal's Ctrl-C (it reaches the whole process group); the primary
+  // tells them once: the first signal drains, a second stops at once.
+  const relay = () => {
+    stopping += 1;
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.send(stopping === 1 ? "shutdown" : "force");
+  };
+  process.on("SIGINT", relay);
+  process.on("SIGTERM", relay);
 }

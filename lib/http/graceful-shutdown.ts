@@ -1,3 +1,4 @@
+import cluster from "node:cluster";
 import type { Server, ServerResponse } from "node:http";
 
 /** Counts the responses still under way, so a shutdown can wait for them. */
@@ -78,5 +79,14 @@ export function handleShutdownSignals(steps: ShutdownSteps): void {
     void steps.flushAndClose().finally(() => process.exit(1));
   };
   process.on("SIGTERM", () => onSignal("SIGTERM"));
-  process.on("SIGINT", () => onSignal("SIGINT"));
+  if (!cluster.isWorker) {
+    process.on("SIGINT", () => onSignal("SIGINT"));
+    return;
+  }
+  // A cluster worker (PROCESSES=N): Ctrl-C reaches every process of the terminal's group,
+  // so workers leave it to the primary, which relays the shutdown once.
+  process.on("SIGINT", () => undefined);
+  process.on("message", (message) => {
+    if (message === "shutdown" || message === "force") onSignal(message === "force" ? "second signal" : "shutdown");
+  });
 }

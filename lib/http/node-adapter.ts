@@ -82,8 +82,9 @@ export async function writeApiResponse(response: ServerResponse, apiResponse: Ap
     response.end(body ?? undefined);
     return;
   }
+  // No flushHeaders(): streams are primed (their first event is ready), so the headers
+  // leave with it in one write instead of a syscall of their own.
   response.writeHead(apiResponse.status, apiResponse.headers);
-  response.flushHeaders();
   try {
     for await (const chunk of body) {
       if (response.destroyed) break;
