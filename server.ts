@@ -24,14 +24,16 @@ async function main(): Promise<void> {
   const inFlight = new InFlightRequests();
   const server = http.createServer((request, response) => {
     inFlight.track(response);
-    request.headers[CLIENT_ADDRESS_HEADER] = clientAddress(request.socket.remoteAddress, request.headers["x-forwarded-for"]);
     const url = parseRequestUrl(request.url);
     if (!url) {
       response.writeHead(400, { "content-type": "application/json" });
       response.end(JSON.stringify({ error: { message: "The request target is not a valid path.", type: "invalid_request_error", param: null, code: "invalid_path" } }));
       return;
     }
-    if (!serveApi(request, response, url)) void handleNext(request, response);
+    if (serveApi(request, response, url)) return;
+    // Only the console needs the peer address (sign-in throttling); the API path skips it.
+    request.headers[CLIENT_ADDRESS_HEADER] = clientAddress(request.socket.remoteAddress, request.headers["x-forwarded-for"]);
+    void handleNext(request, response);
   });
   const realtime = new RealtimeProxy(runtime);
   const handleNextUpgrade = dev ? app.getUpgradeHandler?.() : undefined;

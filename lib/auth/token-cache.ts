@@ -1,11 +1,11 @@
 import { LRUCache } from "lru-cache";
 import type { Database } from "@/lib/db/client";
-import { digestTokenKey, legacyTokenHash, sameDigest, type TokenKeyDigest } from "./token-key";
+import { digestTokenKey, legacyTokenHash, sameDigest } from "./token-key";
 import { toSessionTokenRecord, toTokenRecord, type TokenRecord } from "./token-record";
 
 type Entry = { record: TokenRecord | null };
 type SessionEntry = Entry & { account: ConsoleAccount | null };
-type Lookup = { key: string; digest: TokenKeyDigest };
+type Lookup = { key: string };
 
 /** What a console session is checked against on every use: role and standing now, not at sign-in. */
 export interface ConsoleAccount {
@@ -15,7 +15,7 @@ export interface ConsoleAccount {
 }
 
 /**
- * Token lookups by key hash, kept for `ttlMs` (default 1 s) so API requests cost no
+ * Token lookups by presented key, kept for `ttlMs` (default 1 s) so API requests cost no
  * database round trip; concurrent misses share one query. Unknown keys are cached
  * too, so a flood of bad keys cannot hammer the database. Admin changes in this
  * process clear it at once; other instances see them within the TTL.
@@ -34,7 +34,7 @@ export class TokenCache {
     this.cache = new LRUCache<string, Entry, Lookup>({
       max: 50_000,
       ttl: Math.max(ttlMs, 1),
-      fetchMethod: async (_keyHash, _stale, { context }) => {
+      fetchMethod: async (_key, _stale, { context }) => {
         const row = await this.findRow(context);
         const record = row ? toTokenRecord({ ...row, enabled: row.enabled && !row.user?.disabled }) : null;
         if (record) this.byId.set(record.id, record);
@@ -60,7 +60,8 @@ export class TokenCache {
    * The row for a presented key: found by its lookup prefix, the keyed hash compared in
    * constant time. A row from before keyed hashes is found by its SHA-256 and upgraded.
    */
-  private async findRow({ key, digest }: Lookup) {
+  private async findRow({ key }: Lookup) {
+    const digest = digestTokenKey(key, this.hashKey);
     const include = { user: { select: { disabled: true } } } as const;
     const candidates = await this.database.token.findMany({ where: { lookupKey: digest.lookupKey }, include, take: 16 });
     const match = candidates.find((row) => sameDigest(row.keyHash, digest.keyHash));
@@ -81,10 +82,12 @@ export class TokenCache {
     return (await fetchThroughInvalidation(() => this.sessions.fetch(userId)))?.record ?? null;
   }
 
-  /** The token a presented key belongs to, or null. */
+  /**
+   * The token a presented key belongs to, or null. Cached by the key itself (in memory
+   * only), so a hit costs no hash; the keyed hash is computed on a miss.
+   */
   async get(key: string): Promise<TokenRecord | null> {
-    const digest = digestTokenKey(key, this.hashKey);
-    return (await fetchThroughInvalidation(() => this.cache.fetch(digest.keyHash, { context: { key, digest } })))?.record ?? null;
+    return (await fetchThroughInvalidation(() => this.cache.fetch(key, { context: { key } })))?.record ?? null;
   }
 
   /** By id, from the database: for the console, not the API hot path. */

@@ -85,9 +85,22 @@ export async function writeApiResponse(response: ServerResponse, apiResponse: Ap
   // No flushHeaders(): streams are primed (their first event is ready), so the headers
   // leave with it in one write instead of a syscall of their own.
   response.writeHead(apiResponse.status, apiResponse.headers);
+  // Events produced together (a translated stream renders several per upstream read) leave
+  // in one writev: the socket is corked at the first write and uncorked once this turn of
+  // the event loop is over.
+  let corked = false;
+  const uncork = () => {
+    corked = false;
+    response.uncork();
+  };
   try {
     for await (const chunk of body) {
       if (response.destroyed) break;
+      if (!corked) {
+        corked = true;
+        response.cork();
+        setImmediate(uncork);
+      }
       if (!response.write(chunk)) await drainOrClose(response);
     }
   } catch {

@@ -41,16 +41,21 @@ function removeAll(buffer: Buffer, needle: Buffer): Buffer {
   return Buffer.concat(parts);
 }
 
-/** The JSON payloads of the `data:` events in a region of whole events. */
-function payloads(region: Buffer): { raw: string; json: unknown }[] {
-  return region
-    .toString("utf8")
-    .split("\n\n")
-    .filter((event) => event.startsWith("data: ") && !event.startsWith("data: [DONE]"))
-    .map((event) => {
-      const raw = event.slice(6);
-      return { raw, json: safeJson(raw) };
-    });
+/** The whole events (each with its blank line) of a region that ends on an event boundary. */
+function* events(region: Buffer): Generator<Buffer> {
+  let from = 0;
+  for (let at = region.indexOf(BLANK_LINE); at !== -1; at = region.indexOf(BLANK_LINE, from)) {
+    yield region.subarray(from, at + 2);
+    from = at + 2;
+  }
+}
+
+/** An event's `data:` JSON, or undefined (not a data event, `[DONE]`, or not JSON). */
+function eventJson(event: Buffer): Record<string, unknown> | undefined {
+  const text = event.toString("utf8").trim();
+  if (!text.startsWith("data: ") || text === "data: [DONE]") return undefined;
+  const json = safeJson(text.slice(6));
+  return json !== null && typeof json === "object" ? (json as Record<string, unknown>) : undefined;
 }
 
 /** True when some output key in the region has a non-empty value (the first token, not the role chunk). */
@@ -80,15 +85,16 @@ export async function* passThroughStream(
     let region = whole;
     if (first) {
       first = false;
-      const [opening] = payloads(region);
-      if (!opening || opening.json === undefined) throw malformedStreamError();
+      // Only the opening event is parsed in full: a stream that starts with garbage fails over.
+      const opening = events(region).next().value;
+      if (!opening || eventJson(opening) === undefined) throw malformedStreamError();
     }
     if (meter.firstTokenAt === undefined && hasOutput(region)) meter.markFirstToken();
     if (!finished && region.includes(FINISHED)) finished = true;
     if (!done && region.includes(DONE)) done = true;
     if (region.includes(ERROR_KEY)) {
-      for (const { json } of payloads(region)) {
-        const error = (json as { error?: unknown } | undefined)?.error;
+      for (const event of events(region)) {
+        const error = event.includes(ERROR_KEY) ? eventJson(event)?.error : undefined;
         if (error !== undefined) meter.recordError(new GatewayError("upstream_error", errorText(error)));
       }
     }
@@ -99,25 +105,24 @@ export async function* passThroughStream(
       if (meter.usage === undefined) unmetered.push(region);
       return region;
     }
-    let rewritten = "";
-    for (const event of region.toString("utf8").split("\n\n")) {
-      if (event === "") continue;
-      const json = event.startsWith("data: {") ? (safeJson(event.slice(6)) as Record<string, unknown> | undefined) : undefined;
+    const kept: Buffer[] = [];
+    for (const event of events(region)) {
+      const json = event.includes(USAGE_KEY) ? eventJson(event) : undefined;
       const usage = json && spec.usage(json);
       if (!json || !usage) {
-        rewritten += `${event}\n\n`;
+        kept.push(event);
         continue;
       }
       meter.recordUsage(usage);
-      if (includeUsage) rewritten += `${event}\n\n`;
+      if (includeUsage) kept.push(event);
       else if (Array.isArray(json.choices) && json.choices.length > 0) {
         // The caller did not ask for usage: strip the field where it rides on content.
         delete json.usage;
-        rewritten += `data: ${JSON.stringify(json)}\n\n`;
+        kept.push(Buffer.from(`data: ${JSON.stringify(json)}\n\n`));
       }
     }
     unmetered.length = 0;
-    return Buffer.from(rewritten);
+    return includeUsage ? region : Buffer.concat(kept);
   };
 
   for await (const chunk of source) {
@@ -141,7 +146,12 @@ export async function* passThroughStream(
   }
   if (first) throw truncatedStreamError();
   if (meter.usage === undefined) {
-    for (const region of unmetered) for (const { json } of payloads(region)) if (json && typeof json === "object") meter.recordOutput(spec.outputText(json as Record<string, unknown>));
+    for (const region of unmetered) {
+      for (const event of events(region)) {
+        const json = eventJson(event);
+        if (json) meter.recordOutput(spec.outputText(json));
+      }
+    }
   }
   if (done) return;
   // Some servers end a complete stream without `[DONE]`; clients expect it, so it is added.
