@@ -13,7 +13,10 @@ export async function* parseAnthropicStream(messages: AsyncIterable<SseMessage>)
   const toolIndexes = new Map<number, number>();
   let startUsage: Usage | undefined;
   let finished = false;
+  // Read to the close after message_stop rather than torn down (see the OpenAI parser).
+  let stopped = false;
   for await (const message of messages) {
+    if (stopped) continue;
     const json = safeJson(message.data);
     if (json === undefined) throw malformedStreamError();
     const parsed = streamEventSchema.safeParse(json);
@@ -75,11 +78,12 @@ export async function* parseAnthropicStream(messages: AsyncIterable<SseMessage>)
         };
         return;
       case "message_stop":
-        return;
+        stopped = true;
+        break;
     }
   }
   // Ended without message_delta and message_stop: the connection was cut.
-  if (!finished) throw truncatedStreamError();
+  if (!stopped && !finished) throw truncatedStreamError();
 }
 
 /** A non-streaming Anthropic message as the same canonical event sequence. */

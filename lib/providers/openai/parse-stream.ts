@@ -13,8 +13,15 @@ export async function* parseOpenAIStream(messages: AsyncIterable<SseMessage>): A
   // Upstream tool-call index -> our dense index, in order of first appearance.
   const toolIndexes = new Map<number, number>();
   let finished = false;
+  // After the end marker the stream is read to its close, not torn down: ending it early
+  // would abort the upstream body, which costs an error object and its stack per stream.
+  let ended = false;
   for await (const message of messages) {
-    if (message.data === "[DONE]") return;
+    if (ended) continue;
+    if (message.data === "[DONE]") {
+      ended = true;
+      continue;
+    }
     const json = safeJson(message.data);
     if (json === undefined) throw malformedStreamError();
     const parsed = chatCompletionChunkSchema.safeParse(json);
@@ -66,7 +73,7 @@ export async function* parseOpenAIStream(messages: AsyncIterable<SseMessage>): A
     if (usage) yield { type: "usage", usage };
   }
   // Some servers end without `[DONE]`; a stream with no finish reason at all was cut.
-  if (!finished) throw truncatedStreamError();
+  if (!ended && !finished) throw truncatedStreamError();
 }
 
 /** A non-streaming OpenAI response as the same canonical event sequence. */

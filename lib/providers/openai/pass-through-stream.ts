@@ -125,38 +125,46 @@ export async function* passThroughStream(
     return includeUsage ? region : Buffer.concat(kept);
   };
 
-  for await (const chunk of source) {
-    let buffer = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    if (carry) buffer = Buffer.concat([carry, buffer]);
-    // CRLF line ends (allowed by the SSE spec, rare upstream) become LF: same events.
-    if (buffer.includes(0x0d)) buffer = Buffer.from(buffer.toString("utf8").replace(/\r\n?/g, "\n"));
-    const end = buffer.lastIndexOf(BLANK_LINE);
-    if (end === -1) {
-      carry = buffer;
-      continue;
-    }
-    carry = end + 2 < buffer.length ? buffer.subarray(end + 2) : undefined;
-    const region = inspect(buffer.subarray(0, end + 2));
-    if (region.length > 0) yield region;
-  }
-  // A last event without its blank line is still delivered, completed.
-  if (carry && carry.toString("utf8").trim() !== "") {
-    const region = inspect(Buffer.concat([carry, BLANK_LINE]));
-    if (region.length > 0) yield region;
-  }
-  if (first) throw truncatedStreamError();
-  if (meter.usage === undefined) {
-    for (const region of unmetered) {
-      for (const event of events(region)) {
-        const json = eventJson(event);
-        if (json) meter.recordOutput(spec.outputText(json));
+  try {
+    yield* relayEvents();
+  } finally {
+    // Also for a stream cut short (the client left): what was produced is estimated.
+    if (meter.usage === undefined) {
+      for (const region of unmetered) {
+        for (const event of events(region)) {
+          const json = eventJson(event);
+          if (json) meter.recordOutput(spec.outputText(json));
+        }
       }
     }
   }
-  if (done) return;
-  // Some servers end a complete stream without `[DONE]`; clients expect it, so it is added.
-  if (!finished) throw truncatedStreamError();
-  yield DONE_EVENT;
+
+  async function* relayEvents(): AsyncGenerator<Uint8Array> {
+    for await (const chunk of source) {
+      let buffer = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+      if (carry) buffer = Buffer.concat([carry, buffer]);
+      // CRLF line ends (allowed by the SSE spec, rare upstream) become LF: same events.
+      if (buffer.includes(0x0d)) buffer = Buffer.from(buffer.toString("utf8").replace(/\r\n?/g, "\n"));
+      const end = buffer.lastIndexOf(BLANK_LINE);
+      if (end === -1) {
+        carry = buffer;
+        continue;
+      }
+      carry = end + 2 < buffer.length ? buffer.subarray(end + 2) : undefined;
+      const region = inspect(buffer.subarray(0, end + 2));
+      if (region.length > 0) yield region;
+    }
+    // A last event without its blank line is still delivered, completed.
+    if (carry && carry.toString("utf8").trim() !== "") {
+      const region = inspect(Buffer.concat([carry, BLANK_LINE]));
+      if (region.length > 0) yield region;
+    }
+    if (first) throw truncatedStreamError();
+    if (done) return;
+    // Some servers end a complete stream without `[DONE]`; clients expect it, so it is added.
+    if (!finished) throw truncatedStreamError();
+    yield DONE_EVENT;
+  }
 }
 
 function errorText(error: unknown): string {
