@@ -102,6 +102,45 @@ describe("graceful shutdown", () => {
     }
   });
 
+  test("PROCESSES=2 serves on one port, and one SIGTERM to the launcher drains and stops both workers", async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "gateway-cluster-"));
+    const adminKey = "cluster-admin-key-0123456789";
+    const child = spawn(process.execPath, ["scripts/start.mjs"], {
+      cwd: path.resolve(import.meta.dirname, "..", ".."),
+      env: { ...process.env, PROCESSES: "2", PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, DATABASE_URL: "", REDIS_URL: "", ADMIN_API_KEY: adminKey, LOG_LEVEL: "warn", NODE_ENV: "production" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (chunk) => (output += chunk));
+    child.stderr.on("data", (chunk) => (output += chunk));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`not ready:\n${output}`)), 120_000);
+        const check = () => {
+          if ((output.match(/Gateway ready on/g) ?? []).length >= 2) {
+            clearTimeout(timer);
+            resolve();
+          }
+        };
+        child.stdout.on("data", check);
+      });
+      const url = /Gateway ready on (http:\/\/\S+)/.exec(output)![1]!;
+      const ports = new Set([...output.matchAll(/Gateway ready on http:\/\/localhost:(\d+)/g)].map((match) => match[1]));
+      assert.equal(ports.size, 1, "both workers share the port");
+      for (let index = 0; index < 6; index += 1) {
+        const response = await fetch(`${url}/api/admin/channels`, { headers: { authorization: `Bearer ${adminKey}`, connection: "close" } });
+        assert.equal(response.status, 200);
+        await response.arrayBuffer();
+      }
+      child.kill("SIGTERM");
+      const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+      assert.equal(code, 0, output);
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL");
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   test("a busy port exits non-zero with one line saying what to set", async () => {
     const holder = net.createServer();
     await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
