@@ -1,8 +1,11 @@
+import { renderAdminError } from "@/lib/admin/admin-error";
 import * as channels from "@/lib/admin/channels";
 import { handleHealth } from "@/lib/admin/health";
 import { listLogs } from "@/lib/admin/logs";
 import * as tokens from "@/lib/admin/tokens";
 import * as users from "@/lib/admin/users";
+import { GatewayError } from "@/lib/canonical/gateway-error";
+import { anthropicFormat } from "@/lib/formats/anthropic";
 import { geminiFormat } from "@/lib/formats/gemini";
 import { openAIFormat } from "@/lib/formats/openai";
 import { handleChatCompletions } from "@/lib/gateway/handlers/chat-completions";
@@ -20,16 +23,12 @@ import {
   handleSpeech,
   handleTranscriptions,
 } from "@/lib/gateway/handlers/openai-operations";
-import { refuseHandler } from "@/lib/gateway/with-api-key";
-import { GatewayError } from "@/lib/canonical/gateway-error";
-import { anthropicFormat } from "@/lib/formats/anthropic";
 import type { ClientFormat } from "@/lib/gateway/client-format";
-import { renderAdminError } from "@/lib/admin/admin-error";
-import { scrubSecrets } from "@/lib/providers/scrub-secrets";
-import { handlePreflight } from "./cors";
-import type { ApiHandler } from "./api-types";
+import { refuseHandler } from "@/lib/gateway/with-api-key";
 import { handleMetrics } from "@/lib/observability/handle-metrics";
 import { handleOpenApi } from "@/lib/openapi/handle-openapi";
+import type { ApiHandler } from "./api-types";
+import { handlePreflight } from "./cors";
 import { RouteTable, type RouteLookup, type RouteMatch } from "./route-table";
 
 // Every API route, for the fast path in server.ts. The app/ route files export the
@@ -80,7 +79,11 @@ function formatForPath(pathname: string): ClientFormat | undefined {
   return undefined;
 }
 
-const isAdminPath = (pathname: string) => pathname.startsWith("/api/admin/") || pathname === "/api/admin" || apiRoutes.lookup("GET", pathname).kind !== "not-found";
+const isAdminPath = (pathname: string) => pathname === "/api/admin" || pathname.startsWith("/api/admin/");
+
+// The path is never quoted back: a key pasted into a URL by mistake must not be echoed.
+const unknownPath = (method: string) =>
+  new GatewayError("not_found", `There is no ${method} endpoint at this path; /openapi.json lists the endpoints this gateway serves.`, { code: "unknown_url" });
 
 /**
  * The handler for an API path: a route's own, or a refusal in the path's API format
@@ -102,8 +105,7 @@ export function matchApiRoute(method: string, pathname: string): RouteMatch | un
     const error = new GatewayError("method_not_allowed", `This path accepts ${allow}, not ${method}.`, { code: "method_not_allowed" });
     return refusal(format, error, { allow });
   }
-  if (format) return refusal(format, new GatewayError("not_found", `Unknown request URL: ${method} ${redactPath(pathname)}.`, { code: "unknown_url" }));
-  if (isAdminPath(pathname)) return refusal(undefined, new GatewayError("not_found", `Unknown admin API path: ${method} ${redactPath(pathname)}.`, { code: "unknown_url" }));
+  if (format || isAdminPath(pathname)) return refusal(format, unknownPath(method));
   return undefined;
 }
 
@@ -116,9 +118,4 @@ function refusal(format: ClientFormat | undefined, error: GatewayError, headers:
         return response;
       };
   return { handler, params: {} };
-}
-
-/** A path may hold a key pasted by mistake; none is quoted back. */
-function redactPath(pathname: string): string {
-  return scrubSecrets(pathname.length > 200 ? `${pathname.slice(0, 200)}…` : pathname);
 }
