@@ -3,9 +3,12 @@ import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import esbuild from "esbuild";
 
 const STAMP = path.join(".next", "gateway-source-hash");
-const INPUTS = ["app", "lib", "public", "next.config.mjs", "postcss.config.mjs", "tsconfig.json", "package-lock.json"];
+const INPUTS = ["app", "lib", "public", "server.ts", "next.config.mjs", "postcss.config.mjs", "tsconfig.json", "package-lock.json"];
+/** server.ts compiled to one JavaScript module: production runs it without a TypeScript loader. */
+export const SERVER_BUNDLE = path.join("dist", "server.mjs");
 const SKIP = new Set([path.join("lib", "db", "generated")]);
 
 function hashSources() {
@@ -23,7 +26,8 @@ function hashSources() {
 }
 
 const LOCK = ".next-build.lock";
-const isCurrent = (wanted) => fs.existsSync(path.join(".next", "BUILD_ID")) && fs.existsSync(STAMP) && fs.readFileSync(STAMP, "utf8") === wanted;
+const isCurrent = (wanted) =>
+  fs.existsSync(path.join(".next", "BUILD_ID")) && fs.existsSync(SERVER_BUNDLE) && fs.existsSync(STAMP) && fs.readFileSync(STAMP, "utf8") === wanted;
 
 /** Several processes started together in one directory build once: the others wait for it. */
 function takeBuildLock() {
@@ -62,5 +66,18 @@ function build(wanted) {
     env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },
   });
   if (result.status !== 0) throw new Error(`next build failed (exit ${result.status ?? "signal"})`);
+  // Packages stay imports (resolved from node_modules); the project's own code, path
+  // aliases included, is bundled.
+  esbuild.buildSync({
+    entryPoints: ["server.ts"],
+    outfile: SERVER_BUNDLE,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    packages: "external",
+    tsconfig: "tsconfig.json",
+    logLevel: "warning",
+  });
   fs.writeFileSync(STAMP, wanted);
 }

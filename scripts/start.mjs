@@ -1,11 +1,12 @@
-// `npm start`: builds the console only when needed, then runs server.ts in this same
+// `npm start`: builds the console and server.ts only when needed, then runs the server in this same
 // process (one process: one Ctrl-C, no second copy of Node in memory), so a second
 // start is ready in seconds. PROCESSES=N (or `auto`, one per core) runs N such servers
 // on one port through node:cluster, sharing the store.
 import cluster from "node:cluster";
 import os from "node:os";
-import { register } from "tsx/esm/api";
-import { ensureBuild } from "./ensure-build.mjs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { ensureBuild, SERVER_BUNDLE } from "./ensure-build.mjs";
 
 process.env.NODE_ENV ??= "production";
 process.env.NEXT_TELEMETRY_DISABLED ??= "1";
@@ -29,9 +30,9 @@ if (cluster.isPrimary && wanted > 1) superviseWorkers(wanted);
 else await runServer();
 
 async function runServer() {
-  register();
   try {
-    await import("../server.ts");
+    // The compiled bundle: no TypeScript loader in production.
+    await import(pathToFileURL(path.resolve(SERVER_BUNDLE)).href);
   } catch (error) {
     // Configuration errors surface here, while modules load: one message, no stack.
     process.stderr.write(`Gateway failed to start: ${error instanceof Error ? error.message : String(error)}\n`);

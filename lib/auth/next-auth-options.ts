@@ -5,6 +5,7 @@ import { CLIENT_ADDRESS_HEADER } from "@/lib/http/client-address";
 import { assertNotThrottled, recordFailure, recordSuccess } from "@/lib/console/login-throttle";
 import { loadSecrets } from "@/lib/crypto/secrets";
 import { env } from "@/lib/env";
+import { logger } from "@/lib/logger";
 import { getRuntime } from "@/lib/runtime";
 import { verifyPassword } from "./password";
 
@@ -36,6 +37,17 @@ function clientAddress(headers: Record<string, unknown> | undefined): string {
 const oidc = oidcProvider();
 
 export const authOptions: NextAuthOptions = {
+  // NEXTAUTH_URL matters only for single sign-on callbacks; without OIDC its warning is noise.
+  logger: {
+    warn(code) {
+      if (code === "NEXTAUTH_URL" && !oidc) return;
+      logger.warn({ code }, "next-auth warning");
+    },
+    error(code, metadata) {
+      logger.error({ code, err: metadata instanceof Error ? metadata : undefined }, "next-auth error");
+    },
+    debug() {},
+  },
   secret: process.env.NEXTAUTH_SECRET ?? loadSecrets().authSecret,
   session: { strategy: "jwt", maxAge: 7 * 24 * 3600 },
   pages: { signIn: "/login", error: "/login" },
