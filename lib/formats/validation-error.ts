@@ -15,12 +15,13 @@ export function formatIssuePath(path: readonly PropertyKey[]): string {
 export function validationError(error: z.ZodError): GatewayError {
   const issue = pickIssue(error.issues);
   const param = formatIssuePath(issue.path);
-  const message =
-    issue.code === "invalid_type" && issue.input === undefined
-      ? `Missing required parameter: '${param}'.`
-      : param
-        ? `Invalid value for '${param}': ${issue.message}`
-        : issue.message;
+  // zod reports the received type in its message; only a value that is absent is "missing".
+  const missing = issue.code === "invalid_type" && /received undefined$/.test(issue.message);
+  const message = missing
+    ? `Missing required parameter: '${param}'.`
+    : param
+      ? `Invalid value for '${param}': ${issue.message}`
+      : issue.message;
   return new GatewayError("invalid_request", message, { param: param || null, code: "invalid_value" });
 }
 

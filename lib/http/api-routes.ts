@@ -105,7 +105,31 @@ export function matchApiRoute(method: string, pathname: string): RouteMatch | un
     const error = new GatewayError("method_not_allowed", `This path accepts ${allow}, not ${method}.`, { code: "method_not_allowed" });
     return refusal(format, error, { allow });
   }
+  const mistake = missingPrefix(pathname);
+  if (mistake) return refusal(mistake.format, new GatewayError("not_found", mistake.hint, { code: "missing_base_path" }));
   if (format || isAdminPath(pathname)) return refusal(format, unknownPath(method));
+  return undefined;
+}
+
+// A client whose base URL lacks the version segment (`new OpenAI({ baseURL: "http://host" })`)
+// calls these paths: it gets a JSON error in its own format saying what to set, not an HTML page.
+const OPENAI_PATHS = new Set(["/chat/completions", "/completions", "/embeddings", "/responses", "/models", "/images/generations", "/images/edits", "/audio/speech", "/audio/transcriptions", "/rerank", "/realtime"]);
+const ANTHROPIC_PATHS = new Set(["/messages", "/messages/count_tokens"]);
+
+function missingPrefix(pathname: string): { format: ClientFormat; hint: string } | undefined {
+  const base = (api: string, prefix: string) => `This gateway serves the ${api} API under ${prefix}: set your client's base URL to end in ${prefix} (for example http://localhost:3000${prefix}).`;
+  if (OPENAI_PATHS.has(pathname) || pathname.startsWith("/responses/")) return { format: openAIFormat, hint: base("OpenAI", "/v1") };
+  if (ANTHROPIC_PATHS.has(pathname)) {
+    return { format: anthropicFormat, hint: "This gateway serves the Anthropic API at /v1/messages: the Anthropic SDKs add /v1 themselves, so set the base URL to the gateway's root (for example http://localhost:3000)." };
+  }
+  if (pathname.startsWith("/v1/v1/")) {
+    const rest = pathname.slice("/v1/v1".length);
+    return {
+      format: ANTHROPIC_PATHS.has(rest) ? anthropicFormat : openAIFormat,
+      hint: "The base URL ends in /v1 and the client adds /v1 again: remove /v1 from the base URL (Anthropic SDKs, Claude Code) or from the path.",
+    };
+  }
+  if (pathname.startsWith("/models/") && pathname.includes(":")) return { format: geminiFormat, hint: base("Gemini", "/v1beta") };
   return undefined;
 }
 

@@ -294,3 +294,21 @@ describe("CORS and upstream selection", () => {
     assert.equal(connections, 0);
   });
 });
+
+describe("base URL mistakes", () => {
+  test("a base URL without /v1 gets JSON in the caller's format saying what to set, not an HTML page", async () => {
+    const { default: OpenAI } = await import("openai");
+    const { default: Anthropic } = await import("@anthropic-ai/sdk");
+    const openai = new OpenAI({ baseURL: gateway.url, apiKey: key, maxRetries: 0 });
+    const error: any = await openai.chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: "hi" }] }).catch((caught) => caught);
+    assert.equal(error.status, 404);
+    assert.match(error.message, /base URL to end in \/v1/);
+    const anthropic = new Anthropic({ baseURL: `${gateway.url}/v1`, apiKey: key, maxRetries: 0 });
+    const doubled: any = await anthropic.messages.create({ model: "claude-test", max_tokens: 5, messages: [{ role: "user", content: "hi" }] }).catch((caught) => caught);
+    assert.equal(doubled.status, 404);
+    assert.equal(doubled.error?.type, "error");
+    assert.match(doubled.message, /remove \/v1/);
+    const curl = await send("/messages", { method: "POST", headers: anthropicHeaders(), body: "{}" });
+    assert.ok(isAnthropicError(curl.json));
+  });
+});
