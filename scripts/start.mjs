@@ -3,11 +3,14 @@
 // start is ready in seconds. PROCESSES=N (or `auto`, one per core) runs N such servers
 // on one port through node:cluster, sharing the store.
 import cluster from "node:cluster";
+import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { ensureBuild, SERVER_BUNDLE } from "./ensure-build.mjs";
 
+// A .env file beside package.json is read; variables already in the environment win.
+if (fs.existsSync(".env")) process.loadEnvFile(".env");
 process.env.NODE_ENV ??= "production";
 process.env.NEXT_TELEMETRY_DISABLED ??= "1";
 
