@@ -1,7 +1,11 @@
 // The process entry: API routes on a fast node:http path, everything else (the
 // console) through Next.js. See ../README.md for configuration.
+import cluster from "node:cluster";
 import http from "node:http";
+import path from "node:path";
 import next from "next";
+import { needsSetup } from "@/lib/console/users";
+import { ADMIN_KEY_FILE } from "@/lib/crypto/secrets";
 import { env } from "@/lib/env";
 import { clientAddress, CLIENT_ADDRESS_HEADER } from "@/lib/http/client-address";
 import { handleShutdownSignals, InFlightRequests } from "@/lib/http/graceful-shutdown";
@@ -54,6 +58,11 @@ async function main(): Promise<void> {
   logger.info({ port }, "gateway listening");
   // Test harnesses and process managers read this line.
   process.stdout.write(`Gateway ready on http://localhost:${port}\n`);
+  if (!cluster.isWorker || cluster.worker?.id === 1) {
+    const setup = (await needsSetup(runtime)) ? " (the first visit creates the admin account)" : "";
+    process.stdout.write(`Console: http://localhost:${port}/console${setup}\n`);
+    if (!env.ADMIN_API_KEY) process.stdout.write(`Admin API key: in ${path.join(env.DATA_DIR, ADMIN_KEY_FILE)}\n`);
+  }
 
   handleShutdownSignals({
     server,
