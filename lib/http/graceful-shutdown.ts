@@ -89,4 +89,6 @@ export function handleShutdownSignals(steps: ShutdownSteps): void {
   process.on("message", (message) => {
     if (message === "shutdown" || message === "force") onSignal(message === "force" ? "second signal" : "shutdown");
   });
+  // The primary is gone (killed outright): drain and exit rather than live on orphaned.
+  process.on("disconnect", () => onSignal("primary gone"));
 }
