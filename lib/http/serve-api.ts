@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { logger } from "@/lib/logger";
+import { scrubSecrets } from "@/lib/providers/scrub-secrets";
 import { matchApiRoute } from "./api-routes";
 import { corsHeaders } from "./cors";
 import { toApiRequest, writeApiResponse } from "./node-adapter";
@@ -41,7 +42,7 @@ export function serveApi(request: IncomingMessage, response: ServerResponse, url
       return writeApiResponse(response, apiResponse);
     })
     .catch((error: unknown) => {
-      logger.error({ err: error, method: request.method, path: url.pathname }, "unhandled API failure");
+      logger.error({ err: error, method: request.method, path: scrubSecrets(url.pathname) }, "unhandled API failure");
       if (response.headersSent) {
         response.destroy();
         return;
