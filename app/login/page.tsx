@@ -1,6 +1,6 @@
-import { getServerSession } from "next-auth";
 import { redirect } from "next/navigation";
-import { authOptions, oidcEnabled, oidcName } from "@/lib/auth/next-auth-options";
+import { oidcEnabled, oidcName } from "@/lib/auth/next-auth-options";
+import { currentUser } from "@/lib/console/require-session";
 import { readSettings } from "@/lib/console/settings";
 import { needsSetup } from "@/lib/console/users";
 import { getRuntime } from "@/lib/runtime";
@@ -9,7 +9,8 @@ import { LoginForm } from "./login-form";
 export const dynamic = "force-dynamic";
 
 export default async function LoginPage() {
-  if (await getServerSession(authOptions)) redirect("/console");
+  // A session that no longer holds (account disabled, deleted, signed out everywhere) stays here.
+  if (await currentUser()) redirect("/console");
   const runtime = await getRuntime();
   if (await needsSetup(runtime)) redirect("/setup");
   const { openSignup } = await readSettings(runtime);

@@ -23,7 +23,8 @@ export async function updateUserAccount(runtime: Runtime, id: string, input: Use
   const existing = await runtime.database.user.findUnique({ where: { id } });
   if (!existing) throw new GatewayError("not_found", "No user with that id.", { code: "user_not_found" });
   if ((role === "user" || disabled === true) && existing.role === "admin") await assertNotLastAdmin(runtime, id, actingUserId);
-  const endSessions = password !== undefined || signOutEverywhere === true;
+  // Disabling ends sessions for good: enabling again does not revive them.
+  const endSessions = password !== undefined || signOutEverywhere === true || disabled === true;
   await runtime.database.user.update({
     where: { id },
     data: {

@@ -38,3 +38,31 @@ test("first visit creates the admin once; admins add users; users cannot reach a
   const admin = await fetch(`${gateway.url}/api/admin/tokens`, { headers: { cookie: (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join("; ") } });
   expect(admin.status).toBe(403);
 });
+
+test("an admin disables, re-enables and promotes a user from the Users page; the user's open session follows at once", async ({ page, browser }) => {
+  const memberContext = await browser.newContext();
+  const memberPage = await memberContext.newPage();
+  const member = new ConsolePages(memberPage, gateway.url);
+  await member.signIn("member@example.com", "member-password");
+  await expect(memberPage.getByRole("link", { name: "Channels" })).toHaveCount(0);
+
+  const owner = new ConsolePages(page, gateway.url);
+  await owner.signIn("owner@example.com", "owner-password");
+  await owner.open("/console/users");
+  const row = page.getByRole("row").filter({ hasText: "member@example.com" });
+  await row.getByRole("button", { name: "Disable" }).click();
+  await expect(row.getByText("disabled")).toBeVisible();
+  await member.open("/console");
+  await expect(memberPage).toHaveURL(/\/login/);
+
+  await row.getByRole("button", { name: "Enable" }).click();
+  await expect(row.getByRole("button", { name: "Disable" })).toBeVisible();
+  await row.getByRole("button", { name: "Make admin" }).click();
+  await expect(row.getByRole("button", { name: "Make user" })).toBeVisible();
+  // The owner cannot lock themselves out from their own row.
+  await expect(page.getByRole("row").filter({ hasText: "owner@example.com" }).getByRole("button", { name: "Delete" })).toBeDisabled();
+
+  await member.signIn("member@example.com", "member-password");
+  await expect(memberPage.getByRole("link", { name: "Channels" })).toBeVisible();
+  await memberContext.close();
+});

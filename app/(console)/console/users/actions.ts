@@ -1,7 +1,9 @@
 "use server";
 
 import { revalidatePath } from "next/cache";
+import { toGatewayError } from "@/lib/canonical/gateway-error";
 import { requireAdmin } from "@/lib/console/require-session";
+import { deleteUserAccount, updateUserAccount, userUpdateSchema } from "@/lib/console/user-accounts";
 import { writeSetting } from "@/lib/console/settings";
 import { updateUserLimits, userLimitsSchema } from "@/lib/console/user-limits";
 import { createUser } from "@/lib/console/users";
@@ -49,4 +51,31 @@ export async function updateUserLimitsAction(userId: string, _state: LimitsFormS
   await updateUserLimits(await getRuntime(), userId, parsed.data);
   revalidatePath("/console/users");
   return { error: null, saved: true };
+}
+
+export type AccountActionResult = { ok: true } | { ok: false; error: string };
+
+/** Role, standing or sign-out for one account; takes effect on its open sessions at once. */
+export async function updateAccountAction(userId: string, change: { role?: "admin" | "user"; disabled?: boolean; signOutEverywhere?: true }): Promise<AccountActionResult> {
+  const admin = await requireAdmin();
+  const parsed = userUpdateSchema.pick({ role: true, disabled: true, signOutEverywhere: true }).safeParse(change);
+  if (!parsed.success) return { ok: false, error: parsed.error.issues[0]?.message ?? "Invalid change" };
+  try {
+    await updateUserAccount(await getRuntime(), userId, parsed.data, admin.userId);
+  } catch (error) {
+    return { ok: false, error: toGatewayError(error).message };
+  }
+  revalidatePath("/console/users");
+  return { ok: true };
+}
+
+export async function deleteAccountAction(userId: string): Promise<AccountActionResult> {
+  const admin = await requireAdmin();
+  try {
+    await deleteUserAccount(await getRuntime(), userId, admin.userId);
+  } catch (error) {
+    return { ok: false, error: toGatewayError(error).message };
+  }
+  revalidatePath("/console/users");
+  return { ok: true };
 }

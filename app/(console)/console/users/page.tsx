@@ -3,12 +3,13 @@ import { Badge, Card, PageHeader, Table, Td, Th } from "@/app/_components/ui";
 import { requireAdmin } from "@/lib/console/require-session";
 import { readSettings } from "@/lib/console/settings";
 import { getRuntime } from "@/lib/runtime";
+import { AccountActions } from "./account-actions";
 import { CreateUserForm, SignupToggle, UserLimitsForm } from "./user-forms";
 
 export const dynamic = "force-dynamic";
 
 export default async function UsersPage() {
-  await requireAdmin();
+  const admin = await requireAdmin();
   const runtime = await getRuntime();
   const [users, settings] = await Promise.all([
     runtime.database.user.findMany({ orderBy: { createdAt: "asc" }, include: { _count: { select: { tokens: true } } } }),
@@ -26,6 +27,7 @@ export default async function UsersPage() {
               <Th>Tokens</Th>
               <Th>Playground limits</Th>
               <Th>Created</Th>
+              <Th>Account</Th>
             </tr>
           </thead>
           <tbody className="divide-y divide-zinc-200 bg-white dark:divide-zinc-800 dark:bg-zinc-900">
@@ -34,6 +36,11 @@ export default async function UsersPage() {
                 <Td className="font-medium">{user.email}</Td>
                 <Td>
                   <Badge tone={user.role === "admin" ? "indigo" : "zinc"}>{user.role}</Badge>
+                  {user.disabled && (
+                    <span className="ml-1">
+                      <Badge tone="zinc">disabled</Badge>
+                    </span>
+                  )}
                 </Td>
                 <Td>{user._count.tokens}</Td>
                 <Td>
@@ -47,7 +54,10 @@ export default async function UsersPage() {
                     }}
                   />
                 </Td>
-                <Td>{formatDateTime(user.createdAt.toISOString())}</Td>
+                <Td className="whitespace-nowrap">{formatDateTime(user.createdAt.toISOString())}</Td>
+                <Td>
+                  <AccountActions user={{ id: user.id, email: user.email, role: user.role, disabled: user.disabled }} self={user.id === admin.userId} />
+                </Td>
               </tr>
             ))}
           </tbody>
