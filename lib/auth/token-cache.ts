@@ -5,7 +5,6 @@ import { toSessionTokenRecord, toTokenRecord, type TokenRecord } from "./token-r
 
 type Entry = { record: TokenRecord | null };
 type SessionEntry = Entry & { account: ConsoleAccount | null };
-type Lookup = { key: string };
 
 /** What a console session is checked against on every use: role and standing now, not at sign-in. */
 export interface ConsoleAccount {
@@ -21,7 +20,7 @@ export interface ConsoleAccount {
  * process clear it at once; other instances see them within the TTL.
  */
 export class TokenCache {
-  private readonly cache: LRUCache<string, Entry, Lookup>;
+  private readonly cache: LRUCache<string, Entry>;
   private readonly byId = new Map<string, TokenRecord>();
   /** Console sessions' limits, by user id. */
   private readonly sessions: LRUCache<string, SessionEntry>;
@@ -31,11 +30,11 @@ export class TokenCache {
     ttlMs: number,
     private readonly hashKey: Buffer,
   ) {
-    this.cache = new LRUCache<string, Entry, Lookup>({
+    this.cache = new LRUCache<string, Entry>({
       max: 50_000,
       ttl: Math.max(ttlMs, 1),
-      fetchMethod: async (_key, _stale, { context }) => {
-        const row = await this.findRow(context);
+      fetchMethod: async (key) => {
+        const row = await this.findRow(key);
         const record = row ? toTokenRecord({ ...row, enabled: row.enabled && !row.user?.disabled }) : null;
         if (record) this.byId.set(record.id, record);
         return { record };
@@ -60,7 +59,7 @@ export class TokenCache {
    * The row for a presented key: found by its lookup prefix, the keyed hash compared in
    * constant time. A row from before keyed hashes is found by its SHA-256 and upgraded.
    */
-  private async findRow({ key }: Lookup) {
+  private async findRow(key: string) {
     const digest = digestTokenKey(key, this.hashKey);
     const include = { user: { select: { disabled: true } } } as const;
     const candidates = await this.database.token.findMany({ where: { lookupKey: digest.lookupKey }, include, take: 16 });
@@ -87,7 +86,7 @@ export class TokenCache {
    * only), so a hit costs no hash; the keyed hash is computed on a miss.
    */
   async get(key: string): Promise<TokenRecord | null> {
-    return (await fetchThroughInvalidation(() => this.cache.fetch(key, { context: { key } })))?.record ?? null;
+    return (await fetchThroughInvalidation(() => this.cache.fetch(key)))?.record ?? null;
   }
 
   /** By id, from the database: for the console, not the API hot path. */

@@ -58,7 +58,7 @@ function checkUrl(raw: string, param: string): URL {
   // WHATWG parsing already turned 2130706433, 0x7f000001, 0177.0.0.1 and 127.1 into dotted form.
   if (/^[\d.]+$/.test(host) || host.includes(":")) {
     if (!isPublicAddress(host) && !isAllowedHost(host)) throw refused(param);
-  } else if (host === "localhost" || host.endsWith(".localhost") || host.replace(/\.$/, "") === "localhost") {
+  } else if (/(^|\.)localhost\.?$/.test(host)) {
     if (!isAllowedHost(host)) throw refused(param);
   }
   return url;

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { signIn } from "../helpers/console-sign-in";
+import { eventually } from "../helpers/eventually";
 import { startFakeOpenAIUpstream, UPSTREAM_API_KEY } from "../helpers/fake-openai-upstream";
 import { startGateway, type Gateway } from "../helpers/start-gateway";
 
@@ -31,18 +32,6 @@ after(async () => {
   await gateway?.stop();
   await upstream?.close();
 });
-
-/** Other processes hear of a change through the shared state within moments; retries for up to 3 s. */
-async function eventually(check: () => Promise<void>): Promise<void> {
-  for (let tries = 0; ; tries += 1) {
-    try {
-      return await check();
-    } catch (error) {
-      if (tries >= 30) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-}
 
 const origin = () => gateway.url;
 

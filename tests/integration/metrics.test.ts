@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import OpenAI from "openai";
+import { eventually } from "../helpers/eventually";
 import { startGateway, type Gateway } from "../helpers/start-gateway";
 
 // /metrics counts what was served: the same requests the usage log holds.
@@ -30,17 +31,6 @@ async function sample(name: string, labels: Record<string, string>): Promise<num
     }
   }
   return total;
-}
-
-async function eventually(check: () => Promise<void>): Promise<void> {
-  for (let tries = 0; ; tries += 1) {
-    try {
-      return await check();
-    } catch (error) {
-      if (tries >= 30) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
 }
 
 describe("metrics", () => {

@@ -46,7 +46,8 @@ before(async () => {
       response.end(PNG);
       return;
     }
-    response.writeHead(302, { location: request.url!.slice("/to/".length).replace(/^/, "") === "" ? "/" : decodeURIComponent(request.url!.slice("/to/".length)) });
+    // /to/<encoded URL> redirects there.
+    response.writeHead(302, { location: decodeURIComponent(request.url!.slice("/to/".length)) || "/" });
     response.end();
   });
   redirectorUrl = `http://127.0.0.2:${await listen(redirector, "127.0.0.2")}`;
