@@ -26,11 +26,9 @@ export function parseJsonObject(body: Buffer): Record<string, unknown> {
   }
   const start = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
   if (!isUtf8(body)) throw invalid("The body is not valid UTF-8; send JSON encoded as UTF-8.", "invalid_encoding");
-  if (body.length > MAX_JSON_DEPTH && nestingDepth(body, start) > MAX_JSON_DEPTH) {
-    throw invalid(`The JSON body is nested more than ${MAX_JSON_DEPTH} levels deep.`, "json_too_deep");
-  }
   let value: unknown;
   try {
+    // V8 parses any depth without recursion; what comes after (validation, conversion) would not.
     value = JSON.parse(body.toString("utf8", start));
   } catch {
     throw invalid("We could not parse the JSON body of your request: it is not valid JSON.");
@@ -38,25 +36,30 @@ export function parseJsonObject(body: Buffer): Record<string, unknown> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw invalid("The request body must be a JSON object.", "invalid_body");
   }
+  if (nestedDeeperThan(value, MAX_JSON_DEPTH)) {
+    throw invalid(`The JSON body is nested more than ${MAX_JSON_DEPTH} levels deep.`, "json_too_deep");
+  }
   return value as Record<string, unknown>;
 }
 
-/** The deepest bracket nesting in JSON text, strings skipped; one pass over the bytes. */
-function nestingDepth(body: Buffer, start: number): number {
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let index = start; index < body.length; index += 1) {
-    const byte = body[index]!;
-    if (inString) {
-      if (byte === 0x5c) index += 1; // backslash: skip the escaped byte
-      else if (byte === 0x22) inString = false;
-    } else if (byte === 0x22) inString = true;
-    else if (byte === 0x7b || byte === 0x5b) {
-      depth += 1;
-      if (depth > deepest) deepest = depth;
-      if (depth > MAX_JSON_DEPTH) return depth;
-    } else if (byte === 0x7d || byte === 0x5d) depth -= 1;
+/**
+ * Whether parsed JSON nests objects and arrays deeper than `limit`, walked without
+ * recursion. It visits containers only (a long string is one step), so it costs far less
+ * than scanning the text of a large agent request.
+ */
+function nestedDeeperThan(root: object, limit: number): boolean {
+  const nodes: object[] = [root];
+  const depths: number[] = [1];
+  while (nodes.length > 0) {
+    const node = nodes.pop()!;
+    const depth = depths.pop()!;
+    if (depth > limit) return true;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      if (child !== null && typeof child === "object") {
+        nodes.push(child);
+        depths.push(depth + 1);
+      }
+    }
   }
-  return deepest;
+  return false;
 }
