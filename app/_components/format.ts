@@ -21,3 +21,11 @@ export function formatRelative(iso: string | null, now = Date.now()): string {
   if (seconds < 86_400) return `${Math.floor(seconds / 3600)} h ago`;
   return `${Math.floor(seconds / 86_400)} d ago`;
 }
+
+/** US dollars: cents for large sums, more digits for the fractions single requests cost. */
+export function formatUsd(value: number): string {
+  if (value === 0) return "$0";
+  if (value >= 100) return `$${value.toFixed(0)}`;
+  if (value >= 1) return `$${value.toFixed(2)}`;
+  return `$${value.toPrecision(2)}`;
+}

@@ -6,8 +6,9 @@ import { pricesSchema } from "@/lib/limits/prices";
 import { logger } from "@/lib/logger";
 import { operationSchema } from "@/lib/providers/operation";
 import { providers } from "@/lib/providers/registry";
-import { channelTimeoutsSchema, channelTypeSchema } from "@/lib/routing/channel";
+import { channelTimeoutsSchema, channelTypeSchema, type Channel } from "@/lib/routing/channel";
 import type { Runtime } from "@/lib/runtime";
+import { normalizeBaseUrl } from "./base-url";
 
 // Channel management shared by the admin API and the console's server actions.
 
@@ -70,6 +71,39 @@ export async function findChannel(runtime: Runtime, id: string): Promise<Channel
   return row;
 }
 
+/**
+ * The channel as it would be after saving `input` (over the saved channel `id`, if any),
+ * for checking it and listing its models before anything is written. Keys stay in memory.
+ */
+export async function draftChannel(runtime: Runtime, id: string | null, input: UpdateChannelInput): Promise<Channel> {
+  await runtime.channels.reload();
+  const saved = id ? runtime.channels.all().find((channel) => channel.id === id) : undefined;
+  if (id && !saved) throw new GatewayError("not_found", "No channel with that id.", { code: "channel_not_found" });
+  const type = input.type ?? saved?.type ?? "openai";
+  const baseUrl = input.baseUrl === undefined ? saved?.baseUrl : input.baseUrl ? normalizeBaseUrl(input.baseUrl).url : null;
+  return {
+    id: saved?.id ?? "draft",
+    name: input.name ?? saved?.name ?? "draft",
+    type,
+    baseUrl: baseUrl || providers[type].defaultBaseUrl,
+    apiKey: input.apiKey === undefined ? saved?.apiKey : (input.apiKey ?? undefined),
+    models: input.models ?? saved?.models ?? [],
+    modelMap: input.modelMap ?? saved?.modelMap ?? {},
+    priority: input.priority ?? saved?.priority ?? 0,
+    weight: input.weight ?? saved?.weight ?? 1,
+    enabled: true,
+    autoDisabledReason: null,
+    capabilities: input.capabilities ?? saved?.capabilities ?? [],
+    prices: input.prices ?? saved?.prices ?? {},
+    timeouts: input.timeouts ?? saved?.timeouts ?? {},
+  };
+}
+
+/** A stored base URL: trimmed, without trailing slashes or a pasted endpoint path. */
+function storedBaseUrl(baseUrl: string | null | undefined): string | null | undefined {
+  return baseUrl ? normalizeBaseUrl(baseUrl).url : baseUrl;
+}
+
 export async function createChannel(runtime: Runtime, input: CreateChannelInput): Promise<ChannelJson> {
   if (providers[input.type].requiresApiKey && !input.apiKey) {
     throw new GatewayError("invalid_request", `Channels of type '${input.type}' need an apiKey.`, { param: "apiKey" });
@@ -78,7 +112,7 @@ export async function createChannel(runtime: Runtime, input: CreateChannelInput)
     data: {
       name: input.name,
       type: input.type,
-      baseUrl: input.baseUrl ?? null,
+      baseUrl: storedBaseUrl(input.baseUrl) ?? null,
       apiKeyEncrypted: input.apiKey ? encryptSecret(input.apiKey, runtime.secrets.encryptionKey) : null,
       models: input.models,
       modelMap: input.modelMap ?? {},
@@ -101,6 +135,7 @@ export async function updateChannel(runtime: Runtime, id: string, input: UpdateC
     where: { id: existing.id },
     data: {
       ...fields,
+      ...(fields.baseUrl !== undefined ? { baseUrl: storedBaseUrl(fields.baseUrl) } : {}),
       // An administrator's save (a new key, switching it on) is a fresh start.
       ...(apiKey !== undefined || input.enabled === true ? { autoDisabledReason: null, autoDisabledAt: null } : {}),
       ...(apiKey !== undefined ? { apiKeyEncrypted: apiKey === null ? null : encryptSecret(apiKey, runtime.secrets.encryptionKey) } : {}),

@@ -4,6 +4,7 @@ import type { ChatRequest } from "@/lib/canonical/request";
 import { env } from "@/lib/env";
 import { providers } from "@/lib/providers/registry";
 import { RecordingUpstream, type UpstreamExchange } from "@/lib/providers/recording-upstream";
+import type { Channel } from "@/lib/routing/channel";
 import type { Runtime } from "@/lib/runtime";
 import { UsageMeter } from "@/lib/usage/usage-meter";
 import { recordChannelHealth } from "./channel-service";
@@ -14,7 +15,8 @@ export interface ChannelTestResult {
   latencyMs: number;
   reply?: string;
   error?: string;
-  status?: number;
+  /** The upstream's HTTP status when it answered with an error. */
+  upstreamStatus?: number;
   warnings: string[];
   exchanges: UpstreamExchange[];
 }
@@ -32,6 +34,13 @@ export async function testChannel(
   await runtime.channels.reload();
   const channel = runtime.channels.all().find((candidate) => candidate.id === channelId);
   if (!channel) return { ok: false, model: model ?? "", latencyMs: 0, error: "No such channel.", warnings: [], exchanges: [] };
+  const result = await probeChannel(runtime, channel, model);
+  if (options.record) await recordChannelHealth(runtime, channel.id, { error: result.ok ? null : (result.error ?? null), latencyMs: result.latencyMs });
+  return result;
+}
+
+/** The test request against any channel, saved or not (a draft being checked before its save). */
+export async function probeChannel(runtime: Runtime, channel: Channel, model?: string): Promise<ChannelTestResult> {
   const publicModel = model ?? channel.models[0] ?? "";
   const request: ChatRequest = {
     model: publicModel,
@@ -57,13 +66,11 @@ export async function testChannel(
     });
     const response = await collectResponse(events);
     const latencyMs = Math.round(performance.now() - started);
-    if (options.record) await recordChannelHealth(runtime, channel.id, { error: null, latencyMs });
     const reply = response.text || response.toolCalls.map((call) => `${call.name}(${call.arguments})`).join(", ");
     return { ok: true, model: publicModel, latencyMs, reply, warnings, exchanges: recorder.exchanges };
   } catch (thrown) {
     const error = toGatewayError(thrown);
     const latencyMs = Math.round(performance.now() - started);
-    if (options.record) await recordChannelHealth(runtime, channel.id, { error: error.message, latencyMs });
-    return { ok: false, model: publicModel, latencyMs, error: error.message, status: error.status, warnings, exchanges: recorder.exchanges };
+    return { ok: false, model: publicModel, latencyMs, error: error.message, upstreamStatus: error.upstreamStatus, warnings, exchanges: recorder.exchanges };
   }
 }

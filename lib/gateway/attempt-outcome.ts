@@ -43,3 +43,11 @@ export function isCredentialRejection(error: unknown): boolean {
   if (!isGatewayError(error) || error.upstreamStatus === undefined) return false;
   return CREDENTIAL_STATUSES.has(error.upstreamStatus) || (NO_CREDIT_CODES.test(`${error.code ?? ""} ${error.upstreamType ?? ""}`) && error.upstreamStatus !== 429);
 }
+
+/**
+ * An upstream 404 about the path rather than the model (every provider names the model
+ * when that is what it lacks): the channel's base URL is wrong, not the caller's request.
+ */
+export function isMissingPath(error: unknown, upstreamModel: string): error is GatewayError {
+  return isGatewayError(error) && error.upstreamStatus === 404 && !error.message.includes(upstreamModel);
+}

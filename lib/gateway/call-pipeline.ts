@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { GatewayError, isGatewayError, toGatewayError } from "@/lib/canonical/gateway-error";
+import { versionSuggestion } from "@/lib/channels/base-url";
 import { recordAutoDisable } from "@/lib/channels/channel-service";
 import { env } from "@/lib/env";
 import { isAsyncIterable, type ApiResponse } from "@/lib/http/api-types";
@@ -11,7 +12,7 @@ import { providerServes, type CallContext, type Provider } from "@/lib/providers
 import { providers } from "@/lib/providers/registry";
 import { channelServes, type Channel } from "@/lib/routing/channel";
 import type { AttemptRecord } from "@/lib/usage/request-log-entry";
-import { classifyAttemptError, isCredentialRejection } from "./attempt-outcome";
+import { classifyAttemptError, isCredentialRejection, isMissingPath } from "./attempt-outcome";
 import { guardStream, primeStream } from "./prime-stream";
 import { upstreamTimeouts } from "./upstream-timeouts";
 import type { GatewayContext } from "./with-api-key";
@@ -159,6 +160,10 @@ async function attemptAll(context: GatewayContext, plan: CallPlan, candidates: C
       record.latencyMs = elapsed(started);
       record.status = isGatewayError(error) ? (error.upstreamStatus ?? 0) : 0;
       record.error = error instanceof Error ? error.message : String(error);
+      if (isMissingPath(error, call.upstreamModel)) {
+        record.error = missingPathReason(channel, record.error);
+        error = misconfiguredChannel(error);
+      }
       span.setAttribute("http.response.status_code", record.status);
       endSpan(span, error);
       if (request.signal.aborted) {
@@ -175,8 +180,13 @@ async function attemptAll(context: GatewayContext, plan: CallPlan, candidates: C
       if (outcome.coolDownSeconds) states.coolDown(channel.id, plan.model, Date.now() + outcome.coolDownSeconds * 1000, record.error);
       if (outcome.disableReason) recordAutoDisable(runtime, channel.id, outcome.disableReason);
       lastError = error;
+      const next = outcome.failOver && attempts < env.ROUTING_MAX_ATTEMPTS && candidates.indexOf(channel) < candidates.length - 1;
+      logger.warn(
+        { channel: channel.name, model: plan.model, status: record.status || undefined, requestId: log.id },
+        `upstream attempt failed: ${record.error}${next ? "; trying the next channel" : ""}`,
+      );
+      logger.debug({ channelId: channel.id, requestId: log.id, err: error }, "upstream attempt failure in full");
       if (!outcome.failOver) throw error;
-      logger.debug({ channelId: channel.id, requestId: log.id, err: error }, "upstream attempt failed");
     }
   }
   if (lastError !== undefined) throw finalError(lastError);
@@ -185,6 +195,22 @@ async function attemptAll(context: GatewayContext, plan: CallPlan, candidates: C
   throw new GatewayError("overloaded", `Every channel serving '${plan.model}' is temporarily unavailable; try again shortly.`, {
     code: "no_channel_available",
     retryAfterSeconds: until ? Math.max(1, Math.ceil((until - Date.now()) / 1000)) : 1,
+  });
+}
+
+/** What the channel's health says when its base URL answers 404 for the endpoint. */
+function missingPathReason(channel: Channel, upstreamMessage: string): string {
+  const suggestion = versionSuggestion(channel.type, channel.baseUrl);
+  const hint = suggestion ? `did you mean ${suggestion}?` : "check the channel's base URL";
+  return `The upstream has no such endpoint under ${channel.baseUrl} (HTTP 404: ${upstreamMessage}): ${hint}`;
+}
+
+/** A path 404 is the gateway's configuration at fault: the caller gets a 502 that says so, never "not found". */
+function misconfiguredChannel(error: GatewayError): GatewayError {
+  return new GatewayError("bad_gateway", "The upstream serving this model answered 404 for the endpoint itself: the channel's base URL is misconfigured. An administrator has to check it.", {
+    code: "upstream_misconfigured",
+    upstreamStatus: error.upstreamStatus,
+    cause: error,
   });
 }
 

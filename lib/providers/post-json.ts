@@ -43,6 +43,25 @@ export async function postBody(
   return response;
 }
 
+/** GETs JSON from `<channel baseUrl><path>` (a model list); errors as for postJson. */
+export async function getJson(
+  context: Pick<CallContext, "channel" | "http" | "signal" | "timeouts">,
+  path: string,
+  headers: Record<string, string>,
+  parseError: ParseError,
+): Promise<unknown> {
+  const { channel } = context;
+  const response = await context.http.send({
+    url: `${channel.baseUrl.replace(/\/+$/, "")}${path}`,
+    method: "GET",
+    headers: { accept: "application/json", ...headers },
+    signal: context.signal,
+    timeouts: context.timeouts,
+  });
+  if (response.status >= 400) throw parseError(response.status, await response.body.text(), channel.apiKey);
+  return response.body.json();
+}
+
 /** Retry-After as seconds (delta or HTTP date); undefined when absent or unreadable. */
 export function retryAfterSeconds(header: string | string[] | undefined, now = Date.now()): number | undefined {
   const value = Array.isArray(header) ? header[0] : header;

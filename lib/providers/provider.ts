@@ -43,6 +43,9 @@ export interface RelayRequest {
   geminiAction?: { method: string; alt?: string };
 }
 
+/** What listing an upstream's models needs: no model, no meter. */
+export type ListContext = Pick<CallContext, "channel" | "http" | "signal" | "timeouts">;
+
 export type Relay = (request: RelayRequest, context: CallContext) => Promise<RelayedResponse>;
 
 /**
@@ -52,6 +55,10 @@ export type Relay = (request: RelayRequest, context: CallContext) => Promise<Rel
 export interface Provider {
   /** Base URL used when a channel leaves it empty; includes the version segment. */
   defaultBaseUrl: string;
+  /** The path segment the provider's endpoints hang off ("/v1"), suggested when a base URL lacks one. */
+  versionSegment?: string;
+  /** The upstream's own model names, for the console's "fetch models". */
+  listModels?(context: ListContext): Promise<string[]>;
   requiresApiKey: boolean;
   /** chat: a canonical request in, canonical events out (any client format). */
   chat?(request: ChatRequest, context: CallContext): Promise<AsyncIterable<StreamEvent>>;

@@ -65,12 +65,29 @@ export async function startFakeOpenAIUpstream(): Promise<FakeUpstream> {
       response.end(JSON.stringify({ error: { message: `Incorrect API key provided: ${request.headers.authorization}.`, type: "invalid_request_error", param: null, code: "invalid_api_key" } }));
       return;
     }
+    if (request.method === "GET" && request.url === "/v1/models") {
+      response.writeHead(200, { "content-type": "application/json" });
+      const ids = ["fake-upstream-model", "fake-error", "gpt-4o-mini"];
+      response.end(JSON.stringify({ object: "list", data: ids.map((id) => ({ id, object: "model", created: 1_700_000_000, owned_by: "fake" })) }));
+      return;
+    }
+    if (!(request.url ?? "").startsWith("/v1/")) {
+      // What OpenAI answers for a path it does not serve (a base URL without /v1).
+      response.writeHead(404, { "content-type": "application/json" });
+      response.end(JSON.stringify({ error: { message: `Invalid URL (${request.method} ${request.url})`, type: "invalid_request_error", param: null, code: null } }));
+      return;
+    }
     if (!body.model) {
       response.writeHead(400, { "content-type": "application/json" });
       response.end(JSON.stringify({ error: { message: "you must provide a model parameter", type: "invalid_request_error", param: null, code: null } }));
       return;
     }
     if (serveOpenAIOperation(request.url ?? "", body, response)) return;
+    if (request.url !== "/v1/chat/completions") {
+      response.writeHead(404, { "content-type": "application/json" });
+      response.end(JSON.stringify({ error: { message: `Invalid URL (${request.method} ${request.url})`, type: "invalid_request_error", param: null, code: null } }));
+      return;
+    }
     const model = String(body.model);
     const stream = body.stream === true;
     const includeUsage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;

@@ -7,6 +7,7 @@ import { postAnthropic } from "./call-upstream";
 import { toAnthropicBody } from "./convert-request";
 import { anthropicResponseEvents, parseAnthropicStream } from "./parse-stream";
 import { relayMessages } from "./relay-messages";
+import { listAnthropicModels } from "./list-models";
 
 async function chat(request: ChatRequest, context: CallContext): Promise<AsyncIterable<StreamEvent>> {
   const body = toAnthropicBody(request, context.upstreamModel, env.ANTHROPIC_DEFAULT_MAX_TOKENS, context.warnings);
@@ -28,6 +29,8 @@ async function countTokens(request: ChatRequest, context: CallContext): Promise<
 /** Anthropic's Messages API (x-api-key auth). */
 export const anthropicProvider: Provider = {
   defaultBaseUrl: "https://api.anthropic.com/v1",
+  versionSegment: "/v1",
+  listModels: listAnthropicModels,
   requiresApiKey: true,
   ownedBy: "anthropic",
   chat,

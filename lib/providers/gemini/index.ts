@@ -7,6 +7,7 @@ import { toGeminiBody } from "./convert-request";
 import { geminiResponseEvents, parseGeminiStream } from "./parse-stream";
 import { embedWithGemini } from "./embed";
 import { relayGenerateContent } from "./relay-generate-content";
+import { listGeminiModels } from "./list-models";
 
 async function chat(request: ChatRequest, context: CallContext): Promise<AsyncIterable<StreamEvent>> {
   const body = await toGeminiBody(request, context);
@@ -31,6 +32,8 @@ async function countTokens(request: ChatRequest, context: CallContext): Promise<
 /** Google's Gemini API (generativelanguage, x-goog-api-key auth). */
 export const geminiProvider: Provider = {
   defaultBaseUrl: "https://generativelanguage.googleapis.com/v1beta",
+  versionSegment: "/v1beta",
+  listModels: listGeminiModels,
   requiresApiKey: true,
   ownedBy: "google",
   chat,

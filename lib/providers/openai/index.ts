@@ -18,6 +18,7 @@ import {
   transcriptionsSpec,
 } from "./relay-openai";
 import { relayResponses } from "./relay-responses";
+import { listOpenAIModels } from "./list-models";
 
 async function chat(request: ChatRequest, context: CallContext): Promise<AsyncIterable<StreamEvent>> {
   const body = toOpenAIChatBody(request, context.upstreamModel, context.warnings);
@@ -32,6 +33,8 @@ async function chat(request: ChatRequest, context: CallContext): Promise<AsyncIt
 /** Any OpenAI-compatible upstream: OpenAI, OpenRouter, vLLM, Ollama, llama.cpp server... */
 export const openAIProvider: Provider = {
   defaultBaseUrl: "https://api.openai.com/v1",
+  versionSegment: "/v1",
+  listModels: listOpenAIModels,
   requiresApiKey: false, // local servers (Ollama, llama.cpp) often take none
   ownedBy: "openai-compatible",
   chat,

@@ -2,32 +2,65 @@
 
 import { revalidatePath } from "next/cache";
 import { toGatewayError } from "@/lib/canonical/gateway-error";
-import { createChannel, createChannelSchema, deleteChannel, updateChannel, updateChannelSchema } from "@/lib/channels/channel-service";
+import { z } from "zod";
+import { normalizeBaseUrl } from "@/lib/channels/base-url";
+import { checkChannelDraft } from "@/lib/channels/check-channel";
+import {
+  createChannel,
+  createChannelSchema,
+  deleteChannel,
+  draftChannel,
+  updateChannel,
+  updateChannelSchema,
+  type CreateChannelInput,
+} from "@/lib/channels/channel-service";
+import { fetchUpstreamModels, type ModelListing } from "@/lib/channels/fetch-models";
 import { testChannel, type ChannelTestResult } from "@/lib/channels/test-channel";
 import { requireAdmin } from "@/lib/console/require-session";
 import { getRuntime } from "@/lib/runtime";
 
 export type ActionResult = { ok: true } | { ok: false; error: string };
+/** A save refused by the check carries what the check found; the form offers the fix or "save anyway". */
+export type SaveResult = { ok: true; notes: string[] } | { ok: false; error: string; suggestion?: string; checkFailed?: boolean };
 
-function failure(error: unknown): ActionResult {
+function failure(error: unknown): { ok: false; error: string } {
   return { ok: false, error: toGatewayError(error).message };
 }
 
-export async function saveChannelAction(id: string | null, input: unknown): Promise<ActionResult> {
+function firstIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  return issue ? `${issue.path.join(".") || "input"}: ${issue.message}` : "invalid input";
+}
+
+/** Saves a channel after a real test request through it, unless `check` is off ("save anyway"). */
+export async function saveChannelAction(id: string | null, input: unknown, options: { check: boolean } = { check: true }): Promise<SaveResult> {
   await requireAdmin();
   const runtime = await getRuntime();
   try {
-    if (id) {
-      const parsed = updateChannelSchema.safeParse(input);
-      if (!parsed.success) return { ok: false, error: `${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message}` };
-      await updateChannel(runtime, id, parsed.data);
-    } else {
-      const parsed = createChannelSchema.safeParse(input);
-      if (!parsed.success) return { ok: false, error: `${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message}` };
-      await createChannel(runtime, parsed.data);
+    const parsed = (id ? updateChannelSchema : createChannelSchema).safeParse(input);
+    if (!parsed.success) return { ok: false, error: firstIssue(parsed.error) };
+    const notes = parsed.data.baseUrl ? normalizeBaseUrl(parsed.data.baseUrl).changes : [];
+    if (options.check && parsed.data.enabled !== false) {
+      const check = await checkChannelDraft(runtime, await draftChannel(runtime, id, parsed.data));
+      if (!check.ok) return { ok: false, error: check.error ?? "The test request failed.", suggestion: check.suggestion, checkFailed: true };
     }
+    if (id) await updateChannel(runtime, id, parsed.data);
+    else await createChannel(runtime, parsed.data as CreateChannelInput);
     revalidatePath("/console/channels");
-    return { ok: true };
+    return { ok: true, notes };
+  } catch (error) {
+    return failure(error);
+  }
+}
+
+/** The upstream's model list for the channel as the form has it now (saved or not). */
+export async function fetchModelsAction(id: string | null, input: unknown): Promise<ModelListing> {
+  await requireAdmin();
+  const runtime = await getRuntime();
+  const parsed = updateChannelSchema.safeParse(input);
+  if (!parsed.success) return { ok: false, error: firstIssue(parsed.error) };
+  try {
+    return await fetchUpstreamModels(runtime, await draftChannel(runtime, id, parsed.data));
   } catch (error) {
     return failure(error);
   }

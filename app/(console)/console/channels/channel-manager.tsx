@@ -1,275 +1,177 @@
 "use client";
 
-import { useRouter } from "next/navigation";
-import { useState, useTransition, type FormEvent } from "react";
+import { useState } from "react";
+import { formatNumber, formatUsd } from "@/app/_components/format";
 import { useRowAction } from "@/app/_components/use-row-action";
-import { Badge, Button, Card, EmptyState, ErrorNote, Field, Input, Select, Table, Td, Th, Textarea } from "@/app/_components/ui";
+import { Badge, Button, EmptyState } from "@/app/_components/ui";
 import type { ChannelJson } from "@/lib/channels/channel-service";
 import type { ChannelTestResult } from "@/lib/channels/test-channel";
-import { deleteChannelAction, saveChannelAction, setChannelEnabledAction, testChannelAction } from "./actions";
+import { deleteChannelAction, setChannelEnabledAction, testChannelAction } from "./actions";
+import { ChannelForm, type TypeInfo } from "./channel-form";
+import { ChannelHealth } from "./channel-health";
 
-type TypeInfo = { type: string; defaultBaseUrl: string; requiresApiKey: boolean };
+export type ChannelUsage = { requests: number; costUsd: number };
+type ChannelView = ChannelJson & { usage: ChannelUsage | null };
 
-export function ChannelManager({ channels, types }: { channels: ChannelJson[]; types: TypeInfo[] }) {
+// Rows are a grid, not a table: every cell wraps inside its own column (nothing runs over
+// its neighbour at any width), and on a phone each channel stacks into a card.
+const ROW = "grid gap-x-4 gap-y-3 px-4 py-3 lg:grid-cols-[minmax(0,1.3fr)_minmax(0,1.6fr)_minmax(0,1fr)_minmax(0,1.3fr)_auto]";
+
+export function ChannelManager({ channels, types }: { channels: ChannelView[]; types: TypeInfo[] }) {
   const [editing, setEditing] = useState<ChannelJson | "new" | null>(null);
+  const [notes, setNotes] = useState<string[]>([]);
   return (
     <div className="space-y-6">
       {editing ? (
-        <ChannelForm channel={editing === "new" ? null : editing} types={types} onClose={() => setEditing(null)} />
+        <ChannelForm
+          channel={editing === "new" ? null : editing}
+          types={types}
+          onClose={(saved) => {
+            setEditing(null);
+            setNotes(saved ?? []);
+          }}
+        />
       ) : (
         <Button onClick={() => setEditing("new")}>Add channel</Button>
+      )}
+      {notes.length > 0 && (
+        <p role="status" className="text-sm text-zinc-600 dark:text-zinc-400">
+          Saved; base URL {notes.join("; ")}.
+        </p>
       )}
       {channels.length === 0 ? (
         <EmptyState title="No channels">Add an upstream to route models to it.</EmptyState>
       ) : (
-        <Table>
-          <thead>
-            <tr>
-              <Th>Name</Th>
-              <Th>Type</Th>
-              <Th>Models</Th>
-              <Th>Priority / weight</Th>
-              <Th>Health</Th>
-              <Th>
-                <span className="sr-only">Actions</span>
-              </Th>
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-zinc-200 bg-white dark:divide-zinc-800 dark:bg-zinc-900">
+        <div className="overflow-hidden rounded-lg border border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900" role="list" aria-label="Channels">
+          <div className={`${ROW} hidden bg-zinc-50 text-xs font-semibold uppercase tracking-wide text-zinc-500 lg:grid dark:bg-zinc-900`} aria-hidden>
+            <span>Channel</span>
+            <span>Models and map</span>
+            <span>Routing</span>
+            <span>Health</span>
+            <span className="w-40" />
+          </div>
+          <div className="divide-y divide-zinc-200 dark:divide-zinc-800">
             {channels.map((channel) => (
               <ChannelRow key={channel.id} channel={channel} onEdit={() => setEditing(channel)} />
             ))}
-          </tbody>
-        </Table>
+          </div>
+        </div>
       )}
     </div>
   );
 }
 
-function Health({ channel }: { channel: ChannelJson }) {
-  if (!channel.enabled) return <Badge tone="zinc">Disabled</Badge>;
-  if (channel.autoDisabledReason) {
-    return (
-      <div className="max-w-xs whitespace-normal" data-testid="channel-auto-disabled">
-        <Badge tone="red">Disabled automatically</Badge>
-        <p className="mt-1 text-xs text-red-600 dark:text-red-400">{channel.autoDisabledReason}</p>
-        <p className="mt-1 text-xs text-zinc-500">Retried on a schedule; saving a new key re-enables it now.</p>
-      </div>
-    );
-  }
-  if (channel.state && channel.state.circuit !== "closed") {
-    return (
-      <div className="max-w-xs whitespace-normal" data-testid="channel-circuit">
-        <Badge tone="amber">Circuit {channel.state.circuit}</Badge>
-        {channel.state.reason && <p className="mt-1 text-xs text-amber-700 dark:text-amber-400">{channel.state.reason}</p>}
-      </div>
-    );
-  }
-  const cooling = Object.entries(channel.state?.models ?? {}).filter(([, model]) => model.circuit !== "closed" || model.coolDownUntil);
-  if (cooling.length > 0) {
-    return (
-      <div className="max-w-xs whitespace-normal">
-        <Badge tone="amber">{cooling.length === 1 ? `${cooling[0]![0]} paused` : `${cooling.length} models paused`}</Badge>
-        <p className="mt-1 text-xs text-amber-700 dark:text-amber-400">{cooling[0]![1].reason}</p>
-      </div>
-    );
-  }
-  if (channel.lastError) {
-    return (
-      <div className="max-w-xs whitespace-normal">
-        <Badge tone="red">Failing</Badge>
-        <p className="mt-1 text-xs text-red-600 dark:text-red-400">{channel.lastError}</p>
-      </div>
-    );
-  }
-  if (channel.lastLatencyMs !== null) return <Badge tone="green">OK · {channel.lastLatencyMs} ms</Badge>;
-  return <Badge tone="zinc">Not used yet</Badge>;
-}
-
-function ChannelRow({ channel, onEdit }: { channel: ChannelJson; onEdit: () => void }) {
+function ChannelRow({ channel, onEdit }: { channel: ChannelView; onEdit: () => void }) {
   const [confirming, setConfirming] = useState(false);
   const [test, setTest] = useState<ChannelTestResult | null>(null);
   const { run, pending, error, startTransition, router } = useRowAction();
   return (
-    <>
-      <tr data-testid={`channel-row-${channel.name}`}>
-        <Td className="font-medium">
-          {channel.name}
-          <div className="text-xs font-normal text-zinc-500">{channel.baseUrl ?? "default URL"}</div>
-        </Td>
-        <Td>
-          <Badge tone="indigo">{channel.type}</Badge>
-        </Td>
-        <Td className="max-w-64 whitespace-normal text-xs">{channel.models.join(", ")}</Td>
-        <Td>
-          {channel.priority} / {channel.weight}
-        </Td>
-        <Td>
-          <Health channel={channel} />
-        </Td>
-        <Td>
-          <div className="flex justify-end gap-1">
-            <Button
-              variant="secondary"
-              disabled={pending}
-              onClick={() =>
-                startTransition(async () => {
-                  setTest(null);
-                  setTest(await testChannelAction(channel.id));
-                  router.refresh();
-                })
-              }
-            >
-              {pending && !test ? "Testing…" : "Test"}
+    <div role="listitem" data-testid={`channel-row-${channel.name}`}>
+      <div className={ROW}>
+        <div className="min-w-0" data-cell="name">
+          <p className="font-medium break-words">
+            {channel.name} <Badge tone="indigo">{channel.type}</Badge>
+          </p>
+          <p className="text-xs break-all text-zinc-500">{channel.baseUrl ?? "default URL"}</p>
+        </div>
+        <div className="min-w-0 text-xs" data-cell="models">
+          <ModelList channel={channel} />
+        </div>
+        <div className="min-w-0 text-xs" data-cell="routing">
+          <p>
+            Priority {channel.priority} · weight {channel.weight}
+          </p>
+          <p className="text-zinc-500">
+            {channel.usage ? `${formatNumber(channel.usage.requests)} requests · ${formatUsd(channel.usage.costUsd)}` : "No requests yet"}
+          </p>
+        </div>
+        <div className="min-w-0" data-cell="health">
+          <ChannelHealth channel={channel} />
+        </div>
+        <div className="flex flex-wrap content-start gap-1 lg:w-40 lg:justify-end" data-cell="actions">
+          <Button
+            variant="secondary"
+            disabled={pending}
+            onClick={() =>
+              startTransition(async () => {
+                setTest(null);
+                setTest(await testChannelAction(channel.id));
+                router.refresh();
+              })
+            }
+          >
+            {pending && !test ? "Testing…" : "Test"}
+          </Button>
+          <Button variant="secondary" onClick={onEdit}>
+            Edit
+          </Button>
+          <Button variant="ghost" disabled={pending} onClick={() => run(() => setChannelEnabledAction(channel.id, !channel.enabled))}>
+            {channel.enabled ? "Disable" : "Enable"}
+          </Button>
+          {confirming ? (
+            <Button variant="danger" onClick={() => run(() => deleteChannelAction(channel.id))}>
+              Confirm delete
             </Button>
-            <Button variant="secondary" onClick={onEdit}>
-              Edit
+          ) : (
+            <Button variant="ghost" onClick={() => setConfirming(true)}>
+              Delete
             </Button>
-            <Button variant="ghost" disabled={pending} onClick={() => run(() => setChannelEnabledAction(channel.id, !channel.enabled))}>
-              {channel.enabled ? "Disable" : "Enable"}
-            </Button>
-            {confirming ? (
-              <Button variant="danger" onClick={() => run(() => deleteChannelAction(channel.id))}>
-                Confirm delete
-              </Button>
-            ) : (
-              <Button variant="ghost" onClick={() => setConfirming(true)}>
-                Delete
-              </Button>
-            )}
-          </div>
-          {error && <p className="mt-1 text-right text-xs text-red-600">{error}</p>}
-        </Td>
-      </tr>
-      {test && (
-        <tr>
-          <td colSpan={6} className="bg-zinc-50 px-3 py-3 dark:bg-zinc-950">
-            <TestResult result={test} />
-          </td>
-        </tr>
-      )}
-    </>
-  );
-}
-
-function TestResult({ result }: { result: ChannelTestResult }) {
-  return (
-    <div role="status" className="space-y-2 text-sm">
-      <p>
-        {result.ok ? <Badge tone="green">Passed</Badge> : <Badge tone="red">Failed</Badge>}{" "}
-        <span className="text-zinc-500">
-          {result.model} · {result.latencyMs} ms
-        </span>
-      </p>
-      {result.ok ? <p>Reply: “{result.reply}”</p> : <p className="text-red-600 dark:text-red-400">{result.error}</p>}
-      {result.warnings.length > 0 && <p className="text-amber-700 dark:text-amber-300">Warnings: {result.warnings.join("; ")}</p>}
-      {result.exchanges.length > 0 && (
-        <details>
-          <summary className="cursor-pointer text-zinc-500">Upstream request and response</summary>
-          <pre className="mt-2 max-h-80 overflow-auto rounded-md bg-zinc-950 p-3 text-xs text-zinc-100">
-            {JSON.stringify(result.exchanges, null, 2)}
-          </pre>
-        </details>
-      )}
+          )}
+          {error && <p className="w-full text-xs text-red-600 lg:text-right">{error}</p>}
+        </div>
+      </div>
+      {test && <TestPanel result={test} onClose={() => setTest(null)} />}
     </div>
   );
 }
 
-function parseModelMap(text: string): Record<string, string> {
-  const map: Record<string, string> = {};
-  for (const line of text.split("\n")) {
-    const [from, to] = line.split("=").map((part) => part.trim());
-    if (from && to) map[from] = to;
-  }
-  return map;
+/** Each public model, its upstream name when mapped, and its price when set. */
+function ModelList({ channel }: { channel: ChannelJson }) {
+  const price = (model: string) => channel.prices[model] ?? channel.prices["*"];
+  return (
+    <ul className="space-y-0.5">
+      {channel.models.map((model) => {
+        const upstream = channel.modelMap[model];
+        const cost = price(model);
+        return (
+          <li key={model} className="break-all">
+            <span className="font-mono">{model}</span>
+            {upstream && <span className="text-zinc-500"> → {upstream}</span>}
+            {cost && (
+              <span className="text-zinc-500" title="USD per million tokens, input / output">
+                {" "}
+                · ${cost.input} / ${cost.output}
+              </span>
+            )}
+          </li>
+        );
+      })}
+    </ul>
+  );
 }
 
-function ChannelForm({ channel, types, onClose }: { channel: ChannelJson | null; types: TypeInfo[]; onClose: () => void }) {
-  const router = useRouter();
-  const [type, setType] = useState(channel?.type ?? "openai");
-  const [error, setError] = useState<string | null>(null);
-  const [pending, startTransition] = useTransition();
-  const info = types.find((candidate) => candidate.type === type);
-
-  function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    const apiKey = String(form.get("apiKey") ?? "");
-    const baseUrl = String(form.get("baseUrl") ?? "").trim();
-    const input: Record<string, unknown> = {
-      name: String(form.get("name") ?? ""),
-      type,
-      baseUrl: baseUrl || null,
-      models: String(form.get("models") ?? "")
-        .split(/[\s,]+/)
-        .filter(Boolean),
-      modelMap: parseModelMap(String(form.get("modelMap") ?? "")),
-      priority: Number(form.get("priority") ?? 0),
-      weight: Number(form.get("weight") ?? 1),
-    };
-    // An empty key field on edit keeps the stored key.
-    if (apiKey) input.apiKey = apiKey;
-    startTransition(async () => {
-      const result = await saveChannelAction(channel?.id ?? null, input);
-      if (!result.ok) return setError(result.error);
-      onClose();
-      router.refresh();
-    });
-  }
-
+function TestPanel({ result, onClose }: { result: ChannelTestResult; onClose: () => void }) {
   return (
-    <Card>
-      <form onSubmit={submit} className="space-y-4" aria-label={channel ? "Edit channel" : "Add channel"}>
-        <h2 className="text-base font-semibold">{channel ? `Edit ${channel.name}` : "New channel"}</h2>
-        <div className="grid gap-4 sm:grid-cols-2">
-          <Field label="Name" htmlFor="channel-name">
-            <Input id="channel-name" name="name" required defaultValue={channel?.name} />
-          </Field>
-          <Field label="Type" htmlFor="channel-type">
-            <Select id="channel-type" value={type} onChange={(event) => setType(event.target.value)}>
-              {types.map((candidate) => (
-                <option key={candidate.type} value={candidate.type}>
-                  {candidate.type}
-                </option>
-              ))}
-            </Select>
-          </Field>
-          <Field label="Base URL" htmlFor="channel-url" hint={info?.defaultBaseUrl ? `Default: ${info.defaultBaseUrl}` : undefined}>
-            <Input id="channel-url" name="baseUrl" type="url" defaultValue={channel?.baseUrl ?? ""} placeholder={info?.defaultBaseUrl} />
-          </Field>
-          <Field label="API key" htmlFor="channel-key" hint={channel?.hasApiKey ? "Stored encrypted. Leave empty to keep it." : info?.requiresApiKey ? "Required." : "Optional."}>
-            <Input id="channel-key" name="apiKey" type="password" autoComplete="off" />
-          </Field>
-          <Field label="Models" htmlFor="channel-models" hint="Public model names, separated by spaces or commas.">
-            <Textarea id="channel-models" name="models" rows={2} required defaultValue={channel?.models.join(", ")} />
-          </Field>
-          <Field label="Model map" htmlFor="channel-map" hint="One per line: public = upstream name.">
-            <Textarea
-              id="channel-map"
-              name="modelMap"
-              rows={2}
-              defaultValue={Object.entries(channel?.modelMap ?? {})
-                .map(([from, to]) => `${from} = ${to}`)
-                .join("\n")}
-            />
-          </Field>
-          <Field label="Priority" htmlFor="channel-priority" hint="Higher is tried first.">
-            <Input id="channel-priority" name="priority" type="number" step={1} defaultValue={channel?.priority ?? 0} />
-          </Field>
-          <Field label="Weight" htmlFor="channel-weight" hint="Share of traffic within a priority.">
-            <Input id="channel-weight" name="weight" type="number" min={0} step={1} defaultValue={channel?.weight ?? 1} />
-          </Field>
-        </div>
-        {error && <ErrorNote>{error}</ErrorNote>}
-        <div className="flex gap-2">
-          <Button type="submit" disabled={pending}>
-            {pending ? "Saving…" : "Save channel"}
-          </Button>
-          <Button type="button" variant="ghost" onClick={onClose}>
-            Cancel
-          </Button>
-        </div>
-      </form>
-    </Card>
+    <div role="status" aria-label="Test result" className="mx-4 mb-3 space-y-2 rounded-md border border-zinc-200 bg-zinc-50 p-3 text-sm dark:border-zinc-800 dark:bg-zinc-950">
+      <div className="flex items-start justify-between gap-2">
+        <p className="min-w-0 break-words">
+          {result.ok ? <Badge tone="green">Passed</Badge> : <Badge tone="red">Failed</Badge>}{" "}
+          <span className="text-zinc-500">
+            {result.model} · {result.latencyMs} ms
+          </span>
+        </p>
+        <Button variant="ghost" className="px-2 py-1" aria-label="Close test result" onClick={onClose}>
+          ✕
+        </Button>
+      </div>
+      {result.ok ? <p className="break-words">Reply: “{result.reply}”</p> : <p className="break-words text-red-600 dark:text-red-400">{result.error}</p>}
+      {result.warnings.length > 0 && <p className="text-amber-700 dark:text-amber-300">Warnings: {result.warnings.join("; ")}</p>}
+      {result.exchanges.length > 0 && (
+        <details>
+          <summary className="cursor-pointer text-zinc-500">Upstream request and response</summary>
+          <pre className="mt-2 max-h-80 overflow-auto rounded-md bg-zinc-950 p-3 text-xs text-zinc-100">{JSON.stringify(result.exchanges, null, 2)}</pre>
+        </details>
+      )}
+    </div>
   );
 }

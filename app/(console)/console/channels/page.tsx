@@ -1,5 +1,6 @@
 import { PageHeader } from "@/app/_components/ui";
 import { listChannels } from "@/lib/channels/channel-service";
+import { channelStats } from "@/lib/console/channel-stats";
 import { requireAdmin } from "@/lib/console/require-session";
 import { providers } from "@/lib/providers/registry";
 import { CHANNEL_TYPES } from "@/lib/routing/channel";
@@ -10,12 +11,25 @@ export const dynamic = "force-dynamic";
 
 export default async function ChannelsPage() {
   await requireAdmin();
-  const channels = await listChannels(await getRuntime());
-  const types = CHANNEL_TYPES.map((type) => ({ type, defaultBaseUrl: providers[type].defaultBaseUrl, requiresApiKey: providers[type].requiresApiKey }));
+  const runtime = await getRuntime();
+  const [channels, usage] = await Promise.all([listChannels(runtime), channelStats(runtime, null)]);
+  const types = CHANNEL_TYPES.map((type) => ({
+    type,
+    defaultBaseUrl: providers[type].defaultBaseUrl,
+    requiresApiKey: providers[type].requiresApiKey,
+    canListModels: providers[type].listModels !== undefined,
+  }));
+  const views = channels.map((channel) => {
+    const stats = usage.get(channel.id);
+    return { ...channel, usage: stats ? { requests: stats.requests, costUsd: stats.costUsd } : null };
+  });
   return (
     <>
-      <PageHeader title="Channels" description="Upstream providers. Requests go to the highest-priority enabled channel that lists the model." />
-      <ChannelManager channels={channels} types={types} />
+      <PageHeader
+        title="Channels"
+        description="Upstream providers. Requests go to the highest-priority enabled channel that lists the model. Saving a channel sends it one test request first."
+      />
+      <ChannelManager channels={views} types={types} />
     </>
   );
 }

@@ -1,0 +1,195 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useState, useTransition, type FormEvent } from "react";
+import { Button, Card, ErrorNote, Field, Input, Select, Textarea } from "@/app/_components/ui";
+import type { ChannelJson } from "@/lib/channels/channel-service";
+import { fetchModelsAction, saveChannelAction } from "./actions";
+import { formatModelMap, formatPrices, parseModelMap, parsePrices, splitModels } from "./channel-fields";
+
+export type TypeInfo = { type: string; defaultBaseUrl: string; requiresApiKey: boolean; canListModels: boolean };
+
+type Problem = { error: string; suggestion?: string; checkFailed?: boolean };
+
+/** Adds or edits a channel. Saving sends one test request first; a failure offers the fix or "save anyway". */
+export function ChannelForm({ channel, types, onClose }: { channel: ChannelJson | null; types: TypeInfo[]; onClose: (notes?: string[]) => void }) {
+  const router = useRouter();
+  const [type, setType] = useState(channel?.type ?? "openai");
+  const [baseUrl, setBaseUrl] = useState(channel?.baseUrl ?? "");
+  const [models, setModels] = useState(channel?.models.join(", ") ?? "");
+  const [problem, setProblem] = useState<Problem | null>(null);
+  const [upstreamModels, setUpstreamModels] = useState<string[] | null>(null);
+  const [pending, startTransition] = useTransition();
+  const [fetching, startFetching] = useTransition();
+  const info = types.find((candidate) => candidate.type === type);
+
+  /** The form's fields as the channel API takes them; an unreadable price line is an error. */
+  function readForm(form: HTMLFormElement): Record<string, unknown> | { error: string } {
+    const data = new FormData(form);
+    const prices = parsePrices(String(data.get("prices") ?? ""));
+    if ("error" in prices) return prices;
+    const input: Record<string, unknown> = {
+      name: String(data.get("name") ?? ""),
+      type,
+      baseUrl: baseUrl.trim() || null,
+      models: splitModels(models),
+      modelMap: parseModelMap(String(data.get("modelMap") ?? "")),
+      priority: Number(data.get("priority") ?? 0),
+      weight: Number(data.get("weight") ?? 1),
+      prices: prices.prices,
+    };
+    // An empty key field on edit keeps the stored key.
+    const apiKey = String(data.get("apiKey") ?? "");
+    if (apiKey) input.apiKey = apiKey;
+    return input;
+  }
+
+  function save(form: HTMLFormElement, check: boolean) {
+    const input = readForm(form);
+    if ("error" in input) return setProblem({ error: String(input.error) });
+    setProblem(null);
+    startTransition(async () => {
+      const result = await saveChannelAction(channel?.id ?? null, input, { check });
+      if (!result.ok) return setProblem(result);
+      onClose(result.notes);
+      router.refresh();
+    });
+  }
+
+  function fetchModels(form: HTMLFormElement) {
+    const input = readForm(form);
+    if ("error" in input) return setProblem({ error: String(input.error) });
+    startFetching(async () => {
+      const { name: _name, models: _models, ...rest } = input;
+      const result = await fetchModelsAction(channel?.id ?? null, rest);
+      if (!result.ok) return setProblem({ error: result.error, suggestion: result.suggestion });
+      setProblem(null);
+      setUpstreamModels(result.models);
+    });
+  }
+
+  const chosen = new Set(splitModels(models));
+  const toggleModel = (model: string) => {
+    const next = new Set(chosen);
+    if (next.has(model)) next.delete(model);
+    else next.add(model);
+    setModels([...next].join(", "));
+  };
+
+  return (
+    <Card>
+      <form
+        onSubmit={(event: FormEvent<HTMLFormElement>) => {
+          event.preventDefault();
+          save(event.currentTarget, true);
+        }}
+        className="space-y-4"
+        aria-label={channel ? "Edit channel" : "Add channel"}
+      >
+        <h2 className="text-base font-semibold">{channel ? `Edit ${channel.name}` : "New channel"}</h2>
+        <div className="grid gap-4 md:grid-cols-2">
+          <Field label="Name" htmlFor="channel-name">
+            <Input id="channel-name" name="name" required defaultValue={channel?.name} />
+          </Field>
+          <Field label="Type" htmlFor="channel-type">
+            <Select id="channel-type" value={type} onChange={(event) => setType(event.target.value)}>
+              {types.map((candidate) => (
+                <option key={candidate.type} value={candidate.type}>
+                  {candidate.type}
+                </option>
+              ))}
+            </Select>
+          </Field>
+          <Field
+            label="Base URL"
+            htmlFor="channel-url"
+            hint={info?.defaultBaseUrl ? `Empty means ${info.defaultBaseUrl}. Include the version segment (…/v1).` : "Not used by this type."}
+          >
+            <Input
+              id="channel-url"
+              name="baseUrl"
+              type="url"
+              value={baseUrl}
+              onChange={(event) => setBaseUrl(event.target.value)}
+              placeholder={info?.defaultBaseUrl}
+            />
+          </Field>
+          <Field label="API key" htmlFor="channel-key" hint={channel?.hasApiKey ? "Stored encrypted. Leave empty to keep it." : info?.requiresApiKey ? "Required." : "Optional."}>
+            <Input id="channel-key" name="apiKey" type="password" autoComplete="off" />
+          </Field>
+          <Field label="Models" htmlFor="channel-models" hint="Public model names, separated by spaces or commas.">
+            <Textarea id="channel-models" name="models" rows={2} required value={models} onChange={(event) => setModels(event.target.value)} />
+            {info?.canListModels && (
+              <Button type="button" variant="secondary" disabled={fetching} onClick={(event) => fetchModels(event.currentTarget.form!)}>
+                {fetching ? "Fetching…" : "Fetch models from the upstream"}
+              </Button>
+            )}
+          </Field>
+          <Field label="Model map" htmlFor="channel-map" hint="One per line: public name = upstream name. Answers name the public model.">
+            <Textarea id="channel-map" name="modelMap" rows={2} defaultValue={formatModelMap(channel?.modelMap ?? {})} />
+          </Field>
+          <Field label="Priority" htmlFor="channel-priority" hint="Higher is tried first.">
+            <Input id="channel-priority" name="priority" type="number" step={1} defaultValue={channel?.priority ?? 0} />
+          </Field>
+          <Field label="Weight" htmlFor="channel-weight" hint="Share of traffic within a priority.">
+            <Input id="channel-weight" name="weight" type="number" min={0} step={1} defaultValue={channel?.weight ?? 1} />
+          </Field>
+          <div className="md:col-span-2">
+            <Field label="Prices" htmlFor="channel-prices" hint="USD per million tokens, one model per line: model = input / output [/ cached input]; * prices every other model.">
+              <Textarea id="channel-prices" name="prices" rows={2} placeholder="gpt-4o-mini = 0.15 / 0.6 / 0.075" defaultValue={formatPrices(channel?.prices ?? {})} />
+            </Field>
+          </div>
+        </div>
+        {upstreamModels && (
+          <fieldset className="rounded-md border border-zinc-200 p-3 dark:border-zinc-800" aria-label="Upstream models">
+            <legend className="px-1 text-sm font-medium">
+              {upstreamModels.length} models at the upstream: check the ones to serve
+            </legend>
+            <div className="grid max-h-64 gap-1 overflow-y-auto sm:grid-cols-2 lg:grid-cols-3">
+              {upstreamModels.map((model) => (
+                <label key={model} className="flex min-w-0 items-center gap-2 text-sm">
+                  <input type="checkbox" checked={chosen.has(model)} onChange={() => toggleModel(model)} />
+                  <span className="truncate font-mono text-xs" title={model}>
+                    {model}
+                  </span>
+                </label>
+              ))}
+            </div>
+          </fieldset>
+        )}
+        {problem && (
+          <div className="space-y-2">
+            <ErrorNote>{problem.error}</ErrorNote>
+            <div className="flex flex-wrap gap-2">
+              {problem.suggestion && (
+                <Button
+                  type="button"
+                  variant="secondary"
+                  onClick={() => {
+                    setBaseUrl(problem.suggestion!);
+                    setProblem(null);
+                  }}
+                >
+                  Use {problem.suggestion}
+                </Button>
+              )}
+              {problem.checkFailed && (
+                <Button type="button" variant="ghost" disabled={pending} onClick={(event) => save(event.currentTarget.form!, false)}>
+                  Save without the check
+                </Button>
+              )}
+            </div>
+          </div>
+        )}
+        <div className="flex flex-wrap gap-2">
+          <Button type="submit" disabled={pending}>
+            {pending ? "Checking and saving…" : "Save channel"}
+          </Button>
+          <Button type="button" variant="ghost" onClick={() => onClose()}>
+            Cancel
+          </Button>
+        </div>
+      </form>
+    </Card>
+  );
+}

@@ -1,0 +1,46 @@
+import { providers } from "@/lib/providers/registry";
+import type { ChannelType } from "@/lib/routing/channel";
+
+// Base URLs as people paste them: with a trailing slash, with the endpoint itself on
+// the end, or without the version segment the provider's paths hang off.
+
+// Endpoint paths people copy from docs along with the host; the provider adds them itself.
+const PASTED_ENDPOINT = /\/(chat\/completions|completions|messages|responses|embeddings|models(\/[^/]*)?(:\w+)?)$/i;
+// A path segment such as v1, v1beta, v2alpha or v4: most APIs hang their paths off one.
+const VERSION_SEGMENT = /\/v\d+(alpha|beta)?\d*(\/|$)/i;
+
+export interface NormalizedBaseUrl {
+  url: string;
+  /** What was changed, to tell the administrator. */
+  changes: string[];
+}
+
+/** Trims, drops trailing slashes and a pasted endpoint path; never guesses a version segment. */
+export function normalizeBaseUrl(raw: string): NormalizedBaseUrl {
+  const changes: string[] = [];
+  let url = raw.trim().replace(/\/+$/, "");
+  const endpoint = PASTED_ENDPOINT.exec(safePath(url));
+  if (endpoint && url.endsWith(endpoint[0])) {
+    url = url.slice(0, url.length - endpoint[0].length);
+    changes.push(`removed '${endpoint[0]}' from the end: the gateway adds each endpoint's path itself`);
+  }
+  return { url, changes };
+}
+
+/**
+ * The base URL with the provider's version segment added, when the path has none
+ * (`http://host:8000` for an OpenAI-compatible server usually means `http://host:8000/v1`).
+ */
+export function versionSuggestion(type: ChannelType, url: string): string | null {
+  const segment = providers[type].versionSegment;
+  if (!segment || VERSION_SEGMENT.test(safePath(url))) return null;
+  return `${url.replace(/\/+$/, "")}${segment}`;
+}
+
+function safePath(url: string): string {
+  try {
+    return new URL(url).pathname.replace(/\/+$/, "");
+  } catch {
+    return "";
+  }
+}
