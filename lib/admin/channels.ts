@@ -11,7 +11,7 @@ export const createChannel = withAdmin(async ({ runtime, request }) => {
 });
 
 export const getChannel = withAdmin(async ({ runtime, request }) =>
-  jsonResponse(200, service.channelJson(await service.findChannel(runtime, request.params.id ?? ""), runtime)),
+  jsonResponse(200, await service.getChannel(runtime, request.params.id ?? "")),
 );
 
 export const updateChannel = withAdmin(async ({ runtime, request }) => {

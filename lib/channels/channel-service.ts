@@ -61,8 +61,16 @@ export function channelJson(row: ChannelRow, runtime?: Runtime) {
 }
 
 export async function listChannels(runtime: Runtime): Promise<ChannelJson[]> {
+  // This process's latest outcomes first, so the health column is current.
+  await runtime.channelHealth.flush();
   const rows = await runtime.database.channel.findMany({ orderBy: [{ priority: "desc" }, { createdAt: "asc" }] });
   return rows.map((row) => channelJson(row, runtime));
+}
+
+/** One channel's JSON, its health current as of this process's latest outcomes. */
+export async function getChannel(runtime: Runtime, id: string): Promise<ChannelJson> {
+  await runtime.channelHealth.flush();
+  return channelJson(await findChannel(runtime, id), runtime);
 }
 
 export async function findChannel(runtime: Runtime, id: string): Promise<ChannelRow> {

@@ -97,6 +97,11 @@ export async function startFakeOpenAIUpstream(): Promise<FakeUpstream> {
       response.end(JSON.stringify({ error: { message: `This model's maximum context length is 16 tokens; the key ${UPSTREAM_API_KEY} sent 20.`, type: "invalid_request_error", param: "messages", code: "context_length_exceeded" } }));
       return;
     }
+    if (model === "fake-missing") {
+      response.writeHead(404, { "content-type": "application/json" });
+      response.end(JSON.stringify({ error: { message: `The model \`${model}\` does not exist or you do not have access to it.`, type: "invalid_request_error", param: null, code: "model_not_found" } }));
+      return;
+    }
     if (model === "fake-overloaded") {
       response.writeHead(503, { "content-type": "application/json" });
       response.end(JSON.stringify({ error: { message: "The server is overloaded.", type: "server_error", param: null, code: null } }));

@@ -125,7 +125,7 @@ export function ChannelForm({ channel, types, onClose }: { channel: ChannelJson 
               </Button>
             )}
           </Field>
-          <Field label="Model map" htmlFor="channel-map" hint="One per line: public name = upstream name. Answers name the public model.">
+          <Field label="Model map" htmlFor="channel-map" hint="One per line: public name = upstream name. Answers carry the name the upstream reports (as OpenAI's own dated names do); logs keep both.">
             <Textarea id="channel-map" name="modelMap" rows={2} defaultValue={formatModelMap(channel?.modelMap ?? {})} />
           </Field>
           <Field label="Priority" htmlFor="channel-priority" hint="Higher is tried first.">

@@ -1,0 +1,78 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import OpenAI from "openai";
+import { eventually } from "../helpers/eventually";
+import { startFakeOpenAIUpstream, UPSTREAM_API_KEY, type FakeUpstream } from "../helpers/fake-openai-upstream";
+import { startGateway, type Gateway } from "../helpers/start-gateway";
+
+// The first mistake of anyone coming from another gateway: a base URL without its
+// version segment. The upstream's 404 is the channel's fault, said as such, never the caller's.
+
+let gateway: Gateway;
+let upstream: FakeUpstream;
+let client: OpenAI;
+
+before(async () => {
+  upstream = await startFakeOpenAIUpstream();
+  gateway = await startGateway({ ROUTING_BACKOFF_MS: "0" });
+  client = new OpenAI({ apiKey: (await gateway.admin("POST", "/api/admin/tokens", { name: "config" })).body.key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+});
+after(async () => {
+  await gateway?.stop();
+  await upstream?.close();
+});
+
+describe("channel base URLs", () => {
+  test("a pasted endpoint path and trailing slashes are dropped on save", async () => {
+    const created = await gateway.admin("POST", "/api/admin/channels", {
+      name: "pasted",
+      type: "openai",
+      baseUrl: `${upstream.baseUrl}/chat/completions/`,
+      apiKey: UPSTREAM_API_KEY,
+      models: ["pasted-model"],
+      modelMap: { "pasted-model": "fake-upstream-model" },
+    });
+    assert.equal(created.status, 201);
+    assert.equal(created.body.baseUrl, upstream.baseUrl);
+    const reply = await client.chat.completions.create({ model: "pasted-model", messages: [{ role: "user", content: "hi" }] });
+    assert.equal(reply.choices[0]!.message.content, "Echo: hi");
+  });
+
+  test("a base URL without /v1: the caller gets a 502 that blames the channel, and the channel shows why", async () => {
+    const origin = upstream.baseUrl.replace(/\/v1$/, "");
+    const created = await gateway.admin("POST", "/api/admin/channels", {
+      name: "no version",
+      type: "openai",
+      baseUrl: origin,
+      apiKey: UPSTREAM_API_KEY,
+      models: ["unversioned-model"],
+    });
+    assert.equal(created.status, 201);
+    const failure = await client.chat.completions
+      .create({ model: "unversioned-model", messages: [{ role: "user", content: "hi" }] })
+      .then(() => assert.fail("expected an error"), (error: unknown) => error as InstanceType<typeof OpenAI.APIError>);
+    assert.equal(failure.status, 502);
+    assert.equal(failure.code, "upstream_misconfigured");
+    assert.doesNotMatch(failure.message, /Invalid URL/, "the upstream's path complaint is not the caller's error");
+    assert.ok(upstream.received.some((request) => request.path === "/chat/completions"));
+    await eventually(async () => {
+      const channel = (await gateway.admin("GET", `/api/admin/channels/${created.body.id}`)).body;
+      assert.match(channel.lastError, new RegExp(`did you mean ${origin.replace(/[.]/g, "\\.")}/v1\\?`));
+    }, 8000);
+  });
+
+  test("a 404 for an unknown model is still the caller's not-found, and leaves the channel healthy", async () => {
+    const created = await gateway.admin("POST", "/api/admin/channels", {
+      name: "missing model",
+      type: "openai",
+      baseUrl: upstream.baseUrl,
+      apiKey: UPSTREAM_API_KEY,
+      models: ["fake-missing"],
+    });
+    assert.equal(created.status, 201);
+    const failure = await client.chat.completions
+      .create({ model: "fake-missing", messages: [{ role: "user", content: "hi" }] })
+      .then(() => assert.fail("expected an error"), (error: unknown) => error as InstanceType<typeof OpenAI.APIError>);
+    assert.equal(failure.status, 404);
+  });
+});
