@@ -47,3 +47,19 @@ export function ModelChart({ data }: { data: { model: string; requests: number; 
     </div>
   );
 }
+
+export function DailyCostChart({ data }: { data: { day: string; requests: number; costUsd: number }[] }) {
+  return (
+    <div className="h-56 text-zinc-500">
+      <ResponsiveContainer width="100%" height="100%">
+        <BarChart data={data} margin={{ left: -8, right: 8 }}>
+          <CartesianGrid strokeDasharray="3 3" stroke="currentColor" strokeOpacity={0.15} vertical={false} />
+          <XAxis dataKey="day" tickFormatter={(day: string) => day.slice(5)} tick={axis} interval="preserveStartEnd" minTickGap={24} />
+          <YAxis tick={axis} tickFormatter={(value: number) => `$${formatCompact(value)}`} />
+          <Tooltip formatter={(value) => `$${Number(value).toFixed(4)}`} labelFormatter={(label) => `${String(label)} (UTC)`} />
+          <Bar dataKey="costUsd" name="Cost" fill="#f59e0b" />
+        </BarChart>
+      </ResponsiveContainer>
+    </div>
+  );
+}

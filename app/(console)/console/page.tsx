@@ -1,10 +1,11 @@
 import Link from "next/link";
-import { formatCompact, formatNumber } from "@/app/_components/format";
-import { Card, EmptyState, PageHeader } from "@/app/_components/ui";
+import { formatCompact, formatNumber, formatUsd } from "@/app/_components/format";
+import { Card, EmptyState, PageHeader, Table, Td, Th } from "@/app/_components/ui";
+import { channelStats } from "@/lib/console/channel-stats";
 import { dashboardStats } from "@/lib/console/dashboard-stats";
 import { requireUser } from "@/lib/console/require-session";
 import { getRuntime } from "@/lib/runtime";
-import { ModelChart, TimelineChart } from "./dashboard-charts";
+import { DailyCostChart, ModelChart, TimelineChart } from "./dashboard-charts";
 
 export const dynamic = "force-dynamic";
 
@@ -18,19 +19,24 @@ function Stat({ label, value, hint }: { label: string; value: string; hint?: str
   );
 }
 
+const ms = (value: number | null) => (value === null ? "—" : `${formatNumber(value)} ms`);
+
 export default async function DashboardPage() {
   const user = await requireUser();
-  const stats = await dashboardStats(await getRuntime(), user);
+  const runtime = await getRuntime();
+  const admin = user.role === "admin";
+  const [stats, perChannel] = await Promise.all([dashboardStats(runtime, user), admin ? channelStats(runtime, 24) : Promise.resolve(null)]);
+  const channelNames = new Map(runtime.channels.all().map((channel) => [channel.id, channel.name]));
   const errorRate = stats.totals.requests ? (stats.totals.errors / stats.totals.requests) * 100 : 0;
   return (
     <>
-      <PageHeader title="Dashboard" description={`Last 24 hours${user.role === "admin" ? ", all traffic" : ", your traffic"}.`} />
+      <PageHeader title="Dashboard" description={`Last 24 hours${admin ? ", all traffic" : ", your traffic"}. Costs come from the channels' per-model prices.`} />
       <div className="grid grid-cols-2 gap-4 lg:grid-cols-5">
         <Stat label="Requests" value={formatNumber(stats.totals.requests)} />
         <Stat label="Tokens" value={formatCompact(stats.totals.tokens)} />
         <Stat label="Errors" value={formatNumber(stats.totals.errors)} hint={`${errorRate.toFixed(1)}% of requests`} />
         <Stat label="Avg latency" value={`${formatNumber(stats.totals.avgLatencyMs)} ms`} />
-        <Stat label="Cost" value={`$${stats.totals.costUsd.toFixed(stats.totals.costUsd >= 100 ? 0 : 4)}`} hint="from channel prices" />
+        <Stat label="Cost" value={formatUsd(stats.totals.costUsd)} hint="from channel prices" />
       </div>
       {stats.totals.requests === 0 ? (
         <div className="mt-6">
@@ -56,12 +62,116 @@ export default async function DashboardPage() {
             <h2 className="mb-3 text-sm font-semibold">Tokens per hour</h2>
             <TimelineChart data={stats.timeline} series="tokens" />
           </Card>
-          <Card className="xl:col-span-2">
+          <Card>
             <h2 className="mb-3 text-sm font-semibold">Requests by model</h2>
             <ModelChart data={stats.byModel} />
           </Card>
+          <Card>
+            <h2 className="mb-3 text-sm font-semibold">Cost per day, last 30 days</h2>
+            <DailyCostChart data={stats.daily} />
+          </Card>
+          <Card className="min-w-0">
+            <h2 className="mb-3 text-sm font-semibold">By model</h2>
+            <ModelTable rows={stats.byModel} testId="models-known" />
+            {stats.unknownModels.length > 0 && (
+              <>
+                <h3 className="mt-4 mb-1 text-sm font-semibold">Unknown model names</h3>
+                <p className="mb-2 text-xs text-zinc-500">No channel lists these: typos, retired models or probes. They were refused, not served.</p>
+                <ModelTable rows={stats.unknownModels} testId="models-unknown" />
+              </>
+            )}
+          </Card>
+          <Card className="min-w-0">
+            <h2 className="mb-3 text-sm font-semibold">By token</h2>
+            <Table>
+              <thead>
+                <tr>
+                  <Th>Token</Th>
+                  <Th className="text-right">Requests</Th>
+                  <Th className="text-right">Tokens</Th>
+                  <Th className="text-right">Cost</Th>
+                </tr>
+              </thead>
+              <tbody className="divide-y divide-zinc-200 dark:divide-zinc-800" data-testid="usage-by-token">
+                {stats.byToken.map((row) => (
+                  <tr key={row.tokenId ?? "sessions"}>
+                    <Td>{row.name}</Td>
+                    <Td className="text-right tabular-nums">{formatNumber(row.requests)}</Td>
+                    <Td className="text-right tabular-nums">{formatCompact(row.tokens)}</Td>
+                    <Td className="text-right tabular-nums">{formatUsd(row.costUsd)}</Td>
+                  </tr>
+                ))}
+              </tbody>
+            </Table>
+          </Card>
+          {perChannel && (
+            <Card className="min-w-0 xl:col-span-2">
+              <h2 className="mb-3 text-sm font-semibold">By channel</h2>
+              <Table>
+                <thead>
+                  <tr>
+                    <Th>Channel</Th>
+                    <Th className="text-right">Requests</Th>
+                    <Th className="text-right">Errors</Th>
+                    <Th className="text-right">Latency p50</Th>
+                    <Th className="text-right">Latency p95</Th>
+                    <Th className="text-right">First token p50</Th>
+                    <Th className="text-right">Cost</Th>
+                  </tr>
+                </thead>
+                <tbody className="divide-y divide-zinc-200 dark:divide-zinc-800" data-testid="usage-by-channel">
+                  {[...perChannel.values()]
+                    .sort((a, b) => b.requests - a.requests)
+                    .map((row) => (
+                      <tr key={row.channelId}>
+                        <Td>
+                          <Link className="text-indigo-600 hover:underline dark:text-indigo-400" href={`/console/logs?channel=${encodeURIComponent(row.channelId)}`}>
+                            {channelNames.get(row.channelId) ?? "deleted channel"}
+                          </Link>
+                        </Td>
+                        <Td className="text-right tabular-nums">{formatNumber(row.requests)}</Td>
+                        <Td className="text-right tabular-nums">{formatNumber(row.errors)}</Td>
+                        <Td className="text-right tabular-nums">{ms(row.latencyP50)}</Td>
+                        <Td className="text-right tabular-nums">{ms(row.latencyP95)}</Td>
+                        <Td className="text-right tabular-nums">{ms(row.firstTokenP50)}</Td>
+                        <Td className="text-right tabular-nums">{formatUsd(row.costUsd)}</Td>
+                      </tr>
+                    ))}
+                </tbody>
+              </Table>
+            </Card>
+          )}
         </div>
       )}
     </>
+  );
+}
+
+function ModelTable({ rows, testId }: { rows: { model: string; requests: number; errors: number; tokens: number; costUsd: number }[]; testId: string }) {
+  return (
+    <Table>
+      <thead>
+        <tr>
+          <Th>Model</Th>
+          <Th className="text-right">Requests</Th>
+          <Th className="text-right">Errors</Th>
+          <Th className="text-right">Tokens</Th>
+          <Th className="text-right">Cost</Th>
+        </tr>
+      </thead>
+      <tbody className="divide-y divide-zinc-200 dark:divide-zinc-800" data-testid={testId}>
+        {rows.map((row) => (
+          <tr key={row.model}>
+            <Td className="max-w-56 truncate font-mono text-xs" title={row.model}>
+              {row.model}
+            </Td>
+            <Td className="text-right tabular-nums">{formatNumber(row.requests)}</Td>
+            <Td className="text-right tabular-nums">{formatNumber(row.errors)}</Td>
+            <Td className="text-right tabular-nums">{formatCompact(row.tokens)}</Td>
+            <Td className="text-right tabular-nums">{formatUsd(row.costUsd)}</Td>
+          </tr>
+        ))}
+      </tbody>
+    </Table>
   );
 }

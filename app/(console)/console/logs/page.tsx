@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { formatDateTime, formatNumber } from "@/app/_components/format";
+import { formatDateTime, formatNumber, formatUsd } from "@/app/_components/format";
 import { Badge, Button, EmptyState, Input, PageHeader, Select, Table, Td, Th } from "@/app/_components/ui";
 import { logFilterSchema, queryLogs } from "@/lib/console/log-query";
 import { requireUser } from "@/lib/console/require-session";
@@ -8,6 +8,21 @@ import { getRuntime } from "@/lib/runtime";
 export const dynamic = "force-dynamic";
 
 type SearchParams = Promise<Record<string, string | string[] | undefined>>;
+
+// Suggestions for the endpoint filter; any logged endpoint can be typed.
+const ENDPOINTS = [
+  "/v1/chat/completions",
+  "/v1/messages",
+  "/v1/responses",
+  "/v1/completions",
+  "/v1/embeddings",
+  "/v1/images/generations",
+  "/v1/audio/speech",
+  "/v1/audio/transcriptions",
+  "/v1/rerank",
+  "/v1beta/models/{model}:generateContent",
+  "/v1beta/models/{model}:streamGenerateContent",
+];
 
 function statusTone(status: number) {
   return status < 400 ? "green" : status < 500 ? "amber" : "red";
@@ -25,13 +40,29 @@ export default async function LogsPage({ searchParams }: { searchParams: SearchP
     orderBy: { name: "asc" },
   });
   const tokenNames = new Map(tokens.map((token) => [token.id, token.name]));
+  const channels = await runtime.database.channel.findMany({ select: { id: true, name: true }, orderBy: { name: "asc" } });
+  const channelNames = new Map(channels.map((channel) => [channel.id, channel.name]));
   const models = [...runtime.channels.models().keys()].sort();
-  const pageLink = (page: number) => `?${new URLSearchParams({ ...(raw as Record<string, string>), page: String(page) })}`;
+  const query = Object.fromEntries(Object.entries(raw).filter((entry): entry is [string, string] => typeof entry[1] === "string" && entry[1] !== ""));
+  const pageLink = (page: number) => `?${new URLSearchParams({ ...query, page: String(page) })}`;
+  const { page: _page, ...exportQuery } = query;
 
   return (
     <>
-      <PageHeader title="Logs" description={`${formatNumber(total)} requests${user.role === "admin" ? "" : " made with your tokens"}.`} />
-      <form className="mb-4 grid gap-2 sm:grid-cols-3 lg:grid-cols-6" aria-label="Filter logs">
+      <PageHeader
+        title="Logs"
+        description={`${formatNumber(total)} requests${user.role === "admin" ? "" : " made with your tokens"}.`}
+        actions={
+          <a
+            className="rounded-md px-3 py-2 text-sm font-medium ring-1 ring-zinc-300 hover:bg-zinc-50 dark:ring-zinc-700 dark:hover:bg-zinc-800"
+            href={`/console/logs/export?${new URLSearchParams(exportQuery)}`}
+            download
+          >
+            Export CSV
+          </a>
+        }
+      />
+      <form className="mb-4 grid gap-2 sm:grid-cols-3 lg:grid-cols-8" aria-label="Filter logs">
         <Select name="token" defaultValue={filter.token ?? ""} aria-label="Token">
           <option value="">All tokens</option>
           {tokens.map((token) => (
@@ -46,6 +77,22 @@ export default async function LogsPage({ searchParams }: { searchParams: SearchP
             <option key={model}>{model}</option>
           ))}
         </Select>
+        {user.role === "admin" && (
+          <Select name="channel" defaultValue={filter.channel ?? ""} aria-label="Channel">
+            <option value="">All channels</option>
+            {channels.map((channel) => (
+              <option key={channel.id} value={channel.id}>
+                {channel.name}
+              </option>
+            ))}
+          </Select>
+        )}
+        <Input name="endpoint" list="log-endpoints" defaultValue={filter.endpoint} placeholder="Any endpoint" aria-label="Endpoint" />
+        <datalist id="log-endpoints">
+          {ENDPOINTS.map((endpoint) => (
+            <option key={endpoint} value={endpoint} />
+          ))}
+        </datalist>
         <Select name="status" defaultValue={filter.status ?? ""} aria-label="Status">
           <option value="">Any status</option>
           <option value="success">Success</option>
@@ -68,12 +115,15 @@ export default async function LogsPage({ searchParams }: { searchParams: SearchP
               <Th>Time (UTC)</Th>
               <Th>Endpoint</Th>
               <Th>Model</Th>
+              <Th>Channel</Th>
               <Th>Token</Th>
               <Th>Status</Th>
               <Th className="text-right">Prompt</Th>
               <Th className="text-right">Completion</Th>
+              <Th className="text-right">Cost</Th>
               <Th className="text-right">Latency</Th>
               <Th className="text-right">TTFT</Th>
+              <Th>Error</Th>
             </tr>
           </thead>
           <tbody className="divide-y divide-zinc-200 bg-white dark:divide-zinc-800 dark:bg-zinc-900">
@@ -88,6 +138,7 @@ export default async function LogsPage({ searchParams }: { searchParams: SearchP
                 <Td>
                   {row.model ?? "—"} {row.stream && <Badge>stream</Badge>}
                 </Td>
+                <Td>{row.channelId ? (channelNames.get(row.channelId) ?? "deleted") : <span className="text-zinc-400">—</span>}</Td>
                 <Td>
                   {row.tokenId ? (
                     (tokenNames.get(row.tokenId) ?? "deleted")
@@ -103,8 +154,12 @@ export default async function LogsPage({ searchParams }: { searchParams: SearchP
                   {formatNumber(row.completionTokens)}
                   {row.usageEstimated && <span title="Counted with a tokenizer">*</span>}
                 </Td>
+                <Td className="text-right tabular-nums">{row.costUsd > 0 ? formatUsd(row.costUsd) : "—"}</Td>
                 <Td className="text-right tabular-nums">{row.latencyMs} ms</Td>
                 <Td className="text-right tabular-nums">{row.firstTokenMs === null ? "—" : `${row.firstTokenMs} ms`}</Td>
+                <Td className="max-w-72 truncate text-xs text-red-600 dark:text-red-400" title={row.errorMessage ?? undefined}>
+                  {row.errorMessage ?? ""}
+                </Td>
               </tr>
             ))}
           </tbody>
