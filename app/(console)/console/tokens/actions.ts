@@ -1,10 +1,11 @@
 "use server";
 
 import { revalidatePath } from "next/cache";
+import { z } from "zod";
 import { toGatewayError } from "@/lib/canonical/gateway-error";
 import { requireUser } from "@/lib/console/require-session";
 import { getRuntime } from "@/lib/runtime";
-import { createToken, createTokenSchema, deleteToken, updateToken, type TokenJson, type TokenScope } from "@/lib/tokens/token-service";
+import { createToken, createTokenSchema, deleteToken, updateToken, updateTokenSchema, type TokenJson, type TokenScope } from "@/lib/tokens/token-service";
 
 export type CreateTokenResult = { ok: true; token: TokenJson; key: string } | { ok: false; error: string };
 export type ActionResult = { ok: true } | { ok: false; error: string };
@@ -17,10 +18,28 @@ async function scope(): Promise<TokenScope> {
 export async function createTokenAction(input: unknown): Promise<CreateTokenResult> {
   const user = await requireUser();
   const parsed = createTokenSchema.omit({ userId: true }).safeParse(input);
-  if (!parsed.success) return { ok: false, error: parsed.error.issues[0]?.message ?? "Invalid input" };
+  if (!parsed.success) return { ok: false, error: fieldError(parsed.error) };
   const { key, ...token } = await createToken(await getRuntime(), parsed.data, user.userId);
   revalidatePath("/console/tokens");
   return { ok: true, token, key };
+}
+
+/** Edits any field of a token; the API sees the change on the next request (the cache is dropped). */
+export async function updateTokenAction(id: string, input: unknown): Promise<ActionResult> {
+  const parsed = updateTokenSchema.omit({ userId: true }).safeParse(input);
+  if (!parsed.success) return { ok: false, error: fieldError(parsed.error) };
+  try {
+    await updateToken(await getRuntime(), await scope(), id, parsed.data);
+    revalidatePath("/console/tokens");
+    return { ok: true };
+  } catch (error) {
+    return { ok: false, error: toGatewayError(error).message };
+  }
+}
+
+function fieldError(error: z.ZodError): string {
+  const issue = error.issues[0];
+  return issue ? `${issue.path.join(".") || "input"}: ${issue.message}` : "Invalid input";
 }
 
 export async function setTokenEnabledAction(id: string, enabled: boolean): Promise<ActionResult> {

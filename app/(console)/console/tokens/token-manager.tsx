@@ -1,117 +1,67 @@
 "use client";
 
-import { useRouter } from "next/navigation";
-import { useState, useTransition, type FormEvent } from "react";
+import { useState } from "react";
 import { CopyButton } from "@/app/_components/copy-button";
-import { formatDateTime, formatNumber, formatRelative } from "@/app/_components/format";
+import { formatDateTime, formatNumber, formatRelative, formatUsd } from "@/app/_components/format";
 import { useRowAction } from "@/app/_components/use-row-action";
-import { Badge, Button, Card, EmptyState, ErrorNote, Field, Input, Table, Td, Th, cx } from "@/app/_components/ui";
+import { Badge, Button, Card, EmptyState, Table, Td, Th } from "@/app/_components/ui";
 import type { TokenJson } from "@/lib/tokens/token-service";
-import { createTokenAction, deleteTokenAction, setTokenEnabledAction } from "./actions";
-import { tokenSnippets } from "./snippets";
+import { deleteTokenAction, setTokenEnabledAction } from "./actions";
+import { SnippetTabs } from "./snippet-tabs";
+import { TokenForm, type Created } from "./token-form";
 
-type Created = { token: TokenJson; key: string };
+type Editing = { kind: "new" } | { kind: "edit"; token: TokenJson } | null;
 
 export function TokenManager({ tokens, models, baseUrl, now }: { tokens: TokenJson[]; models: string[]; baseUrl: string; now: number }) {
-  const [creating, setCreating] = useState(false);
+  const [editing, setEditing] = useState<Editing>(null);
   const [created, setCreated] = useState<Created | null>(null);
+  const [saved, setSaved] = useState<string | null>(null);
   return (
     <div className="space-y-6">
       {created ? (
         <NewKey created={created} baseUrl={baseUrl} model={created.token.models[0] ?? models[0] ?? "mock-chat"} onDone={() => setCreated(null)} />
-      ) : creating ? (
-        <CreateTokenForm
+      ) : editing ? (
+        <TokenForm
+          key={editing.kind === "edit" ? editing.token.id : "new"}
+          token={editing.kind === "edit" ? editing.token : null}
           models={models}
-          onCancel={() => setCreating(false)}
+          onCancel={() => setEditing(null)}
           onCreated={(value) => {
-            setCreating(false);
+            setEditing(null);
             setCreated(value);
+          }}
+          onSaved={() => {
+            setSaved(editing.kind === "edit" ? editing.token.name : null);
+            setEditing(null);
           }}
         />
       ) : (
-        <Button onClick={() => setCreating(true)}>Create token</Button>
+        <Button onClick={() => setEditing({ kind: "new" })}>Create token</Button>
+      )}
+      {saved && (
+        <p role="status" className="text-sm text-emerald-700 dark:text-emerald-400">
+          Saved “{saved}”: the API applies the change to the next request.
+        </p>
       )}
       {tokens.length === 0 ? (
         <EmptyState title="No tokens yet">Create a token to call the API from your code or the Playground.</EmptyState>
       ) : (
-        <TokenTable tokens={tokens} now={now} />
+        <TokenTable
+          tokens={tokens}
+          now={now}
+          baseUrl={baseUrl}
+          fallbackModel={models[0] ?? "mock-chat"}
+          onEdit={(token) => {
+            setSaved(null);
+            setEditing({ kind: "edit", token });
+          }}
+        />
       )}
     </div>
   );
 }
 
-function CreateTokenForm({ models, onCancel, onCreated }: { models: string[]; onCancel: () => void; onCreated: (created: Created) => void }) {
-  const [error, setError] = useState<string | null>(null);
-  const [pending, startTransition] = useTransition();
-  const router = useRouter();
-
-  function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    const number = (name: string) => (form.get(name) ? Number(form.get(name)) : null);
-    const expires = String(form.get("expiresAt") ?? "");
-    const input = {
-      name: String(form.get("name") ?? ""),
-      models: form.getAll("models").map(String),
-      expiresAt: expires ? new Date(`${expires}T23:59:59Z`).toISOString() : null,
-      quotaTokens: number("quotaTokens"),
-      rpm: number("rpm"),
-    };
-    startTransition(async () => {
-      const result = await createTokenAction(input);
-      if (!result.ok) return setError(result.error);
-      onCreated({ token: result.token, key: result.key });
-      router.refresh();
-    });
-  }
-
-  return (
-    <Card>
-      <form onSubmit={submit} className="space-y-4" aria-label="Create token">
-        <h2 className="text-base font-semibold">New token</h2>
-        <div className="grid gap-4 sm:grid-cols-2">
-          <Field label="Name" htmlFor="token-name">
-            <Input id="token-name" name="name" required maxLength={100} placeholder="e.g. my laptop" autoFocus />
-          </Field>
-          <Field label="Expires" htmlFor="token-expires" hint="Leave empty for no expiry.">
-            <Input id="token-expires" name="expiresAt" type="date" />
-          </Field>
-          <Field label="Token quota" htmlFor="token-quota" hint="Prompt + completion tokens; empty for unlimited.">
-            <Input id="token-quota" name="quotaTokens" type="number" min={0} step={1} />
-          </Field>
-          <Field label="Requests per minute" htmlFor="token-rpm" hint="Empty for no limit.">
-            <Input id="token-rpm" name="rpm" type="number" min={1} step={1} />
-          </Field>
-        </div>
-        <fieldset>
-          <legend className="text-sm font-medium text-zinc-700 dark:text-zinc-300">Allowed models</legend>
-          <p className="mb-2 text-xs text-zinc-500">None checked means every model.</p>
-          <div className="flex flex-wrap gap-2">
-            {models.map((model) => (
-              <label key={model} className="flex items-center gap-2 rounded-md border border-zinc-300 px-2 py-1 text-sm dark:border-zinc-700">
-                <input type="checkbox" name="models" value={model} className="accent-indigo-600" />
-                {model}
-              </label>
-            ))}
-          </div>
-        </fieldset>
-        {error && <ErrorNote>{error}</ErrorNote>}
-        <div className="flex gap-2">
-          <Button type="submit" disabled={pending}>
-            {pending ? "Creating…" : "Create"}
-          </Button>
-          <Button type="button" variant="ghost" onClick={onCancel}>
-            Cancel
-          </Button>
-        </div>
-      </form>
-    </Card>
-  );
-}
-
 function NewKey({ created, baseUrl, model, onDone }: { created: Created; baseUrl: string; model: string; onDone: () => void }) {
-  const snippets = tokenSnippets(baseUrl, created.key, model);
-  const [tab, setTab] = useState<keyof typeof snippets>("curl");
   return (
     <Card className="border-emerald-300 dark:border-emerald-500/40">
       <h2 className="text-base font-semibold">Token “{created.token.name}” created</h2>
@@ -123,26 +73,7 @@ function NewKey({ created, baseUrl, model, onDone }: { created: Created; baseUrl
         <CopyButton text={created.key} label="Copy key" />
       </div>
       <div className="mt-4">
-        <div role="tablist" aria-label="Code examples" className="flex gap-1">
-          {(Object.keys(snippets) as (keyof typeof snippets)[]).map((name) => (
-            <button
-              key={name}
-              role="tab"
-              type="button"
-              aria-selected={tab === name}
-              onClick={() => setTab(name)}
-              className={cx("rounded-md px-3 py-1 text-sm", tab === name ? "bg-zinc-900 text-white dark:bg-zinc-100 dark:text-zinc-900" : "text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800")}
-            >
-              {name === "curl" ? "curl" : name === "python" ? "Python" : "TypeScript"}
-            </button>
-          ))}
-        </div>
-        <div className="relative mt-2">
-          <pre className="overflow-x-auto rounded-md bg-zinc-950 p-3 text-xs text-zinc-100">{snippets[tab]}</pre>
-          <div className="absolute right-2 top-2">
-            <CopyButton text={snippets[tab]} />
-          </div>
-        </div>
+        <SnippetTabs baseUrl={baseUrl} apiKey={created.key} model={model} />
       </div>
       <Button className="mt-4" variant="secondary" onClick={onDone}>
         Done
@@ -155,10 +86,13 @@ function status(token: TokenJson, now: number): { label: string; tone: "green" |
   if (!token.enabled) return { label: "Disabled", tone: "zinc" };
   if (token.expiresAt && new Date(token.expiresAt).getTime() <= now) return { label: "Expired", tone: "red" };
   if (token.quotaTokens !== null && token.usedTokens >= token.quotaTokens) return { label: "Quota used", tone: "amber" };
+  if (token.budgetUsd !== null && token.usedUsd >= token.budgetUsd) return { label: "Budget used", tone: "amber" };
   return { label: "Active", tone: "green" };
 }
 
-function TokenTable({ tokens, now }: { tokens: TokenJson[]; now: number }) {
+const PERIOD: Record<string, string> = { none: "", daily: " a day", weekly: " a week", monthly: " a month" };
+
+function TokenTable(props: { tokens: TokenJson[]; now: number; baseUrl: string; fallbackModel: string; onEdit: (token: TokenJson) => void }) {
   return (
     <Table>
       <thead>
@@ -167,8 +101,8 @@ function TokenTable({ tokens, now }: { tokens: TokenJson[]; now: number }) {
           <Th>Key</Th>
           <Th>Models</Th>
           <Th>Expires</Th>
-          <Th>Quota used / left</Th>
-          <Th>RPM</Th>
+          <Th>Limits</Th>
+          <Th className="text-right">Used</Th>
           <Th>Status</Th>
           <Th>Last used</Th>
           <Th>
@@ -177,56 +111,84 @@ function TokenTable({ tokens, now }: { tokens: TokenJson[]; now: number }) {
         </tr>
       </thead>
       <tbody className="divide-y divide-zinc-200 bg-white dark:divide-zinc-800 dark:bg-zinc-900">
-        {tokens.map((token) => (
-          <TokenRow key={token.id} token={token} now={now} />
+        {props.tokens.map((token) => (
+          <TokenRow key={token.id} token={token} {...props} />
         ))}
       </tbody>
     </Table>
   );
 }
 
-function TokenRow({ token, now }: { token: TokenJson; now: number }) {
+function TokenRow({ token, now, baseUrl, fallbackModel, onEdit }: { token: TokenJson; now: number; baseUrl: string; fallbackModel: string; onEdit: (token: TokenJson) => void }) {
   const [confirming, setConfirming] = useState(false);
+  const [showSnippets, setShowSnippets] = useState(false);
   const { run, pending, error } = useRowAction();
   const state = status(token, now);
+  const limits = [
+    token.rpm !== null && `${formatNumber(token.rpm)} req/min`,
+    token.tpm !== null && `${formatNumber(token.tpm)} tok/min`,
+    token.quotaTokens !== null && `${formatNumber(token.quotaTokens)} tokens${PERIOD[token.quotaPeriod] ?? ""}`,
+    token.budgetUsd !== null && `${formatUsd(token.budgetUsd)}${PERIOD[token.quotaPeriod] ?? ""}`,
+  ].filter(Boolean);
   return (
-    <tr data-testid={`token-row-${token.name}`}>
-      <Td className="font-medium">{token.name}</Td>
-      <Td className="font-mono text-xs">{token.keyPrefix}</Td>
-      <Td className="max-w-48 truncate">{token.models.length ? token.models.join(", ") : <span className="text-zinc-400">all</span>}</Td>
-      <Td>{token.expiresAt ? formatDateTime(token.expiresAt).slice(0, 10) : <span className="text-zinc-400">never</span>}</Td>
-      <Td>
-        {formatNumber(token.usedTokens)} / {token.quotaTokens === null ? "∞" : formatNumber(Math.max(0, token.quotaTokens - token.usedTokens))}
-      </Td>
-      <Td>{token.rpm ?? <span className="text-zinc-400">—</span>}</Td>
-      <Td>
-        <Badge tone={state.tone}>{state.label}</Badge>
-      </Td>
-      <Td title={formatDateTime(token.lastUsedAt)}>{formatRelative(token.lastUsedAt, now)}</Td>
-      <Td>
-        <div className="flex justify-end gap-1">
-          {confirming ? (
-            <>
-              <Button variant="danger" disabled={pending} onClick={() => run(() => deleteTokenAction(token.id))}>
-                Confirm delete
-              </Button>
-              <Button variant="ghost" onClick={() => setConfirming(false)}>
-                Keep
-              </Button>
-            </>
-          ) : (
-            <>
-              <Button variant="secondary" disabled={pending} onClick={() => run(() => setTokenEnabledAction(token.id, !token.enabled))}>
-                {token.enabled ? "Disable" : "Enable"}
-              </Button>
-              <Button variant="ghost" onClick={() => setConfirming(true)}>
-                Delete
-              </Button>
-            </>
-          )}
-        </div>
-        {error && <p className="mt-1 text-xs text-red-600">{error}</p>}
-      </Td>
-    </tr>
+    <>
+      <tr data-testid={`token-row-${token.name}`}>
+        <Td className="font-medium">{token.name}</Td>
+        <Td className="font-mono text-xs">{token.keyPrefix}</Td>
+        <Td className="max-w-48 truncate" title={token.models.join(", ")}>
+          {token.models.length ? token.models.join(", ") : <span className="text-zinc-400">all</span>}
+        </Td>
+        <Td>{token.expiresAt ? formatDateTime(token.expiresAt).slice(0, 10) : <span className="text-zinc-400">never</span>}</Td>
+        <Td className="text-xs" data-testid="token-limits">
+          {limits.length ? limits.map((limit) => <div key={String(limit)}>{limit}</div>) : <span className="text-zinc-400">none</span>}
+        </Td>
+        <Td className="text-right tabular-nums" data-testid="token-used">
+          {formatNumber(token.usedTokens)} tokens
+          <div className="text-xs text-zinc-500">{formatUsd(token.usedUsd)}</div>
+        </Td>
+        <Td>
+          <Badge tone={state.tone}>{state.label}</Badge>
+        </Td>
+        <Td title={formatDateTime(token.lastUsedAt)}>{formatRelative(token.lastUsedAt, now)}</Td>
+        <Td>
+          <div className="flex justify-end gap-1">
+            {confirming ? (
+              <>
+                <Button variant="danger" disabled={pending} onClick={() => run(() => deleteTokenAction(token.id))}>
+                  Confirm delete
+                </Button>
+                <Button variant="ghost" onClick={() => setConfirming(false)}>
+                  Keep
+                </Button>
+              </>
+            ) : (
+              <>
+                <Button variant="secondary" onClick={() => onEdit(token)}>
+                  Edit
+                </Button>
+                <Button variant="ghost" aria-expanded={showSnippets} onClick={() => setShowSnippets(!showSnippets)}>
+                  Use
+                </Button>
+                <Button variant="secondary" disabled={pending} onClick={() => run(() => setTokenEnabledAction(token.id, !token.enabled))}>
+                  {token.enabled ? "Disable" : "Enable"}
+                </Button>
+                <Button variant="ghost" onClick={() => setConfirming(true)}>
+                  Delete
+                </Button>
+              </>
+            )}
+          </div>
+          {error && <p className="mt-1 text-xs text-red-600">{error}</p>}
+        </Td>
+      </tr>
+      {showSnippets && (
+        <tr>
+          <td colSpan={9} className="bg-zinc-50 px-3 py-3 dark:bg-zinc-950">
+            <p className="mb-2 text-xs text-zinc-500">Put the key you copied when you created “{token.name}” in place of the placeholder.</p>
+            <SnippetTabs baseUrl={baseUrl} apiKey={`${token.keyPrefix}…your-key`} model={token.models[0] ?? fallbackModel} />
+          </td>
+        </tr>
+      )}
+    </>
   );
 }
