@@ -1,6 +1,5 @@
 "use server";
 
-import { redirect } from "next/navigation";
 import { readSettings } from "@/lib/console/settings";
 import { createUser } from "@/lib/console/users";
 import { getRuntime } from "@/lib/runtime";
@@ -8,7 +7,7 @@ import { getRuntime } from "@/lib/runtime";
 export type SignupState = { error: string | null };
 
 /** Open sign-up, when the admin turned it on: creates a plain user. */
-export async function signUp(_state: SignupState, form: FormData): Promise<SignupState> {
+export async function signUp(form: FormData): Promise<SignupState> {
   const runtime = await getRuntime();
   if (!(await readSettings(runtime)).openSignup) return { error: "Sign-up is closed on this deployment." };
   const result = await createUser(runtime, {
@@ -17,5 +16,6 @@ export async function signUp(_state: SignupState, form: FormData): Promise<Signu
     role: "user",
   });
   if (!result.ok) return { error: result.error };
-  redirect("/login");
+  // The form signs the new user in with the same credentials.
+  return { error: null };
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { hashPassword } from "@/lib/auth/password";
+import { hashPassword, verifyPassword } from "@/lib/auth/password";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import type { Runtime } from "@/lib/runtime";
 import { updateUserLimits, userLimitsSchema } from "./user-limits";
@@ -36,6 +36,27 @@ export async function updateUserAccount(runtime: Runtime, id: string, input: Use
   });
   runtime.tokens.invalidate();
   return updateUserLimits(runtime, id, limits);
+}
+
+export const passwordChangeSchema = z.object({
+  current: z.string().min(1, "Enter your current password."),
+  next: z.string().min(8, "The new password needs at least 8 characters.").max(200),
+});
+
+/**
+ * Anyone's own password, with the current one as proof. Every session of the account
+ * ends, this one included: the form signs in again with the new password.
+ */
+export async function changeOwnPassword(runtime: Runtime, userId: string, input: z.infer<typeof passwordChangeSchema>): Promise<void> {
+  const user = await runtime.database.user.findUnique({ where: { id: userId } });
+  if (!user?.passwordHash || !(await verifyPassword(input.current, user.passwordHash))) {
+    throw new GatewayError("invalid_request", "The current password is not right.", { code: "wrong_password", param: "current" });
+  }
+  await runtime.database.user.update({
+    where: { id: userId },
+    data: { passwordHash: await hashPassword(input.next), sessionVersion: { increment: 1 } },
+  });
+  runtime.tokens.invalidate();
 }
 
 /** Deletes an account and the tokens it owns; its log rows stay, for the record. */

@@ -61,9 +61,9 @@ export function ConsoleNav({ email, admin }: { email: string; admin: boolean }) 
             ))}
           </ul>
           <div className="mt-4 border-t border-zinc-200 px-3 pt-3 text-xs text-zinc-500 dark:border-zinc-800 md:absolute md:bottom-4 md:left-2 md:right-2 md:mt-0">
-            <p className="truncate" title={email}>
+            <Link href="/console/account" className="block truncate hover:underline" title={`${email}: your account`}>
               {email}
-            </p>
+            </Link>
             <button type="button" className="mt-1 font-medium text-zinc-700 hover:underline dark:text-zinc-300" onClick={async () => {
                 // No redirect from next-auth: it would build it from NEXTAUTH_URL, which may be unset.
                 await signOut({ redirect: false });
