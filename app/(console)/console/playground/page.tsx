@@ -1,5 +1,6 @@
 import { PageHeader } from "@/app/_components/ui";
 import { requireUser } from "@/lib/console/require-session";
+import { healthyModel } from "@/lib/console/healthy-model";
 import { getRuntime } from "@/lib/runtime";
 import { Playground } from "./playground";
 
@@ -9,6 +10,7 @@ export default async function PlaygroundPage() {
   const user = await requireUser();
   const runtime = await getRuntime();
   const models = [...runtime.channels.models().keys()].sort();
+  const defaultModel = await healthyModel(runtime, models);
   const tokens = await runtime.database.token.findMany({
     where: user.role === "admin" ? {} : { userId: user.userId },
     select: { id: true, name: true, keyPrefix: true },
@@ -17,7 +19,7 @@ export default async function PlaygroundPage() {
   return (
     <>
       <PageHeader title="Playground" description="Chat through the same /v1/chat/completions endpoint your code uses." />
-      <Playground models={models} tokens={tokens} />
+      <Playground models={models} defaultModel={defaultModel} tokens={tokens} />
     </>
   );
 }

@@ -9,21 +9,30 @@ import { Badge, Button, Card, ErrorNote, Field, Input, Select, Textarea, cx } fr
 import { OperationPanel, type Mode } from "./operation-panel";
 import { describeError, toCurl } from "./playground-helpers";
 
-type Stats = { inputTokens?: number; outputTokens?: number; firstTokenMs?: number; totalMs: number };
+type Stats = { inputTokens?: number; outputTokens?: number; firstTokenMs?: number; totalMs: number; counted?: boolean };
 type Turn = { role: "user" | "assistant"; content: string; stats?: Stats; error?: string; stopped?: boolean };
 type Exchange = {
   request: { method: string; url: string; headers: Record<string, string>; body: string };
   response?: { status: number; headers: Record<string, string>; body: string; truncated: boolean };
   error?: string;
 };
-type Sent = { url: string; headers: Record<string, string>; body: string; requestId: string | null };
+type Sent = { url: string; headers: Record<string, string>; body: string; requestId: string | null; status: number };
+type Usage = { promptTokens: number; completionTokens: number; usageEstimated: boolean } | null;
 
 const SESSION = "session";
 const PASTE = "paste";
 
-export function Playground({ models, tokens }: { models: string[]; tokens: { id: string; name: string; keyPrefix: string }[] }) {
+export function Playground({
+  models,
+  defaultModel,
+  tokens,
+}: {
+  models: string[];
+  defaultModel: string;
+  tokens: { id: string; name: string; keyPrefix: string }[];
+}) {
   const [mode, setMode] = useState<Mode>("chat");
-  const [model, setModel] = useState(models[0] ?? "");
+  const [model, setModel] = useState(defaultModel);
   const [system, setSystem] = useState("");
   const [temperature, setTemperature] = useState(1);
   const [maxTokens, setMaxTokens] = useState("");
@@ -46,11 +55,19 @@ export function Playground({ models, tokens }: { models: string[]; tokens: { id:
     setTurns((current) => [...current.slice(0, -1), change(current.at(-1)!)]);
   }
 
+  /** Changes one reply later on (its usage arrives after the stream ended), if it is still there. */
+  function updateTurn(index: number, change: (turn: Turn) => Turn) {
+    setTurns((current) => (current[index]?.role === "assistant" ? current.map((turn, at) => (at === index ? change(turn) : turn)) : current));
+  }
+
   async function send() {
     const text = input.trim();
     if (!text || streaming || !model) return;
-    const history: Turn[] = [...turns.filter((turn) => !turn.error), { role: "user", content: text }];
-    setTurns([...history, { role: "assistant", content: "" }]);
+    // Failed exchanges stay on screen but are not sent again: the error reply and the
+    // message that got it.
+    const history: Turn[] = [...sendable(turns), { role: "user", content: text }];
+    setTurns([...turns, { role: "user", content: text }, { role: "assistant", content: "" }]);
+    const replyIndex = turns.length + 1;
     setInput("");
     setStreaming(true);
     setExchanges(null);
@@ -59,6 +76,7 @@ export function Playground({ models, tokens }: { models: string[]; tokens: { id:
     const started = performance.now();
     let firstTokenMs: number | undefined;
     let requestId: string | null = null;
+    let stopped = false;
 
     // The gateway's own /v1 endpoint, as the user's code would call it; the session
     // cookie (or a chosen token) authenticates, and the upstream exchange is recorded.
@@ -73,7 +91,13 @@ export function Playground({ models, tokens }: { models: string[]; tokens: { id:
       fetch: async (url, init) => {
         const response = await fetch(url, init);
         requestId = response.headers.get("x-request-id");
-        setSent({ url: String(url), headers: Object.fromEntries(new Headers(init?.headers).entries()), body: String(init?.body ?? ""), requestId });
+        setSent({
+          url: String(url),
+          headers: Object.fromEntries(new Headers(init?.headers).entries()),
+          body: String(init?.body ?? ""),
+          requestId,
+          status: response.status,
+        });
         return response;
       },
     });
@@ -104,22 +128,36 @@ export function Playground({ models, tokens }: { models: string[]; tokens: { id:
         } else if (part.type === "error") {
           updateLast((turn) => ({ ...turn, error: describeError(part.error) }));
         } else if (part.type === "abort") {
+          stopped = true;
           updateLast((turn) => ({ ...turn, stopped: true, stats: { firstTokenMs, totalMs: Math.round(performance.now() - started) } }));
         }
       }
     } catch (error) {
       if (!controller.signal.aborted) updateLast((turn) => ({ ...turn, error: describeError(error) }));
-      else updateLast((turn) => ({ ...turn, stopped: true }));
+      else {
+        stopped = true;
+        updateLast((turn) => ({ ...turn, stopped: true, stats: { firstTokenMs, totalMs: Math.round(performance.now() - started) } }));
+      }
     } finally {
       setStreaming(false);
       abort.current = null;
-      if (requestId) void loadExchanges(requestId);
+      void loadExchanges(requestId, stopped ? replyIndex : null);
     }
   }
 
-  async function loadExchanges(requestId: string) {
-    const response = await fetch(`/api/console/captures/${requestId}`);
-    if (response.ok) setExchanges(((await response.json()) as { exchanges: Exchange[] }).exchanges);
+  /** The upstream exchange for the inspector; for a stopped reply, the tokens the gateway counted. */
+  async function loadExchanges(requestId: string | null, stoppedReply: number | null) {
+    const response = requestId ? await fetch(`/api/console/captures/${requestId}`).catch(() => null) : null;
+    if (!response?.ok) return setExchanges([]);
+    const capture = (await response.json()) as { exchanges: Exchange[]; usage: Usage };
+    setExchanges(capture.exchanges);
+    const usage = capture.usage;
+    if (stoppedReply !== null && usage) {
+      updateTurn(stoppedReply, (turn) => ({
+        ...turn,
+        stats: { ...(turn.stats ?? { totalMs: 0 }), inputTokens: usage.promptTokens, outputTokens: usage.completionTokens, counted: usage.usageEstimated },
+      }));
+    }
   }
 
   function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {
@@ -138,7 +176,8 @@ export function Playground({ models, tokens }: { models: string[]; tokens: { id:
 
   return (
     <div className="grid gap-4 lg:grid-cols-[18rem_1fr]">
-      <Card className="space-y-4 self-start">
+      {/* On a phone the chat comes first and the settings follow it. */}
+      <Card className="order-2 space-y-4 self-start lg:order-1">
         <Field label="Mode" htmlFor="pg-mode">
           <Select id="pg-mode" value={mode} onChange={(event) => setMode(event.target.value as Mode)}>
             <option value="chat">Chat</option>
@@ -189,11 +228,11 @@ export function Playground({ models, tokens }: { models: string[]; tokens: { id:
       </Card>
 
       {mode !== "chat" ? (
-        <div className="min-w-0">
+        <div className="order-1 min-w-0 lg:order-2">
           <OperationPanel mode={mode} model={model} headers={credentialHeaders(credential, pastedKey)} />
         </div>
       ) : (
-        <div className="flex min-w-0 flex-col gap-4">
+        <div className="order-1 flex min-w-0 flex-col gap-4 lg:order-2">
           <Card className="flex min-h-[24rem] flex-col p-0">
             <div className="flex-1 space-y-4 overflow-y-auto p-4" aria-live="polite" data-testid="conversation">
               {turns.length === 0 && <p className="py-16 text-center text-sm text-zinc-500">Send a message to start. Enter sends, Shift+Enter adds a line.</p>}
@@ -238,6 +277,11 @@ function credentialHeaders(credential: string, pastedKey: string): Record<string
   return headers;
 }
 
+/** The turns to send again: everything but failed replies and the messages that got them. */
+function sendable(turns: Turn[]): Turn[] {
+  return turns.filter((turn, index) => !turn.error && !(turn.role === "user" && turns[index + 1]?.error));
+}
+
 function Message({ turn, streaming }: { turn: Turn; streaming: boolean }) {
   const mine = turn.role === "user";
   return (
@@ -256,7 +300,7 @@ function Message({ turn, streaming }: { turn: Turn; streaming: boolean }) {
             {turn.stopped && <Badge tone="amber">Stopped</Badge>}
             {turn.stats?.inputTokens !== undefined && (
               <span>
-                {turn.stats.inputTokens} in · {turn.stats.outputTokens} out tokens
+                {turn.stats.inputTokens} in · {turn.stats.outputTokens} out tokens{turn.stats.counted && " (counted by the gateway)"}
               </span>
             )}
             {turn.stats?.firstTokenMs !== undefined && <span>first token {turn.stats.firstTokenMs} ms</span>}
@@ -283,7 +327,11 @@ function Inspector({ sent, exchanges }: { sent: Sent; exchanges: Exchange[] | nu
       {exchanges === null ? (
         <p className="mt-2 text-xs text-zinc-500">Loading the upstream exchange…</p>
       ) : exchanges.length === 0 ? (
-        <p className="mt-2 text-xs text-zinc-500">No upstream call: the request was answered by the gateway itself (built-in mock or an error before routing).</p>
+        <p className="mt-2 text-xs text-zinc-500" data-testid="no-upstream-call">
+          {sent.status >= 400
+            ? `No upstream call: the gateway answered HTTP ${sent.status} itself, before routing to any channel (the reason is in the reply above).`
+            : "No upstream call: the built-in mock answered inside the gateway."}
+        </p>
       ) : (
         exchanges.map((exchange, index) => (
           <details key={index} className="mt-2 text-sm" open={index === exchanges.length - 1}>

@@ -4,18 +4,30 @@ import { getRuntime } from "@/lib/runtime";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-/** The upstream exchange recorded for one Playground request, for its owner only. */
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The upstream exchange recorded for one Playground request, for its owner only, with the
+ * usage the gateway logged for it (a stopped stream's tokens are counted by the gateway).
+ */
 export async function GET(_request: Request, context: { params: Promise<{ id: string }> }) {
   const userId = (await currentUser())?.userId;
   if (!userId) return Response.json({ error: { message: "Sign in first." } }, { status: 401 });
-  const captures = (await getRuntime()).captures;
+  const runtime = await getRuntime();
   const id = (await context.params).id;
   // The request's process saves it as the response ends; allow that a moment.
-  let capture = await captures.find(id);
+  let capture = await runtime.captures.find(id);
   for (let tries = 0; !capture && tries < 5; tries += 1) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    capture = await captures.find(id);
+    await sleep(100);
+    capture = await runtime.captures.find(id);
   }
   if (!capture || capture.userId !== userId) return Response.json({ error: { message: "No recording for that request." } }, { status: 404 });
-  return Response.json({ exchanges: capture.exchanges });
+  // The log row follows the capture once its tokens are counted (a tokenizer, for a stopped stream).
+  let row = null;
+  for (let tries = 0; !row && tries < 10; tries += 1) {
+    if (tries > 0) await sleep(150);
+    await runtime.logs.flush();
+    row = await runtime.database.requestLog.findFirst({ where: { id, userId }, select: { promptTokens: true, completionTokens: true, usageEstimated: true } });
+  }
+  return Response.json({ exchanges: capture.exchanges, usage: row });
 }
