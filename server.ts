@@ -59,9 +59,20 @@ async function main(): Promise<void> {
   // Test harnesses and process managers read this line.
   process.stdout.write(`Gateway ready on http://localhost:${port}\n`);
   if (!cluster.isWorker || cluster.worker?.id === 1) {
-    const setup = (await needsSetup(runtime)) ? " (the first visit creates the admin account)" : "";
-    process.stdout.write(`Console: http://localhost:${port}/console${setup}\n`);
-    if (!env.ADMIN_API_KEY) process.stdout.write(`Admin API key: in ${path.join(env.DATA_DIR, ADMIN_KEY_FILE)}\n`);
+    const origin = `http://localhost:${port}`;
+    const console = (await needsSetup(runtime))
+      ? `${origin}/console: waiting for setup, the first visit creates the admin account`
+      : `${origin}/console`;
+    const adminKey = env.ADMIN_API_KEY ? "from ADMIN_API_KEY" : `in ${path.join(env.DATA_DIR, ADMIN_KEY_FILE)}`;
+    process.stdout.write(
+      [
+        `  API:           ${origin}/v1 (OpenAI and Anthropic SDKs), ${origin}/v1beta (Gemini SDK)`,
+        `  Console:       ${console}`,
+        `  Admin API key: ${adminKey}`,
+        `  Store:         ${runtime.databaseKind === "sqlite" ? `SQLite in ${env.DATA_DIR}` : "PostgreSQL (DATABASE_URL)"}${env.REDIS_URL ? ", Redis (REDIS_URL)" : ""}`,
+        "",
+      ].join("\n"),
+    );
   }
 
   handleShutdownSignals({

@@ -60,7 +60,7 @@ export function ensureBuild() {
 }
 
 function build(wanted) {
-  process.stdout.write("Building the console (first start or sources changed)...\n");
+  process.stdout.write("Building the console and the server (first start, or the sources changed): a minute or two, once.\n");
   const result = spawnSync(process.execPath, ["node_modules/next/dist/bin/next", "build"], {
     stdio: "inherit",
     env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },

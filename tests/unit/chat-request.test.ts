@@ -61,3 +61,20 @@ describe("OpenAI chat request validation", () => {
     assert.equal(parsed.includeUsage, false);
   });
 });
+
+test("a present field of the wrong type or range is named as such, never as missing", () => {
+  const message = (body: unknown) => {
+    try {
+      parseChatCompletionRequest(body);
+      return "accepted";
+    } catch (error) {
+      return (error as Error).message;
+    }
+  };
+  const user = [{ role: "user", content: "x" }];
+  assert.equal(message({ model: "m", messages: "hi" }), "Invalid value for 'messages': Invalid input: expected array, received string");
+  assert.equal(message({ model: "m", messages: user, temperature: "hot" }), "Invalid value for 'temperature': Invalid input: expected number, received string");
+  assert.match(message({ model: "m", messages: user, temperature: 9 }), /^Invalid value for 'temperature': Too big/);
+  assert.match(message({ model: "m", messages: [{ role: "wizard", content: "x" }] }), /^Invalid value for 'messages\[0\]\.role'.*'user'/);
+  assert.equal(message({ model: "m" }), "Missing required parameter: 'messages'.");
+});
