@@ -15,13 +15,20 @@ test("first visit creates the admin once; admins add users; users cannot reach a
   await expect(page).toHaveURL(/\/setup$/);
   await page.getByLabel("Email").fill("owner@example.com");
   await page.getByLabel("Password", { exact: true }).fill("owner-password");
+  await page.getByLabel("Confirm password").fill("owner-passwort");
+  await page.getByRole("button", { name: "Create admin account" }).click();
+  // A mistake keeps what was typed: only the error is new.
+  await expect(page.getByRole("alert")).toHaveText("The passwords do not match.");
+  await expect(page.getByLabel("Email")).toHaveValue("owner@example.com");
+  await expect(page.getByLabel("Password", { exact: true })).toHaveValue("owner-password");
   await page.getByLabel("Confirm password").fill("owner-password");
   await page.getByRole("button", { name: "Create admin account" }).click();
-  await expect(page).toHaveURL(/\/login$/);
+  // Setup signs the new admin in.
+  await expect(page).toHaveURL(/\/console$/);
+  await expect(page.getByRole("heading", { name: "Dashboard" })).toBeVisible();
   await pages.open("/setup");
-  await expect(page).toHaveURL(/\/login$/);
+  await expect(page).not.toHaveURL(/\/setup$/);
 
-  await pages.signIn("owner@example.com", "owner-password");
   await pages.open("/console/users");
   const form = page.getByRole("form", { name: "Create user" });
   await form.getByLabel("Email").fill("member@example.com");

@@ -5,9 +5,9 @@ import { ADMIN, expect, test } from "./fixtures";
 // Every page at desktop and phone width, kept as CI artifacts (not committed).
 const SHOTS = path.join(import.meta.dirname, "screenshots");
 const VIEWPORTS = {
-  desktop: { width: 1280, height: 800, colorScheme: "light" },
+  desktop: { width: 1440, height: 900, colorScheme: "light" },
   phone: { width: 390, height: 844, colorScheme: "light" },
-  "desktop-dark": { width: 1280, height: 800, colorScheme: "dark" },
+  "desktop-dark": { width: 1440, height: 900, colorScheme: "dark" },
 } as const;
 const PAGES = [
   ["dashboard", "/console"],
@@ -17,6 +17,7 @@ const PAGES = [
   ["playground", "/console/playground"],
   ["users", "/console/users"],
   ["api-reference", "/console/api"],
+  ["account", "/console/account"],
 ] as const;
 
 test.beforeAll(() => fs.mkdirSync(SHOTS, { recursive: true }));

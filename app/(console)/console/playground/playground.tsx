@@ -322,7 +322,9 @@ function Inspector({ sent, exchanges }: { sent: Sent; exchanges: Exchange[] | nu
       </div>
       <details className="text-sm">
         <summary className="cursor-pointer text-zinc-600 dark:text-zinc-300">Sent to the gateway</summary>
-        <pre className="mt-2 max-h-72 overflow-auto rounded-md bg-zinc-950 p-3 text-xs text-zinc-100">{curl}</pre>
+        <pre className="mt-2 max-h-72 overflow-auto rounded-md bg-zinc-950 p-3 text-xs text-zinc-100" data-testid="sent-request">
+          {curl}
+        </pre>
       </details>
       {exchanges === null ? (
         <p className="mt-2 text-xs text-zinc-500">Loading the upstream exchange…</p>
