@@ -123,9 +123,9 @@ export function Th({ children, className }: { children?: ReactNode; className?: 
   );
 }
 
-export function Td({ children, className, title }: { children?: ReactNode; className?: string; title?: string }) {
+export function Td({ children, className, title, "data-testid": testId }: { children?: ReactNode; className?: string; title?: string; "data-testid"?: string }) {
   return (
-    <td title={title} className={cx("whitespace-nowrap px-3 py-2 align-top", className)}>
+    <td title={title} data-testid={testId} className={cx("whitespace-nowrap px-3 py-2 align-top", className)}>
       {children}
     </td>
   );

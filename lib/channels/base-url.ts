@@ -44,3 +44,10 @@ function safePath(url: string): string {
     return "";
   }
 }
+
+/** What a channel's health says when its base URL answers 404 for the endpoint itself. */
+export function missingPathReason(type: ChannelType, baseUrl: string, upstreamMessage: string): string {
+  const suggestion = versionSuggestion(type, baseUrl);
+  const hint = suggestion ? `did you mean ${suggestion}?` : "check the channel's base URL";
+  return `The upstream has no such endpoint under ${baseUrl} (HTTP 404: ${upstreamMessage}): ${hint}`;
+}

@@ -2,11 +2,13 @@ import { collectResponse } from "@/lib/canonical/collect-response";
 import { toGatewayError } from "@/lib/canonical/gateway-error";
 import type { ChatRequest } from "@/lib/canonical/request";
 import { env } from "@/lib/env";
+import { isMissingPath } from "@/lib/gateway/attempt-outcome";
 import { providers } from "@/lib/providers/registry";
 import { RecordingUpstream, type UpstreamExchange } from "@/lib/providers/recording-upstream";
 import type { Channel } from "@/lib/routing/channel";
 import type { Runtime } from "@/lib/runtime";
 import { UsageMeter } from "@/lib/usage/usage-meter";
+import { missingPathReason } from "./base-url";
 import { recordChannelHealth } from "./channel-service";
 
 export interface ChannelTestResult {
@@ -51,13 +53,14 @@ export async function probeChannel(runtime: Runtime, channel: Channel, model?: s
   const provider = providers[channel.type];
   if (!provider.chat) return { ok: false, model: publicModel, latencyMs: 0, error: "This channel type has no chat to test with.", warnings: [], exchanges: [] };
   const recorder = new RecordingUpstream(runtime.upstream);
+  const upstreamModel = channel.modelMap[publicModel] ?? publicModel;
   const waitMs = Math.min(env.UPSTREAM_TIMEOUT_MS, 30_000);
   const warnings: string[] = [];
   const started = performance.now();
   try {
     const events = await provider.chat(request, {
       channel,
-      upstreamModel: channel.modelMap[publicModel] ?? publicModel,
+      upstreamModel,
       http: recorder,
       signal: new AbortController().signal,
       timeouts: { connectMs: Math.min(env.UPSTREAM_CONNECT_TIMEOUT_MS, waitMs), firstByteMs: waitMs, idleMs: waitMs, totalMs: waitMs },
@@ -71,6 +74,8 @@ export async function probeChannel(runtime: Runtime, channel: Channel, model?: s
   } catch (thrown) {
     const error = toGatewayError(thrown);
     const latencyMs = Math.round(performance.now() - started);
-    return { ok: false, model: publicModel, latencyMs, error: error.message, upstreamStatus: error.upstreamStatus, warnings, exchanges: recorder.exchanges };
+    // The same words real traffic records for a base URL that lacks the endpoint.
+    const message = isMissingPath(error, upstreamModel) ? missingPathReason(channel.type, channel.baseUrl, error.message) : error.message;
+    return { ok: false, model: publicModel, latencyMs, error: message, upstreamStatus: error.upstreamStatus, warnings, exchanges: recorder.exchanges };
   }
 }

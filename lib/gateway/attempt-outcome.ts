@@ -48,6 +48,6 @@ export function isCredentialRejection(error: unknown): boolean {
  * An upstream 404 about the path rather than the model (every provider names the model
  * when that is what it lacks): the channel's base URL is wrong, not the caller's request.
  */
-export function isMissingPath(error: unknown, upstreamModel: string): error is GatewayError {
+export function isMissingPath(error: unknown, upstreamModel: string): boolean {
   return isGatewayError(error) && error.upstreamStatus === 404 && !error.message.includes(upstreamModel);
 }

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { GatewayError, isGatewayError, toGatewayError } from "@/lib/canonical/gateway-error";
-import { versionSuggestion } from "@/lib/channels/base-url";
+import { missingPathReason } from "@/lib/channels/base-url";
 import { recordAutoDisable } from "@/lib/channels/channel-service";
 import { env } from "@/lib/env";
 import { isAsyncIterable, type ApiResponse } from "@/lib/http/api-types";
@@ -160,8 +160,8 @@ async function attemptAll(context: GatewayContext, plan: CallPlan, candidates: C
       record.latencyMs = elapsed(started);
       record.status = isGatewayError(error) ? (error.upstreamStatus ?? 0) : 0;
       record.error = error instanceof Error ? error.message : String(error);
-      if (isMissingPath(error, call.upstreamModel)) {
-        record.error = missingPathReason(channel, record.error);
+      if (isGatewayError(error) && isMissingPath(error, call.upstreamModel)) {
+        record.error = missingPathReason(channel.type, channel.baseUrl, record.error);
         error = misconfiguredChannel(error);
       }
       span.setAttribute("http.response.status_code", record.status);
@@ -196,13 +196,6 @@ async function attemptAll(context: GatewayContext, plan: CallPlan, candidates: C
     code: "no_channel_available",
     retryAfterSeconds: until ? Math.max(1, Math.ceil((until - Date.now()) / 1000)) : 1,
   });
-}
-
-/** What the channel's health says when its base URL answers 404 for the endpoint. */
-function missingPathReason(channel: Channel, upstreamMessage: string): string {
-  const suggestion = versionSuggestion(channel.type, channel.baseUrl);
-  const hint = suggestion ? `did you mean ${suggestion}?` : "check the channel's base URL";
-  return `The upstream has no such endpoint under ${channel.baseUrl} (HTTP 404: ${upstreamMessage}): ${hint}`;
 }
 
 /** A path 404 is the gateway's configuration at fault: the caller gets a 502 that says so, never "not found". */

@@ -117,10 +117,11 @@ const OPENAI_PATHS = new Set(["/chat/completions", "/completions", "/embeddings"
 const ANTHROPIC_PATHS = new Set(["/messages", "/messages/count_tokens"]);
 
 function missingPrefix(pathname: string): { format: ClientFormat; hint: string } | undefined {
-  const base = (api: string, prefix: string) => `This gateway serves the ${api} API under ${prefix}: set your client's base URL to end in ${prefix} (for example http://localhost:3000${prefix}).`;
+  const base = (api: string, prefix: string) =>
+    `This gateway serves the ${api} API under ${prefix}: set your client's base URL to end in ${prefix}, so that this request goes to ${prefix}${pathname}.`;
   if (OPENAI_PATHS.has(pathname) || pathname.startsWith("/responses/")) return { format: openAIFormat, hint: base("OpenAI", "/v1") };
   if (ANTHROPIC_PATHS.has(pathname)) {
-    return { format: anthropicFormat, hint: "This gateway serves the Anthropic API at /v1/messages: the Anthropic SDKs add /v1 themselves, so set the base URL to the gateway's root (for example http://localhost:3000)." };
+    return { format: anthropicFormat, hint: "This gateway serves the Anthropic API at /v1/messages: the Anthropic SDKs add /v1 themselves, so set the base URL to the gateway's root (without /v1)." };
   }
   if (pathname.startsWith("/v1/v1/")) {
     const rest = pathname.slice("/v1/v1".length);

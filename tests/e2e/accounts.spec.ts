@@ -18,7 +18,7 @@ test("first visit creates the admin once; admins add users; users cannot reach a
   await page.getByLabel("Confirm password").fill("owner-passwort");
   await page.getByRole("button", { name: "Create admin account" }).click();
   // A mistake keeps what was typed: only the error is new.
-  await expect(page.getByRole("alert")).toHaveText("The passwords do not match.");
+  await expect(page.getByText("The passwords do not match.")).toBeVisible();
   await expect(page.getByLabel("Email")).toHaveValue("owner@example.com");
   await expect(page.getByLabel("Password", { exact: true })).toHaveValue("owner-password");
   await page.getByLabel("Confirm password").fill("owner-password");

@@ -262,7 +262,7 @@ test.describe("playground and account", () => {
     await expect(page.getByRole("heading", { name: "Tokens" })).toBeVisible();
     await page.getByRole("button", { name: "Sign out" }).click();
     await console.attemptSignIn("changer@example.com", "first-password");
-    await expect(page.getByRole("alert")).toContainText("Wrong email or password.");
+    await expect(page.getByText("Wrong email or password.")).toBeVisible();
     await console.signIn("changer@example.com", "second-password");
   });
 });
