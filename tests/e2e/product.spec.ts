@@ -45,7 +45,7 @@ test.describe("channels", () => {
     await console.open("/console/channels");
     await page.getByRole("button", { name: "Add channel" }).click();
     const form = page.getByRole("form", { name: "Add channel" });
-    await form.getByLabel("Name").fill("Unversioned");
+    await form.getByLabel("Name", { exact: true }).fill("Unversioned");
     await form.getByLabel("Base URL").fill(`${origin}/`);
     await form.getByLabel("API key").fill(UPSTREAM_API_KEY);
     await form.getByLabel("Models", { exact: true }).fill("unversioned-model");
@@ -115,7 +115,7 @@ test.describe("tokens, cost and logs", () => {
     const row = page.getByTestId("token-row-editable");
     await row.getByRole("button", { name: "Edit" }).click();
     const form = page.getByRole("form", { name: "Edit token editable" });
-    await form.getByLabel("Name").fill("edited");
+    await form.getByLabel("Name", { exact: true }).fill("edited");
     await form.getByLabel("mock-chat", { exact: true }).check();
     await form.getByLabel("Requests per minute").fill("120");
     await form.getByRole("button", { name: "Save token" }).click();

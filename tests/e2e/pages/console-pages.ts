@@ -31,7 +31,7 @@ export class ConsolePages {
     await this.open("/console/tokens");
     await this.page.getByRole("button", { name: "Create token" }).click();
     const form = this.page.getByRole("form", { name: "Create token" });
-    await form.getByLabel("Name").fill(name);
+    await form.getByLabel("Name", { exact: true }).fill(name);
     if (options.rpm) await form.getByLabel("Requests per minute").fill(String(options.rpm));
     for (const model of options.models ?? []) await form.getByLabel(model, { exact: true }).check();
     await form.getByRole("button", { name: "Create", exact: true }).click();
