@@ -22,6 +22,20 @@ after(async () => {
   await upstream?.close();
 });
 
+/** The API error a chat with `model` ends in. */
+function refusal(model: string): Promise<InstanceType<typeof OpenAI.APIError>> {
+  return client.chat.completions
+    .create({ model, messages: [{ role: "user", content: "hi" }] })
+    .then(() => assert.fail("expected an error"), (error: unknown) => error as InstanceType<typeof OpenAI.APIError>);
+}
+
+test("the start-up block says where the API and console are, whether setup waits, and where the admin key is", () => {
+  const output = gateway.output();
+  assert.match(output, /API: +http:\/\/localhost:\d+\/v1 /);
+  assert.match(output, /Console: +http:\/\/localhost:\d+\/console: waiting for setup, the first visit creates the admin account/);
+  assert.match(output, /Admin API key: (in .*admin-api-key|from ADMIN_API_KEY)/);
+});
+
 describe("channel base URLs", () => {
   test("a pasted endpoint path and trailing slashes are dropped on save", async () => {
     const created = await gateway.admin("POST", "/api/admin/channels", {
@@ -48,9 +62,7 @@ describe("channel base URLs", () => {
       models: ["unversioned-model"],
     });
     assert.equal(created.status, 201);
-    const failure = await client.chat.completions
-      .create({ model: "unversioned-model", messages: [{ role: "user", content: "hi" }] })
-      .then(() => assert.fail("expected an error"), (error: unknown) => error as InstanceType<typeof OpenAI.APIError>);
+    const failure = await refusal("unversioned-model");
     assert.equal(failure.status, 502);
     assert.equal(failure.code, "upstream_misconfigured");
     assert.doesNotMatch(failure.message, /Invalid URL/, "the upstream's path complaint is not the caller's error");
@@ -61,7 +73,7 @@ describe("channel base URLs", () => {
     }, 8000);
   });
 
-  test("a 404 for an unknown model is still the caller's not-found, and leaves the channel healthy", async () => {
+  test("a 404 that names the model stays the caller's not-found", async () => {
     const created = await gateway.admin("POST", "/api/admin/channels", {
       name: "missing model",
       type: "openai",
@@ -70,9 +82,8 @@ describe("channel base URLs", () => {
       models: ["fake-missing"],
     });
     assert.equal(created.status, 201);
-    const failure = await client.chat.completions
-      .create({ model: "fake-missing", messages: [{ role: "user", content: "hi" }] })
-      .then(() => assert.fail("expected an error"), (error: unknown) => error as InstanceType<typeof OpenAI.APIError>);
+    const failure = await refusal("fake-missing");
     assert.equal(failure.status, 404);
+    assert.notEqual(failure.code, "upstream_misconfigured");
   });
 });
