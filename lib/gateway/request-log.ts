@@ -88,8 +88,10 @@ export class RequestLog {
       const usage = this.meter.usage;
       let promptTokens = usage?.promptTokens ?? 0;
       let completionTokens = usage?.completionTokens ?? 0;
-      // Estimate only when an upstream was called and reported nothing.
-      const estimate = !usage && this.channelId !== null;
+      // Estimate only when an upstream answered and reported nothing; an attempt that failed
+      // before any output is not billed (upstreams do not bill their errors either).
+      const answered = status < 400 || this.meter.firstTokenMs !== undefined;
+      const estimate = !usage && this.channelId !== null && answered;
       if (estimate) {
         promptTokens = await countTokens(this.promptText?.() ?? "");
         completionTokens = await countTokens(this.meter.generatedText);

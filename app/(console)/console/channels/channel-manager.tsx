@@ -82,7 +82,7 @@ function ChannelRow({ channel, onEdit }: { channel: ChannelView; onEdit: () => v
             Priority {channel.priority} · weight {channel.weight}
           </p>
           <p className="text-zinc-500">
-            {channel.usage ? `${formatNumber(channel.usage.requests)} requests · ${formatUsd(channel.usage.costUsd)}` : "No requests yet"}
+            {channel.usage ? `${formatNumber(channel.usage.requests)} ${channel.usage.requests === 1 ? "request" : "requests"} · ${formatUsd(channel.usage.costUsd)}` : "No requests yet"}
           </p>
         </div>
         <div className="min-w-0" data-cell="health">
