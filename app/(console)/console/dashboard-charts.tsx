@@ -1,7 +1,7 @@
 "use client";
 
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import { formatCompact } from "@/app/_components/format";
+import { formatCompact, formatUsd } from "@/app/_components/format";
 
 type Point = { hour: string; requests: number; tokens: number; errors: number };
 
@@ -55,7 +55,7 @@ export function DailyCostChart({ data }: { data: { day: string; requests: number
         <BarChart data={data} margin={{ left: -8, right: 8 }}>
           <CartesianGrid strokeDasharray="3 3" stroke="currentColor" strokeOpacity={0.15} vertical={false} />
           <XAxis dataKey="day" tickFormatter={(day: string) => day.slice(5)} tick={axis} interval="preserveStartEnd" minTickGap={24} />
-          <YAxis tick={axis} tickFormatter={(value: number) => `$${formatCompact(value)}`} />
+          <YAxis tick={axis} tickFormatter={(value: number) => formatUsd(value)} width={72} />
           <Tooltip formatter={(value) => `$${Number(value).toFixed(4)}`} labelFormatter={(label) => `${String(label)} (UTC)`} />
           <Bar dataKey="costUsd" name="Cost" fill="#f59e0b" />
         </BarChart>
