@@ -28,8 +28,7 @@ export async function dashboardStats(runtime: Runtime, user: ConsoleSession, hou
   const userId = user.role === "admin" ? null : user.userId;
   const daysSince = new Date(Math.floor(now / DAY) * DAY - (DAYS - 1) * DAY);
   const scope = userId ? { userId } : {};
-  const [hourly, monthly, models, modelErrors, tokens] = await Promise.all([
-    runtime.logStore.hourlyStats(since, userId),
+  const [monthly, models, modelErrors, tokens] = await Promise.all([
     runtime.logStore.hourlyStats(daysSince, userId),
     runtime.database.requestLog.groupBy({
       by: ["model"],
@@ -49,6 +48,8 @@ export async function dashboardStats(runtime: Runtime, user: ConsoleSession, hou
       _sum: { promptTokens: true, completionTokens: true, costUsd: true },
     }),
   ]);
+  // The last `hours` are the tail of the 30 days' hourly rows (ISO hours compare as text).
+  const hourly = monthly.filter((row) => row.hour >= since.toISOString());
   const byHour = new Map(hourly.map((row) => [row.hour, row]));
   const timeline = Array.from({ length: hours }, (_, index) => {
     const hour = new Date(since.getTime() + index * HOUR).toISOString();

@@ -29,7 +29,7 @@ export async function postBody(
 ): Promise<UpstreamResponse> {
   const { channel } = context;
   const response = await context.http.send({
-    url: `${channel.baseUrl.replace(/\/+$/, "")}${path}`,
+    url: channelUrl(channel.baseUrl, path),
     headers,
     body,
     signal: context.signal,
@@ -52,7 +52,7 @@ export async function getJson(
 ): Promise<unknown> {
   const { channel } = context;
   const response = await context.http.send({
-    url: `${channel.baseUrl.replace(/\/+$/, "")}${path}`,
+    url: channelUrl(channel.baseUrl, path),
     method: "GET",
     headers: { accept: "application/json", ...headers },
     signal: context.signal,
@@ -60,6 +60,10 @@ export async function getJson(
   });
   if (response.status >= 400) throw parseError(response.status, await response.body.text(), channel.apiKey);
   return response.body.json();
+}
+
+function channelUrl(baseUrl: string, path: string): string {
+  return `${baseUrl.replace(/\/+$/, "")}${path}`;
 }
 
 /** Retry-After as seconds (delta or HTTP date); undefined when absent or unreadable. */
