@@ -3,7 +3,7 @@
 import cluster from "node:cluster";
 import http from "node:http";
 import path from "node:path";
-import next from "next";
+import { ConsoleApp } from "@/lib/http/console-app";
 import { needsSetup } from "@/lib/console/users";
 import { ADMIN_KEY_FILE } from "@/lib/crypto/secrets";
 import { env } from "@/lib/env";
@@ -21,9 +21,10 @@ async function main(): Promise<void> {
   process.env.NEXTAUTH_SECRET ??= runtime.secrets.authSecret;
 
   const dev = env.NODE_ENV === "development";
-  const app = next({ dev, dir: process.cwd(), hostname: env.HOST, port: env.PORT });
-  await app.prepare();
-  const handleNext = app.getRequestHandler();
+  const consoleApp = new ConsoleApp({ dev, hostname: env.HOST, port: env.PORT });
+  // Development serves pages with hot reload, so it loads at once; production loads Next on
+  // the first console request, and a process that only serves the API never pays for it.
+  if (dev) await consoleApp.load();
 
   const inFlight = new InFlightRequests();
   const server = http.createServer((request, response) => {
@@ -37,14 +38,13 @@ async function main(): Promise<void> {
     if (serveApi(request, response, url)) return;
     // Only the console needs the peer address (sign-in throttling); the API path skips it.
     request.headers[CLIENT_ADDRESS_HEADER] = clientAddress(request.socket.remoteAddress, request.headers["x-forwarded-for"]);
-    void handleNext(request, response);
+    consoleApp.handle(request, response);
   });
   const realtime = new RealtimeProxy(runtime);
-  const handleNextUpgrade = dev ? app.getUpgradeHandler?.() : undefined;
   server.on("upgrade", (request, socket, head) => {
     const url = parseRequestUrl(request.url);
     if (url?.pathname === REALTIME_PATH) realtime.handleUpgrade(request, socket, head, url);
-    else if (handleNextUpgrade) void handleNextUpgrade(request, socket, head);
+    else if (dev) consoleApp.upgrade(request, socket, head);
     else socket.destroy();
   });
   // Longer than common load balancer idle timeouts, so they close first.
@@ -60,14 +60,14 @@ async function main(): Promise<void> {
   process.stdout.write(`Gateway ready on http://localhost:${port}\n`);
   if (!cluster.isWorker || cluster.worker?.id === 1) {
     const origin = `http://localhost:${port}`;
-    const console = (await needsSetup(runtime))
+    const consoleUrl = (await needsSetup(runtime))
       ? `${origin}/console: waiting for setup, the first visit creates the admin account`
       : `${origin}/console`;
     const adminKey = env.ADMIN_API_KEY ? "from ADMIN_API_KEY" : `in ${path.join(env.DATA_DIR, ADMIN_KEY_FILE)}`;
     process.stdout.write(
       [
         `  API:           ${origin}/v1 (OpenAI and Anthropic SDKs), ${origin}/v1beta (Gemini SDK)`,
-        `  Console:       ${console}`,
+        `  Console:       ${consoleUrl}`,
         `  Admin API key: ${adminKey}`,
         `  Store:         ${runtime.databaseKind === "sqlite" ? `SQLite in ${env.DATA_DIR}` : "PostgreSQL (DATABASE_URL)"}${env.REDIS_URL ? ", Redis (REDIS_URL)" : ""}`,
         "",
@@ -83,7 +83,7 @@ async function main(): Promise<void> {
     flushAndClose: once(async () => {
       await runtime.close();
       await stopTracing?.();
-      await app.close?.();
+      await consoleApp.close();
     }),
     say: (line) => process.stderr.write(`${line}\n`),
   });

@@ -1,5 +1,3 @@
-import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
-import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "@/lib/db/generated/client";
 import { PrismaClient as PostgresPrismaClient } from "@/lib/db/generated-postgresql/client";
 import type { DatabaseLocation } from "@/lib/db/database-url";
@@ -10,8 +8,13 @@ import type { DatabaseLocation } from "@/lib/db/database-url";
  */
 export type Database = PrismaClient;
 
-export function createDatabase(location: DatabaseLocation): Database {
-  if (location.kind === "sqlite") return new PrismaClient({ adapter: new PrismaBetterSqlite3({ url: `file:${location.file}` }) });
+/** The driver adapter is imported only for the store in use (each costs memory at load). */
+export async function createDatabase(location: DatabaseLocation): Promise<Database> {
+  if (location.kind === "sqlite") {
+    const { PrismaBetterSqlite3 } = await import("@prisma/adapter-better-sqlite3");
+    return new PrismaClient({ adapter: new PrismaBetterSqlite3({ url: `file:${location.file}` }) });
+  }
+  const { PrismaPg } = await import("@prisma/adapter-pg");
   const client = new PostgresPrismaClient({ adapter: new PrismaPg({ connectionString: location.url, max: 10 }) });
   return client as unknown as Database;
 }

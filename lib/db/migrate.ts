@@ -1,7 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
-import pg from "pg";
 import type { DatabaseKind, DatabaseLocation } from "./database-url";
 
 // Applies prisma/migrations/<kind>/*/migration.sql in name order, each once. The Prisma
@@ -58,6 +57,7 @@ export function migrateSqlite(file: string): string[] {
 }
 
 async function migratePostgres(url: string): Promise<string[]> {
+  const { default: pg } = await import("pg");
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {

@@ -16,7 +16,7 @@ export interface Storage {
 /** The one place storage is chosen: DATABASE_URL picks SQLite or PostgreSQL. */
 export async function openStorage(location: DatabaseLocation = resolveDatabaseLocation()): Promise<Storage> {
   const applied = await migrate(location);
-  const database = createDatabase(location);
-  const logStore = location.kind === "sqlite" ? new SqliteRequestLogStore(location.file) : new PostgresRequestLogStore(location.url);
+  const database = await createDatabase(location);
+  const logStore = location.kind === "sqlite" ? new SqliteRequestLogStore(location.file) : await PostgresRequestLogStore.open(location.url);
   return { location, database, logStore, applied };
 }

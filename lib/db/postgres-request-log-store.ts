@@ -1,4 +1,4 @@
-import pg from "pg";
+import type pg from "pg";
 import type { RequestLogEntry } from "@/lib/usage/request-log-entry";
 import {
   LOG_COLUMNS,
@@ -16,11 +16,14 @@ const ROWS_PER_INSERT = Math.floor(60_000 / LOG_COLUMNS.length);
 
 /** Batched log writes as multi-row inserts on a small pg pool of its own. */
 export class PostgresRequestLogStore implements RequestLogStore {
-  private readonly pool: pg.Pool;
-
-  constructor(url: string) {
-    this.pool = new pg.Pool({ connectionString: url, max: 4 });
+  private constructor(private readonly pool: pg.Pool) {
     this.pool.on("error", () => undefined); // an idle client's error is retried on next use
+  }
+
+  /** `pg` is imported here, so a SQLite deployment never loads it. */
+  static async open(url: string): Promise<PostgresRequestLogStore> {
+    const { default: pg } = await import("pg");
+    return new PostgresRequestLogStore(new pg.Pool({ connectionString: url, max: 4 }));
   }
 
   async writeBatch(entries: RequestLogEntry[], usage: Map<string, TokenUsage>): Promise<void> {

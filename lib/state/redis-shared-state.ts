@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { RateLimiterRedis, type RateLimiterAbstract } from "rate-limiter-flexible";
 import type { CounterResult, SharedState } from "./shared-state";
 
@@ -35,15 +35,20 @@ export class RedisSharedState implements SharedState {
   /** Identifies this process's own events, which it has already applied. */
   private readonly origin = randomUUID();
 
-  private constructor(private readonly url: string) {
-    this.redis = new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false });
+  private constructor(
+    private readonly RedisClient: typeof Redis,
+    private readonly url: string,
+  ) {
+    this.redis = new RedisClient(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false });
     this.redis.defineCommand("gwAddWithin", { numberOfKeys: 1, lua: ADD_WITHIN });
     this.redis.defineCommand("gwAdjust", { numberOfKeys: 1, lua: ADJUST });
   }
 
   /** Connects and checks the server answers, so a wrong REDIS_URL fails the start. */
   static async connect(url: string): Promise<RedisSharedState> {
-    const state = new RedisSharedState(url);
+    // Imported here, so a deployment without Redis never loads the client.
+    const { Redis } = await import("ioredis");
+    const state = new RedisSharedState(Redis, url);
     await state.redis.ping();
     return state;
   }
@@ -102,7 +107,7 @@ export class RedisSharedState implements SharedState {
   subscribe(handler: (topic: string, message: unknown) => void): void {
     this.handlers.push(handler);
     if (this.subscriber) return;
-    this.subscriber = new Redis(this.url, { maxRetriesPerRequest: null });
+    this.subscriber = new this.RedisClient(this.url, { maxRetriesPerRequest: null });
     void this.subscriber.subscribe(EVENTS_CHANNEL);
     this.subscriber.on("message", (_channel: string, text: string) => {
       try {

@@ -16,7 +16,7 @@ describe("a freshly migrated PostgreSQL database", () => {
     const runs = await Promise.all([migrate({ kind: "postgresql", url }), migrate({ kind: "postgresql", url }), migrate({ kind: "postgresql", url })]);
     assert.deepEqual(runs.flat().sort(), listMigrations("postgresql").map((migration) => migration.name).sort());
     assert.deepEqual(await migrate({ kind: "postgresql", url }), []);
-    const database = createDatabase({ kind: "postgresql", url });
+    const database = await createDatabase({ kind: "postgresql", url });
     try {
       await exerciseEveryModel(database);
     } finally {

@@ -18,7 +18,7 @@ describe("a freshly migrated SQLite database", () => {
   });
 
   test("serves every model of schema.prisma, with the built-in mock channel seeded", async () => {
-    const database = createDatabase({ kind: "sqlite", file });
+    const database = await createDatabase({ kind: "sqlite", file });
     try {
       await exerciseEveryModel(database);
     } finally {
