@@ -70,6 +70,7 @@ async function main(): Promise<void> {
         `  Console:       ${consoleUrl}`,
         `  Admin API key: ${adminKey}`,
         `  Store:         ${runtime.databaseKind === "sqlite" ? `SQLite in ${env.DATA_DIR}` : "PostgreSQL (DATABASE_URL)"}${env.REDIS_URL ? ", Redis (REDIS_URL)" : ""}`,
+        ...(env.REQUEST_LOG === "off" ? ["  Request log:   off (REQUEST_LOG): no per-request rows; Logs, charts and per-period spend limits see nothing"] : []),
         "",
       ].join("\n"),
     );

@@ -44,6 +44,8 @@ const schema = z.object({
   UPSTREAM_CONNECTIONS: integer(256, 1),
   AUTH_CACHE_TTL_MS: integer(1000, 0),
   LOG_FLUSH_INTERVAL_MS: integer(200, 10),
+  // "off": no per-request rows (token totals still counted); what `npm run bench` compares against.
+  REQUEST_LOG: z.enum(["on", "off"]).default("on"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   MOCK_STREAM_DELAY_MS: integer(15, 0),
   ANTHROPIC_DEFAULT_MAX_TOKENS: integer(8192, 1),

@@ -92,6 +92,7 @@ async function createRuntime(): Promise<Runtime> {
   const logs = new RequestLogWriter(logStore, {
     onError: (error) => logger.error({ err: error }, "request log write failed; will retry"),
     onUsageWritten: (tokenId, used) => tokens.addUsage(tokenId, used),
+    keepRows: env.REQUEST_LOG === "on",
     onEntry: (entry) => {
       metrics.observe(entry);
       logRequest(entry);

@@ -1,6 +1,7 @@
 // `npm run bench`: the gateway side by side with (a) its upstream called directly and
 // (b) a minimal proxy (scripts/bench/raw-proxy.ts), each in its own process, in one run.
-// The gateway runs as `npm start` runs it. Targets share core 0; the upstream and the load
+// The gateway runs as `npm start` runs it; a second copy with REQUEST_LOG=off shows what
+// the request log costs. Targets share core 0; the upstream and the load
 // generator (autocannon, this process) get core 1. Prints a table of ratios and CPU per
 // request (from /proc/<pid>/stat), and writes scripts/.tmp/bench-results.json.
 // Options: BENCH_SECONDS (8), BENCH_CONNECTIONS (32), BENCH_RATE (100).
@@ -107,12 +108,12 @@ async function atFixedRate(target: Target, path: string, body: string): Promise<
   return { p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), firstByteP50: percentile(firstBytes, 0.5), firstByteP99: percentile(firstBytes, 0.99) };
 }
 
-async function startGatewayTarget(upstreamPort: number, processes: number): Promise<Target & { stop(): void }> {
+async function startGatewayTarget(upstreamPort: number, processes: number, extraEnv: Record<string, string> = {}): Promise<Target & { stop(): void }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "gateway-bench-"));
   const adminKey = `bench-admin-${randomBytes(12).toString("hex")}`;
   const { child, match } = await startProcess(
     [...pin(0), process.execPath, "scripts/start.mjs"],
-    { PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, ADMIN_API_KEY: adminKey, LOG_LEVEL: "warn", DATABASE_URL: "", REDIS_URL: "", PROCESSES: String(processes) },
+    { PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, ADMIN_API_KEY: adminKey, LOG_LEVEL: "warn", DATABASE_URL: "", REDIS_URL: "", REQUEST_LOG: "on", PROCESSES: String(processes), ...extraEnv },
     /Gateway ready on (http:\/\/\S+)/,
   );
   const url = match[1]!.replace("localhost", "127.0.0.1");
@@ -147,6 +148,9 @@ const gateway = await startGatewayTarget(upstreamPort, 1);
 await new Promise((resolve) => setTimeout(resolve, 2000));
 const idle = { proxy: memoryMb(raw.pid!), gateway: memoryMb(gateway.pid!) };
 
+// The same gateway storing no request rows: what the log costs. It idles while the others run.
+const unlogged = await startGatewayTarget(upstreamPort, 1, { REQUEST_LOG: "off" });
+
 const results: Record<string, unknown> = { node: process.version, cores, seconds, connections, rate, idleRssMb: idle };
 const table: string[][] = [];
 const ratio = (a: number, b: number) => (b > 0 ? (a / b).toFixed(2) : "-");
@@ -159,6 +163,14 @@ for (const [scenario, path, body] of [["chat", "/chat/completions", chatBody], [
   table.push([`${scenario} req/s`, a.rps.toFixed(0), b.rps.toFixed(0), c.rps.toFixed(0), ratio(c.rps, b.rps)]);
   table.push([`${scenario} CPU µs/req`, "-", String(b.cpuUsPerRequest), String(c.cpuUsPerRequest), `${ratio(c.cpuUsPerRequest ?? 0, b.cpuUsPerRequest ?? 0)}x`]);
   table.push([`${scenario} failed`, String(a.failed), String(b.failed), String(c.failed), ""]);
+}
+{
+  const logged = (results.chat as { gateway: Load }).gateway;
+  const off = await load(unlogged, "/v1/chat/completions", chatBody);
+  unlogged.stop();
+  results["chat, request log off"] = off;
+  table.push(["chat req/s, request log off (REQUEST_LOG=off)", "-", "-", off.rps.toFixed(0), `log on: ${ratio(logged.rps, off.rps)} of off`]);
+  table.push(["chat CPU µs/req, request log off", "-", "-", String(off.cpuUsPerRequest), `log on: ${ratio(logged.cpuUsPerRequest ?? 0, off.cpuUsPerRequest ?? 0)}x`]);
 }
 const peak = { proxy: memoryMb(raw.pid!).peak, gateway: memoryMb(gateway.pid!).peak };
 

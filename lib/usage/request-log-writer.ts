@@ -26,6 +26,8 @@ export class RequestLogWriter {
       onUsageWritten: (tokenId: string, tokens: number) => void;
       /** Sees every entry as it is queued (metrics, the access log line). */
       onEntry?: (entry: RequestLogEntry) => void;
+      /** False: rows are not stored, only the tokens' usage totals (REQUEST_LOG=off). */
+      keepRows?: boolean;
     },
   ) {}
 
@@ -83,7 +85,7 @@ export class RequestLogWriter {
         usage.set(entry.tokenId, current);
       }
       try {
-        await this.store.writeBatch(batch, usage);
+        await this.store.writeBatch(this.hooks.keepRows === false ? [] : batch, usage);
       } catch (error) {
         this.queue.unshift(...batch);
         this.hooks.onError(error);
