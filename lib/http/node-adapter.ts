@@ -85,30 +85,54 @@ export async function writeApiResponse(response: ServerResponse, apiResponse: Ap
   // No flushHeaders(): streams are primed (their first event is ready), so the headers
   // leave with it in one write instead of a syscall of their own.
   response.writeHead(apiResponse.status, apiResponse.headers);
-  // Events produced together (a translated stream renders several per upstream read) leave
-  // in one writev: the socket is corked at the first write and uncorked once this turn of
-  // the event loop is over.
-  let corked = false;
-  const uncork = () => {
-    corked = false;
-    response.uncork();
+  // What is produced in one turn of the event loop leaves in one write: text events (a
+  // translated stream renders several per upstream read) are joined into one chunk, and
+  // bytes are corked into one writev. The turn ends when the producer waits for more input.
+  let text = "";
+  let scheduled = false;
+  let blocked: Promise<void> | undefined;
+  const flush = () => {
+    if (text.length > 0 && !response.destroyed && !response.write(text)) blocked = drainOrClose(response);
+    text = "";
+    if (scheduled) {
+      scheduled = false;
+      response.uncork();
+    }
+  };
+  const schedule = () => {
+    if (scheduled) return;
+    scheduled = true;
+    response.cork();
+    setImmediate(flush);
   };
   try {
     for await (const chunk of body) {
       if (response.destroyed) break;
-      if (!corked) {
-        corked = true;
-        response.cork();
-        setImmediate(uncork);
+      schedule();
+      if (typeof chunk === "string") {
+        text += chunk;
+      } else {
+        // Order kept: the joined text goes before these bytes.
+        if (text.length > 0) response.write(text);
+        text = "";
+        if (!response.write(chunk)) blocked = drainOrClose(response);
       }
-      if (!response.write(chunk)) await drainOrClose(response);
+      if (blocked) {
+        await blocked;
+        blocked = undefined;
+      }
     }
   } catch {
     // The producer already recorded the failure; the client sees a cut stream.
     response.destroy();
     return;
   }
-  if (!response.destroyed) response.end();
+  if (response.destroyed) return;
+  // The last text and the end of the body in one write: end() itself uncorks the socket.
+  const rest = text;
+  text = "";
+  scheduled = false;
+  response.end(rest.length > 0 ? rest : undefined);
 }
 
 function drainOrClose(response: ServerResponse): Promise<void> {

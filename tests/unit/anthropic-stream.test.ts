@@ -6,13 +6,13 @@ import { collectResponse } from "@/lib/canonical/collect-response";
 import type { StreamEvent } from "@/lib/canonical/stream-event";
 import { renderMessageStream } from "@/lib/formats/anthropic/render-stream";
 import { anthropicResponseEvents, parseAnthropicStream } from "@/lib/providers/anthropic/parse-stream";
-import { decodeSse } from "@/lib/sse/decode-sse";
+import { decodeSseBatches } from "@/lib/sse/decode-sse";
 import { collect, fromPieces, splitAtRandom } from "../helpers/split-chunks";
 
 const fixture = (name: string) => fs.readFileSync(path.join(import.meta.dirname, "..", "fixtures", "anthropic", name));
 // message-start carries the arrival time; it is zeroed so runs compare equal.
 const parse = async (bytes: Uint8Array, seed: number) =>
-  (await collect(parseAnthropicStream(decodeSse(fromPieces(splitAtRandom(bytes, seed)))))).map((event) =>
+  (await collect(parseAnthropicStream(decodeSseBatches(fromPieces(splitAtRandom(bytes, seed)))))).map((event) =>
     event.type === "message-start" ? { ...event, created: 0 } : event,
   );
 async function* from(events: StreamEvent[]) {

@@ -6,11 +6,11 @@ import { collectResponse } from "@/lib/canonical/collect-response";
 import type { StreamEvent } from "@/lib/canonical/stream-event";
 import { renderGenerateContentStream } from "@/lib/formats/gemini/render-stream";
 import { geminiResponseEvents, parseGeminiStream } from "@/lib/providers/gemini/parse-stream";
-import { decodeSse } from "@/lib/sse/decode-sse";
+import { decodeSseBatches } from "@/lib/sse/decode-sse";
 import { collect, fromPieces, splitAtRandom } from "../helpers/split-chunks";
 
 const fixture = (name: string) => fs.readFileSync(path.join(import.meta.dirname, "..", "fixtures", "gemini", name));
-const parse = (bytes: Uint8Array, seed: number) => collect(parseGeminiStream(decodeSse(fromPieces(splitAtRandom(bytes, seed)))));
+const parse = (bytes: Uint8Array, seed: number) => collect(parseGeminiStream(decodeSseBatches(fromPieces(splitAtRandom(bytes, seed)))));
 async function* from(events: StreamEvent[]) {
   yield* events;
 }

@@ -6,13 +6,13 @@ import { collectResponse } from "@/lib/canonical/collect-response";
 import type { StreamEvent } from "@/lib/canonical/stream-event";
 import { renderChatCompletionStream } from "@/lib/formats/openai/render-stream";
 import { openAIResponseEvents, parseOpenAIStream } from "@/lib/providers/openai/parse-stream";
-import { decodeSse } from "@/lib/sse/decode-sse";
+import { decodeSseBatches } from "@/lib/sse/decode-sse";
 import { collect, fromPieces, splitAtRandom } from "../helpers/split-chunks";
 
 const fixture = (name: string) => fs.readFileSync(path.join(import.meta.dirname, "..", "fixtures", "openai", name));
 
 async function parse(bytes: Uint8Array, seed: number): Promise<StreamEvent[]> {
-  return collect(parseOpenAIStream(decodeSse(fromPieces(splitAtRandom(bytes, seed)))));
+  return collect(parseOpenAIStream(decodeSseBatches(fromPieces(splitAtRandom(bytes, seed)))));
 }
 
 describe("OpenAI stream -> canonical events", () => {

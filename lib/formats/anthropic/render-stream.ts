@@ -8,6 +8,10 @@ import { toAnthropicStopReason } from "./map-stop-reason";
 import { anthropicErrorBody } from "./render-error";
 import { renderAnthropicUsage } from "./render-usage";
 
+/** The most frequent event, written without building objects for it (the same bytes `send` gives). */
+const textDelta = (index: number, text: string) =>
+  `event: content_block_delta\ndata: {"type":"content_block_delta","index":${index},"delta":{"type":"text_delta","text":${JSON.stringify(text)}}}\n\n`;
+
 type OpenBlock = { kind: "text" | "thinking" | "tool"; index: number; toolIndex?: number; signature?: string };
 
 /**
@@ -70,7 +74,7 @@ export async function* renderMessageStream(
           yield* start();
           if (!event.text) break;
           yield* openBlock("text");
-          yield send("content_block_delta", { index: open!.index, delta: { type: "text_delta", text: event.text } });
+          yield textDelta(open!.index, event.text);
           break;
         case "reasoning-delta":
           yield* start();

@@ -2,7 +2,7 @@ import type { ChatRequest } from "@/lib/canonical/request";
 import type { StreamEvent } from "@/lib/canonical/stream-event";
 import { env } from "@/lib/env";
 import type { CallContext, Provider } from "@/lib/providers/provider";
-import { decodeSse } from "@/lib/sse/decode-sse";
+import { decodeSseBatches } from "@/lib/sse/decode-sse";
 import { postAnthropic } from "./call-upstream";
 import { toAnthropicBody } from "./convert-request";
 import { anthropicResponseEvents, parseAnthropicStream } from "./parse-stream";
@@ -12,7 +12,7 @@ import { listAnthropicModels } from "./list-models";
 async function chat(request: ChatRequest, context: CallContext): Promise<AsyncIterable<StreamEvent>> {
   const body = toAnthropicBody(request, context.upstreamModel, env.ANTHROPIC_DEFAULT_MAX_TOKENS, context.warnings);
   const response = await postAnthropic("/messages", body, context);
-  if (request.stream) return parseAnthropicStream(decodeSse(response.body));
+  if (request.stream) return parseAnthropicStream(decodeSseBatches(response.body));
   const json = await response.body.json();
   return (async function* () {
     yield* anthropicResponseEvents(json);

@@ -9,77 +9,79 @@ import { malformedStreamError, truncatedStreamError } from "@/lib/sse/stream-err
 import { messageResponseSchema, streamEventSchema } from "./anthropic-api";
 
 /** Anthropic SSE -> canonical events. Tool calls get their own dense index. */
-export async function* parseAnthropicStream(messages: AsyncIterable<SseMessage>): AsyncGenerator<StreamEvent> {
+export async function* parseAnthropicStream(batches: AsyncIterable<SseMessage[]>): AsyncGenerator<StreamEvent> {
   const toolIndexes = new Map<number, number>();
   let startUsage: Usage | undefined;
   let finished = false;
   // Read to the close after message_stop rather than torn down (see the OpenAI parser).
   let stopped = false;
-  for await (const message of messages) {
-    if (stopped) continue;
-    const json = safeJson(message.data);
-    if (json === undefined) throw malformedStreamError();
-    const parsed = streamEventSchema.safeParse(json);
-    if (!parsed.success) continue;
-    const event = parsed.data;
-    switch (event.type) {
-      case "message_start":
-        startUsage = parseAnthropicUsage(event.message.usage);
-        yield { type: "message-start", id: event.message.id, model: event.message.model ?? "", created: Math.floor(Date.now() / 1000) };
-        break;
-      case "content_block_start": {
-        const block = event.content_block;
-        if (block.type === "tool_use" || block.type === "server_tool_use") {
-          const index = toolIndexes.size;
-          toolIndexes.set(event.index, index);
-          yield { type: "tool-call-start", index, id: block.id ?? `toolu_${index}`, name: block.name ?? "" };
-          const input = block.input;
-          if (input && typeof input === "object" && Object.keys(input).length > 0) {
-            yield { type: "tool-call-delta", index, argumentsDelta: JSON.stringify(input) };
+  for await (const batch of batches) {
+    for (const message of batch) {
+      if (stopped) continue;
+      const json = safeJson(message.data);
+      if (json === undefined) throw malformedStreamError();
+      const parsed = streamEventSchema.safeParse(json);
+      if (!parsed.success) continue;
+      const event = parsed.data;
+      switch (event.type) {
+        case "message_start":
+          startUsage = parseAnthropicUsage(event.message.usage);
+          yield { type: "message-start", id: event.message.id, model: event.message.model ?? "", created: Math.floor(Date.now() / 1000) };
+          break;
+        case "content_block_start": {
+          const block = event.content_block;
+          if (block.type === "tool_use" || block.type === "server_tool_use") {
+            const index = toolIndexes.size;
+            toolIndexes.set(event.index, index);
+            yield { type: "tool-call-start", index, id: block.id ?? `toolu_${index}`, name: block.name ?? "" };
+            const input = block.input;
+            if (input && typeof input === "object" && Object.keys(input).length > 0) {
+              yield { type: "tool-call-delta", index, argumentsDelta: JSON.stringify(input) };
+            }
+          } else if (block.type === "text" && block.text) {
+            yield { type: "text-delta", text: block.text };
+          } else if (block.type === "thinking" && block.thinking) {
+            yield { type: "reasoning-delta", text: block.thinking };
           }
-        } else if (block.type === "text" && block.text) {
-          yield { type: "text-delta", text: block.text };
-        } else if (block.type === "thinking" && block.thinking) {
-          yield { type: "reasoning-delta", text: block.thinking };
+          break;
         }
-        break;
-      }
-      case "content_block_delta": {
-        const delta = event.delta;
-        if (delta.type === "text_delta" && delta.text) yield { type: "text-delta", text: delta.text };
-        else if (delta.type === "thinking_delta" && delta.thinking) yield { type: "reasoning-delta", text: delta.thinking };
-        else if (delta.type === "signature_delta" && delta.signature) yield { type: "reasoning-delta", text: "", signature: delta.signature };
-        else if (delta.type === "input_json_delta" && delta.partial_json) {
-          const index = toolIndexes.get(event.index);
-          if (index !== undefined) yield { type: "tool-call-delta", index, argumentsDelta: delta.partial_json };
+        case "content_block_delta": {
+          const delta = event.delta;
+          if (delta.type === "text_delta" && delta.text) yield { type: "text-delta", text: delta.text };
+          else if (delta.type === "thinking_delta" && delta.thinking) yield { type: "reasoning-delta", text: delta.thinking };
+          else if (delta.type === "signature_delta" && delta.signature) yield { type: "reasoning-delta", text: "", signature: delta.signature };
+          else if (delta.type === "input_json_delta" && delta.partial_json) {
+            const index = toolIndexes.get(event.index);
+            if (index !== undefined) yield { type: "tool-call-delta", index, argumentsDelta: delta.partial_json };
+          }
+          break;
         }
-        break;
+        case "message_delta": {
+          finished = true;
+          yield {
+            type: "finish",
+            reason: fromAnthropicStopReason[event.delta.stop_reason ?? "end_turn"] ?? "other",
+            stopSequence: event.delta.stop_sequence ?? undefined,
+          };
+          // Counts here are cumulative; input and cache counts may be missing (back-fill).
+          const usage = parseAnthropicUsage(event.usage, startUsage);
+          if (usage) yield { type: "usage", usage };
+          break;
+        }
+        case "error":
+          yield {
+            type: "error",
+            error: new GatewayError(event.error.type === "overloaded_error" ? "overloaded" : "upstream_error", event.error.message ?? "The upstream reported an error.", {
+              status: event.error.type === "overloaded_error" ? 529 : 500,
+              upstreamType: event.error.type,
+              upstreamFormat: "anthropic",
+            }),
+          };
+          return;
+        case "message_stop":
+          stopped = true;
+          break;
       }
-      case "message_delta": {
-        finished = true;
-        yield {
-          type: "finish",
-          reason: fromAnthropicStopReason[event.delta.stop_reason ?? "end_turn"] ?? "other",
-          stopSequence: event.delta.stop_sequence ?? undefined,
-        };
-        // Counts here are cumulative; input and cache counts may be missing (back-fill).
-        const usage = parseAnthropicUsage(event.usage, startUsage);
-        if (usage) yield { type: "usage", usage };
-        break;
-      }
-      case "error":
-        yield {
-          type: "error",
-          error: new GatewayError(event.error.type === "overloaded_error" ? "overloaded" : "upstream_error", event.error.message ?? "The upstream reported an error.", {
-            status: event.error.type === "overloaded_error" ? 529 : 500,
-            upstreamType: event.error.type,
-            upstreamFormat: "anthropic",
-          }),
-        };
-        return;
-      case "message_stop":
-        stopped = true;
-        break;
     }
   }
   // Ended without message_delta and message_stop: the connection was cut.

@@ -1,7 +1,7 @@
 import type { ChatRequest } from "@/lib/canonical/request";
 import type { StreamEvent } from "@/lib/canonical/stream-event";
 import type { CallContext, Provider } from "@/lib/providers/provider";
-import { decodeSse } from "@/lib/sse/decode-sse";
+import { decodeSseBatches } from "@/lib/sse/decode-sse";
 import { postGemini } from "./call-upstream";
 import { toGeminiBody } from "./convert-request";
 import { geminiResponseEvents, parseGeminiStream } from "./parse-stream";
@@ -13,7 +13,7 @@ async function chat(request: ChatRequest, context: CallContext): Promise<AsyncIt
   const body = await toGeminiBody(request, context);
   if (request.stream) {
     const response = await postGemini("streamGenerateContent", body, context, "?alt=sse");
-    return parseGeminiStream(decodeSse(response.body));
+    return parseGeminiStream(decodeSseBatches(response.body));
   }
   const response = await postGemini("generateContent", body, context);
   const json = await response.body.json();

@@ -13,15 +13,17 @@ import { generateContentResponseSchema, type GenerateContentResponse } from "./g
  * so the tool counter lives across chunks; ids are made up when Gemini sends none;
  * usage is cumulative, so only the last one counts.
  */
-export async function* parseGeminiStream(messages: AsyncIterable<SseMessage>): AsyncGenerator<StreamEvent> {
+export async function* parseGeminiStream(batches: AsyncIterable<SseMessage[]>): AsyncGenerator<StreamEvent> {
   const state = newState();
-  for await (const message of messages) {
-    const json = safeJson(message.data);
-    if (json === undefined) throw malformedStreamError();
-    const parsed = generateContentResponseSchema.safeParse(json);
-    if (!parsed.success) continue;
-    yield* chunkEvents(parsed.data, state);
-    if (state.failed) return;
+  for await (const batch of batches) {
+    for (const message of batch) {
+      const json = safeJson(message.data);
+      if (json === undefined) throw malformedStreamError();
+      const parsed = generateContentResponseSchema.safeParse(json);
+      if (!parsed.success) continue;
+      yield* chunkEvents(parsed.data, state);
+      if (state.failed) return;
+    }
   }
   // Gemini's last chunk carries the finish reason; without one the stream was cut.
   if (!state.finishReason && !state.blocked) throw truncatedStreamError();

@@ -1,7 +1,7 @@
 import type { ChatRequest } from "@/lib/canonical/request";
 import type { StreamEvent } from "@/lib/canonical/stream-event";
 import type { CallContext, Provider } from "@/lib/providers/provider";
-import { decodeSse } from "@/lib/sse/decode-sse";
+import { decodeSseBatches } from "@/lib/sse/decode-sse";
 import { postOpenAI } from "./call-upstream";
 import { toOpenAIChatBody } from "./convert-request";
 import { openAIResponseEvents, parseOpenAIStream } from "./parse-stream";
@@ -23,7 +23,7 @@ import { listOpenAIModels } from "./list-models";
 async function chat(request: ChatRequest, context: CallContext): Promise<AsyncIterable<StreamEvent>> {
   const body = toOpenAIChatBody(request, context.upstreamModel, context.warnings);
   const response = await postOpenAI("/chat/completions", body, context);
-  if (request.stream) return parseOpenAIStream(decodeSse(response.body));
+  if (request.stream) return parseOpenAIStream(decodeSseBatches(response.body));
   const json = await response.body.json();
   return (async function* () {
     yield* openAIResponseEvents(json);

@@ -5,10 +5,36 @@ import { fromOpenAIFinishReason } from "@/lib/formats/openai/map-finish-reason";
 import { parseOpenAIUsage } from "@/lib/formats/openai/render-usage";
 import type { SseMessage } from "@/lib/sse/decode-sse";
 import { malformedStreamError, truncatedStreamError } from "@/lib/sse/stream-errors";
-import { chatCompletionChunkSchema, chatCompletionResponseSchema } from "./openai-api";
+import { chatCompletionChunkSchema, chatCompletionResponseSchema, type ChatCompletionChunk } from "./openai-api";
+
+const isOptionalString = (value: unknown) => value === undefined || value === null || typeof value === "string";
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * The common chunk (text deltas, a finish reason, usage) checked by hand: what the schema
+ * would accept unchanged, at a fraction of its cost per event. Anything else (tool calls,
+ * odd types) goes through the schema.
+ */
+function isPlainChunk(json: unknown): json is ChatCompletionChunk {
+  if (!isObject(json) || !isOptionalString(json.id) || !isOptionalString(json.model)) return false;
+  if (json.created !== undefined && json.created !== null && typeof json.created !== "number") return false;
+  const choices = json.choices;
+  if (choices === undefined || choices === null) return true;
+  if (!Array.isArray(choices)) return false;
+  for (const choice of choices) {
+    if (!isObject(choice) || !isOptionalString(choice.finish_reason)) return false;
+    if (choice.index !== undefined && choice.index !== null && !Number.isInteger(choice.index)) return false;
+    const delta = choice.delta;
+    if (delta === undefined || delta === null) continue;
+    if (!isObject(delta) || (delta.tool_calls !== undefined && delta.tool_calls !== null)) return false;
+    if (!isOptionalString(delta.role) || !isOptionalString(delta.content) || !isOptionalString(delta.refusal)) return false;
+    if (!isOptionalString(delta.reasoning_content) || !isOptionalString(delta.reasoning)) return false;
+  }
+  return true;
+}
 
 /** OpenAI Chat Completions SSE -> canonical events. Only choice 0 is followed. */
-export async function* parseOpenAIStream(messages: AsyncIterable<SseMessage>): AsyncGenerator<StreamEvent> {
+export async function* parseOpenAIStream(batches: AsyncIterable<SseMessage[]>): AsyncGenerator<StreamEvent> {
   let started = false;
   // Upstream tool-call index -> our dense index, in order of first appearance.
   const toolIndexes = new Map<number, number>();
@@ -16,61 +42,67 @@ export async function* parseOpenAIStream(messages: AsyncIterable<SseMessage>): A
   // After the end marker the stream is read to its close, not torn down: ending it early
   // would abort the upstream body, which costs an error object and its stack per stream.
   let ended = false;
-  for await (const message of messages) {
-    if (ended) continue;
-    if (message.data === "[DONE]") {
-      ended = true;
-      continue;
-    }
-    const json = safeJson(message.data);
-    if (json === undefined) throw malformedStreamError();
-    const parsed = chatCompletionChunkSchema.safeParse(json);
-    if (!parsed.success) continue;
-    const chunk = parsed.data;
-    if (chunk.error !== undefined || message.event === "error") {
-      const error = chunk.error as { message?: string; type?: string; code?: string } | string | undefined;
-      const text = typeof error === "string" ? error : (error?.message ?? "The upstream reported an error mid-stream.");
-      yield { type: "error", error: new GatewayError("upstream_error", text, { status: 500, upstreamType: typeof error === "object" ? error?.type : undefined, upstreamFormat: "openai" }) };
-      return;
-    }
-    if (!started) {
-      started = true;
-      yield {
-        type: "message-start",
-        id: chunk.id ?? "",
-        model: chunk.model ?? "",
-        created: chunk.created ?? Math.floor(Date.now() / 1000),
-      };
-    }
-    const choice = chunk.choices?.find((candidate) => (candidate.index ?? 0) === 0);
-    const delta = choice?.delta;
-    if (delta) {
-      const reasoning = delta.reasoning_content ?? delta.reasoning;
-      if (reasoning) yield { type: "reasoning-delta", text: reasoning };
-      if (delta.content) yield { type: "text-delta", text: delta.content };
-      if (delta.refusal) yield { type: "text-delta", text: delta.refusal };
-      for (const call of delta.tool_calls ?? []) {
-        const upstreamIndex = call.index ?? 0;
-        let index = toolIndexes.get(upstreamIndex);
-        if (index === undefined) {
-          index = toolIndexes.size;
-          toolIndexes.set(upstreamIndex, index);
-          yield {
-            type: "tool-call-start",
-            index,
-            id: call.id || `call_${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`,
-            name: call.function?.name ?? "",
-          };
-        }
-        if (call.function?.arguments) yield { type: "tool-call-delta", index, argumentsDelta: call.function.arguments };
+  for await (const batch of batches) {
+    for (const message of batch) {
+      if (ended) continue;
+      if (message.data === "[DONE]") {
+        ended = true;
+        continue;
       }
+      const json = safeJson(message.data);
+      if (json === undefined) throw malformedStreamError();
+      let chunk: ChatCompletionChunk;
+      if (isPlainChunk(json)) chunk = json;
+      else {
+        const parsed = chatCompletionChunkSchema.safeParse(json);
+        if (!parsed.success) continue;
+        chunk = parsed.data;
+      }
+      if (chunk.error !== undefined || message.event === "error") {
+        const error = chunk.error as { message?: string; type?: string; code?: string } | string | undefined;
+        const text = typeof error === "string" ? error : (error?.message ?? "The upstream reported an error mid-stream.");
+        yield { type: "error", error: new GatewayError("upstream_error", text, { status: 500, upstreamType: typeof error === "object" ? error?.type : undefined, upstreamFormat: "openai" }) };
+        return;
+      }
+      if (!started) {
+        started = true;
+        yield {
+          type: "message-start",
+          id: chunk.id ?? "",
+          model: chunk.model ?? "",
+          created: chunk.created ?? Math.floor(Date.now() / 1000),
+        };
+      }
+      const choice = chunk.choices?.find((candidate) => (candidate.index ?? 0) === 0);
+      const delta = choice?.delta;
+      if (delta) {
+        const reasoning = delta.reasoning_content ?? delta.reasoning;
+        if (reasoning) yield { type: "reasoning-delta", text: reasoning };
+        if (delta.content) yield { type: "text-delta", text: delta.content };
+        if (delta.refusal) yield { type: "text-delta", text: delta.refusal };
+        for (const call of delta.tool_calls ?? []) {
+          const upstreamIndex = call.index ?? 0;
+          let index = toolIndexes.get(upstreamIndex);
+          if (index === undefined) {
+            index = toolIndexes.size;
+            toolIndexes.set(upstreamIndex, index);
+            yield {
+              type: "tool-call-start",
+              index,
+              id: call.id || `call_${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`,
+              name: call.function?.name ?? "",
+            };
+          }
+          if (call.function?.arguments) yield { type: "tool-call-delta", index, argumentsDelta: call.function.arguments };
+        }
+      }
+      if (choice?.finish_reason) {
+        finished = true;
+        yield { type: "finish", reason: fromOpenAIFinishReason[choice.finish_reason] ?? "other" };
+      }
+      const usage = parseOpenAIUsage(chunk.usage);
+      if (usage) yield { type: "usage", usage };
     }
-    if (choice?.finish_reason) {
-      finished = true;
-      yield { type: "finish", reason: fromOpenAIFinishReason[choice.finish_reason] ?? "other" };
-    }
-    const usage = parseOpenAIUsage(chunk.usage);
-    if (usage) yield { type: "usage", usage };
   }
   // Some servers end without `[DONE]`; a stream with no finish reason at all was cut.
   if (!ended && !finished) throw truncatedStreamError();
