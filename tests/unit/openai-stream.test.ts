@@ -2,10 +2,12 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
+import fc from "fast-check";
 import { collectResponse } from "@/lib/canonical/collect-response";
 import type { StreamEvent } from "@/lib/canonical/stream-event";
 import { renderChatCompletionStream } from "@/lib/formats/openai/render-stream";
-import { openAIResponseEvents, parseOpenAIStream } from "@/lib/providers/openai/parse-stream";
+import { chatCompletionChunkSchema } from "@/lib/providers/openai/openai-api";
+import { isPlainChunk, openAIResponseEvents, parseOpenAIStream } from "@/lib/providers/openai/parse-stream";
 import { decodeSseBatches } from "@/lib/sse/decode-sse";
 import { collect, fromPieces, splitAtRandom } from "../helpers/split-chunks";
 
@@ -91,3 +93,28 @@ describe("canonical events -> Chat Completions chunks", () => {
 async function* fromEvents(events: StreamEvent[]): AsyncGenerator<StreamEvent> {
   yield* events;
 }
+
+test("a chunk the hand check accepts is one the schema accepts unchanged", () => {
+  const loose = fc.oneof(fc.constant(undefined), fc.constant(null), fc.string({ maxLength: 4 }), fc.integer(), fc.double(), fc.boolean(), fc.constant([]), fc.constant({}));
+  const delta = fc.record(
+    { role: loose, content: loose, reasoning_content: loose, reasoning: loose, refusal: loose, tool_calls: fc.oneof(loose, fc.constant([{ index: 0 }])) },
+    { requiredKeys: [], noNullPrototype: true },
+  );
+  const choice = fc.record({ index: loose, delta: fc.oneof(loose, delta), finish_reason: loose }, { requiredKeys: [], noNullPrototype: true });
+  const chunk = fc.record(
+    { id: loose, model: loose, created: loose, choices: fc.oneof(loose, fc.array(fc.oneof(choice, loose), { maxLength: 3 })), usage: loose, error: loose },
+    { requiredKeys: [], noNullPrototype: true },
+  );
+  let accepted = 0;
+  fc.assert(
+    fc.property(fc.oneof(chunk, loose), (value) => {
+      if (!isPlainChunk(value)) return;
+      accepted += 1;
+      const parsed = chatCompletionChunkSchema.safeParse(value);
+      assert.ok(parsed.success, JSON.stringify(value));
+      assert.deepEqual(parsed.data, value);
+    }),
+    { numRuns: 5000 },
+  );
+  assert.ok(accepted > 100, `only ${accepted} accepted`);
+});

@@ -15,7 +15,7 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
  * would accept unchanged, at a fraction of its cost per event. Anything else (tool calls,
  * odd types) goes through the schema.
  */
-function isPlainChunk(json: unknown): json is ChatCompletionChunk {
+export function isPlainChunk(json: unknown): json is ChatCompletionChunk {
   if (!isObject(json) || !isOptionalString(json.id) || !isOptionalString(json.model)) return false;
   if (json.created !== undefined && json.created !== null && typeof json.created !== "number") return false;
   const choices = json.choices;
