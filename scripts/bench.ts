@@ -4,7 +4,9 @@
 // the request log costs. Targets share core 0; the upstream and the load
 // generator (autocannon, this process) get core 1. Prints a table of ratios and CPU per
 // request (from /proc/<pid>/stat), and writes scripts/.tmp/bench-results.json.
-// Options: BENCH_SECONDS (8), BENCH_CONNECTIONS (32), BENCH_RATE (100).
+// Loads that are compared run in turn, BENCH_ROUNDS times, and each figure is the median
+// of its rounds: a slow spell of the shared machine then falls on all of them alike.
+// Options: BENCH_SECONDS (5 per run), BENCH_ROUNDS (3), BENCH_CONNECTIONS (32), BENCH_RATE (100).
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
@@ -13,7 +15,8 @@ import path from "node:path";
 import autocannon from "autocannon";
 import { request } from "undici";
 
-const seconds = Number(process.env.BENCH_SECONDS ?? 8);
+const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const rate = Number(process.env.BENCH_RATE ?? 100);
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -64,12 +67,24 @@ interface Target {
 }
 type Load = { rps: number; p50: number; p99: number; failed: number; cpuUsPerRequest: number | null };
 
-async function load(target: Target, path: string, body: string, extraHeaders: Record<string, string> = {}): Promise<Load> {
-  const run = (duration: number) =>
-    autocannon({ url: `${target.url}${path}`, method: "POST", connections, duration, headers: { ...target.headers, ...extraHeaders, "content-type": "application/json" }, body });
-  await run(2); // warm-up: JIT, pools, caches
+interface Run {
+  target: Target;
+  path: string;
+  body: string;
+  headers?: Record<string, string>;
+}
+
+async function measure(run: Run, duration: number): Promise<Load> {
+  const { target } = run;
   const cpuBefore = target.pid ? cpuSeconds(target.pid) : 0;
-  const result = await run(seconds);
+  const result = await autocannon({
+    url: `${target.url}${run.path}`,
+    method: "POST",
+    connections,
+    duration,
+    headers: { ...target.headers, ...run.headers, "content-type": "application/json" },
+    body: run.body,
+  });
   const cpu = target.pid ? cpuSeconds(target.pid) - cpuBefore : 0;
   const served = result.requests.total;
   return {
@@ -79,6 +94,24 @@ async function load(target: Target, path: string, body: string, extraHeaders: Re
     failed: result.non2xx + result.errors,
     cpuUsPerRequest: target.pid && served > 0 ? Math.round((cpu * 1e6) / served) : null,
   };
+}
+
+const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/** Each run warmed up (JIT, pools, caches), then all of them in turn, `rounds` times; the medians. */
+async function interleaved(runs: Run[]): Promise<Load[]> {
+  for (const run of runs) await measure(run, 2);
+  const samples: Load[][] = runs.map(() => []);
+  for (let round = 0; round < rounds; round += 1) {
+    for (const [index, run] of runs.entries()) samples[index]!.push(await measure(run, seconds));
+  }
+  return samples.map((loads) => ({
+    rps: median(loads.map((load) => load.rps)),
+    p50: median(loads.map((load) => load.p50)),
+    p99: median(loads.map((load) => load.p99)),
+    failed: loads.reduce((sum, load) => sum + load.failed, 0),
+    cpuUsPerRequest: loads[0]!.cpuUsPerRequest === null ? null : median(loads.map((load) => load.cpuUsPerRequest!)),
+  }));
 }
 
 /** Requests at a fixed rate well below saturation: latency to the whole answer and to the first body byte. */
@@ -151,33 +184,42 @@ const idle = { proxy: memoryMb(raw.pid!), gateway: memoryMb(gateway.pid!) };
 // The same gateway storing no request rows: what the log costs. It idles while the others run.
 const unlogged = await startGatewayTarget(upstreamPort, 1, { REQUEST_LOG: "off" });
 
-const results: Record<string, unknown> = { node: process.version, cores, seconds, connections, rate, idleRssMb: idle };
+const results: Record<string, unknown> = { node: process.version, cores, seconds, rounds, connections, rate, idleRssMb: idle };
 const table: string[][] = [];
 const ratio = (a: number, b: number) => (b > 0 ? (a / b).toFixed(2) : "-");
 
-for (const [scenario, path, body] of [["chat", "/chat/completions", chatBody], ["stream (20 chunks)", "/chat/completions", streamBody]] as const) {
-  const a = await load(direct, path, body);
-  const b = await load(raw, path, body);
-  const c = await load(gateway, `/v1${path}`, body);
-  results[scenario] = { direct: a, proxy: b, gateway: c };
-  table.push([`${scenario} req/s`, a.rps.toFixed(0), b.rps.toFixed(0), c.rps.toFixed(0), ratio(c.rps, b.rps)]);
-  table.push([`${scenario} CPU µs/req`, "-", String(b.cpuUsPerRequest), String(c.cpuUsPerRequest), `${ratio(c.cpuUsPerRequest ?? 0, b.cpuUsPerRequest ?? 0)}x`]);
-  table.push([`${scenario} failed`, String(a.failed), String(b.failed), String(c.failed), ""]);
-}
+const cpuRatio = (c: Load, b: Load) => `${ratio(c.cpuUsPerRequest ?? 0, b.cpuUsPerRequest ?? 0)}x`;
 {
-  const logged = (results.chat as { gateway: Load }).gateway;
-  const off = await load(unlogged, "/v1/chat/completions", chatBody);
+  const chat = "/chat/completions";
+  const [a, b, c, off] = await interleaved([
+    { target: direct, path: chat, body: chatBody },
+    { target: raw, path: chat, body: chatBody },
+    { target: gateway, path: `/v1${chat}`, body: chatBody },
+    { target: unlogged, path: `/v1${chat}`, body: chatBody },
+  ]);
   unlogged.stop();
-  results["chat, request log off"] = off;
-  table.push(["chat req/s, request log off (REQUEST_LOG=off)", "-", "-", off.rps.toFixed(0), `log on: ${ratio(logged.rps, off.rps)} of off`]);
-  table.push(["chat CPU µs/req, request log off", "-", "-", String(off.cpuUsPerRequest), `log on: ${ratio(logged.cpuUsPerRequest ?? 0, off.cpuUsPerRequest ?? 0)}x`]);
+  results.chat = { direct: a, proxy: b, gateway: c, requestLogOff: off };
+  table.push(["chat req/s", a!.rps.toFixed(0), b!.rps.toFixed(0), c!.rps.toFixed(0), ratio(c!.rps, b!.rps)]);
+  table.push(["chat CPU µs/req", "-", String(b!.cpuUsPerRequest), String(c!.cpuUsPerRequest), cpuRatio(c!, b!)]);
+  table.push(["chat req/s, request log off (REQUEST_LOG=off)", "-", "-", off!.rps.toFixed(0), `log on: ${ratio(c!.rps, off!.rps)} of off`]);
+  table.push(["chat CPU µs/req, request log off", "-", "-", String(off!.cpuUsPerRequest), `log on: ${cpuRatio(c!, off!)}`]);
+  table.push(["chat failed", String(a!.failed), String(b!.failed), String(c!.failed + off!.failed), ""]);
+
+  const [sa, sb, sc, translated] = await interleaved([
+    { target: direct, path: chat, body: streamBody },
+    { target: raw, path: chat, body: streamBody },
+    { target: gateway, path: `/v1${chat}`, body: streamBody },
+    { target: gateway, path: "/v1/messages", body: anthropicBody, headers: { "anthropic-version": "2023-06-01" } },
+  ]);
+  results["stream (20 chunks)"] = { direct: sa, proxy: sb, gateway: sc };
+  results.translation = { anthropicToOpenAI: translated, passthrough: sc };
+  table.push(["stream (20 chunks) req/s", sa!.rps.toFixed(0), sb!.rps.toFixed(0), sc!.rps.toFixed(0), ratio(sc!.rps, sb!.rps)]);
+  table.push(["stream (20 chunks) CPU µs/req", "-", String(sb!.cpuUsPerRequest), String(sc!.cpuUsPerRequest), cpuRatio(sc!, sb!)]);
+  table.push(["Anthropic client -> OpenAI upstream, stream req/s", "-", "-", translated!.rps.toFixed(0), `${ratio(translated!.rps, sc!.rps)} of passthrough`]);
+  table.push(["Anthropic client -> OpenAI upstream, CPU µs/req", "-", "-", String(translated!.cpuUsPerRequest), `${cpuRatio(translated!, sc!)} passthrough`]);
+  table.push(["stream failed", String(sa!.failed), String(sb!.failed), String(sc!.failed + translated!.failed), ""]);
 }
 const peak = { proxy: memoryMb(raw.pid!).peak, gateway: memoryMb(gateway.pid!).peak };
-
-const translated = await load(gateway, "/v1/messages", anthropicBody, { "anthropic-version": "2023-06-01" });
-const passthrough = (results["stream (20 chunks)"] as { gateway: Load }).gateway;
-results.translation = { anthropicToOpenAI: translated, passthrough };
-table.push(["Anthropic client -> OpenAI upstream, stream req/s", "-", "-", translated.rps.toFixed(0), `${ratio(translated.rps, passthrough.rps)} of passthrough`]);
 
 for (const [scenario, path, body] of [["chat", "/chat/completions", chatBody], ["stream", "/chat/completions", streamBody]] as const) {
   const a = await atFixedRate(direct, path, body);
@@ -190,20 +232,28 @@ for (const [scenario, path, body] of [["chat", "/chat/completions", chatBody], [
 }
 table.push(["RSS idle / peak MB", "-", `${idle.proxy.rss} / ${peak.proxy}`, `${idle.gateway.rss} / ${peak.gateway}`, ""]);
 results.peakRssMb = peak;
+// Next loads on the first console request: what a process that also serves the console holds.
+const page = await request(`${gateway.url}/setup`);
+await page.body.dump();
+if (page.statusCode !== 200) throw new Error(`the console page answered ${page.statusCode}`);
+await new Promise((resolve) => setTimeout(resolve, 1000));
+const withConsole = memoryMb(gateway.pid!).rss;
+results.rssAfterConsolePageMb = withConsole;
+table.push(["RSS after one console page MB", "-", "-", String(withConsole), ""]);
 gateway.stop();
 
 if (cores > 1) {
   const two = await startGatewayTarget(upstreamPort, 2);
   const single = (results.chat as { gateway: Load }).gateway;
-  const both = await load({ ...two, pid: undefined }, "/v1/chat/completions", chatBody);
+  const [both] = await interleaved([{ target: { ...two, pid: undefined }, path: "/v1/chat/completions", body: chatBody }]);
   results["chat, 2 processes"] = both;
-  table.push(["chat req/s, 2 processes (shared cores)", "-", "-", both.rps.toFixed(0), `${ratio(both.rps, single.rps)} of 1 process`]);
+  table.push(["chat req/s, 2 processes (shared cores)", "-", "-", both!.rps.toFixed(0), `${ratio(both!.rps, single.rps)} of 1 process`]);
   two.stop();
 }
 
 const widths = [52, 14, 16, 16, 22];
 const line = (cells: string[]) => cells.map((cell, index) => (index === 0 ? cell.padEnd(widths[index]!) : cell.padStart(widths[index]!))).join(" ");
-console.log(`\n${seconds}s per run, ${connections} connections, Node ${process.version}, ${cores} cores`);
+console.log(`\n${seconds}s per run, medians of ${rounds} interleaved rounds, ${connections} connections, Node ${process.version}, ${cores} cores`);
 console.log(line(["", "(a) direct", "(b) proxy", "(c) gateway", "(c)/(b)"]));
 for (const row of table) console.log(line(row));
 fs.mkdirSync(path.join(ROOT, "scripts", ".tmp"), { recursive: true });

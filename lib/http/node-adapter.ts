@@ -78,6 +78,8 @@ export function toApiRequest(
 export async function writeApiResponse(response: ServerResponse, apiResponse: ApiResponse): Promise<void> {
   const { body } = apiResponse;
   if (!isAsyncIterable(body)) {
+    // A whole body goes with its length: headers and body in one write, no chunk framing.
+    if (body !== null && body !== undefined) response.setHeader("content-length", Buffer.byteLength(body));
     response.writeHead(apiResponse.status, apiResponse.headers);
     response.end(body ?? undefined);
     return;
