@@ -1,5 +1,5 @@
 import type { FinishReason } from "@/lib/canonical/finish-reason";
-import type { StreamEvent } from "@/lib/canonical/stream-event";
+import type { StreamEventBatches } from "@/lib/canonical/stream-event";
 import type { Usage } from "@/lib/canonical/usage";
 
 export interface ChatResponse {
@@ -16,7 +16,7 @@ export interface ChatResponse {
 }
 
 /** Folds a complete event sequence into one response; rethrows an in-stream error. */
-export async function collectResponse(events: AsyncIterable<StreamEvent>): Promise<ChatResponse> {
+export async function collectResponse(batches: StreamEventBatches): Promise<ChatResponse> {
   const response: ChatResponse = {
     id: "",
     model: "",
@@ -26,7 +26,7 @@ export async function collectResponse(events: AsyncIterable<StreamEvent>): Promi
     toolCalls: [],
     finishReason: "stop",
   };
-  for await (const event of events) {
+  for await (const batch of batches) for (const event of batch) {
     switch (event.type) {
       case "message-start":
         response.id = event.id;

@@ -1,7 +1,7 @@
 import { collectResponse, type ChatResponse } from "@/lib/canonical/collect-response";
 import type { GatewayError } from "@/lib/canonical/gateway-error";
 import { messageText, type ChatRequest } from "@/lib/canonical/request";
-import type { StreamEvent } from "@/lib/canonical/stream-event";
+import type { StreamEvent, StreamEventBatches } from "@/lib/canonical/stream-event";
 import { env } from "@/lib/env";
 import { jsonResponse, type ApiResponse } from "@/lib/http/api-types";
 import type { CallContext, Provider, RelayRequest } from "@/lib/providers/provider";
@@ -17,7 +17,7 @@ export interface ChatPlan {
   /** The raw client body, for upstreams that speak the client's own format. */
   relay?: RelayRequest;
   renderResponse(response: ChatResponse): unknown;
-  renderStream(events: AsyncIterable<StreamEvent>): AsyncIterable<string>;
+  renderStream(events: StreamEventBatches): AsyncIterable<string>;
   /** The in-stream error event once a stream has started (the format's own by default). */
   renderStreamError?(error: GatewayError): string;
 }
@@ -53,7 +53,7 @@ export async function translatedChat(
   render: Pick<ChatPlan, "renderResponse" | "renderStream">,
 ): Promise<ApiResponse> {
   // Waiting for the first event lets a dead or garbled stream fail over.
-  const events = await primeStream(await provider.chat!(chat, call), (event) => event.type === "error" && event.error);
+  const events = await primeStream(await provider.chat!(chat, call), (batch) => batch[0]?.type === "error" && batch[0].error);
   // A non-streamed failure is the attempt's and fails over; only a started stream reports here.
   const metered = meterEvents(events, call.meter, chat.stream ? hooks.streamFailed : () => undefined);
   return chat.stream
@@ -61,31 +61,35 @@ export async function translatedChat(
     : jsonResponse(200, render.renderResponse(await collectResponse(metered)));
 }
 
-async function* meterEvents(events: AsyncIterable<StreamEvent>, meter: UsageMeter, onFailure: (error: unknown) => void): AsyncGenerator<StreamEvent> {
+async function* meterEvents(batches: StreamEventBatches, meter: UsageMeter, onFailure: (error: unknown) => void): AsyncGenerator<StreamEvent[]> {
   try {
-    for await (const event of events) {
-      switch (event.type) {
-        case "text-delta":
-        case "reasoning-delta":
-          meter.recordOutput(event.text);
-          break;
-        case "tool-call-start":
-          meter.recordOutput(event.name);
-          break;
-        case "tool-call-delta":
-          meter.recordOutput(event.argumentsDelta);
-          break;
-        case "usage":
-          meter.recordUsage(event.usage);
-          break;
-        case "error":
-          meter.recordError(event.error);
-          break;
-      }
-      yield event;
+    for await (const batch of batches) {
+      for (const event of batch) meterEvent(event, meter);
+      yield batch;
     }
   } catch (error) {
     onFailure(error);
     throw error;
+  }
+}
+
+function meterEvent(event: StreamEvent, meter: UsageMeter): void {
+  switch (event.type) {
+    case "text-delta":
+    case "reasoning-delta":
+      meter.recordOutput(event.text);
+      break;
+    case "tool-call-start":
+      meter.recordOutput(event.name);
+      break;
+    case "tool-call-delta":
+      meter.recordOutput(event.argumentsDelta);
+      break;
+    case "usage":
+      meter.recordUsage(event.usage);
+      break;
+    case "error":
+      meter.recordError(event.error);
+      break;
   }
 }

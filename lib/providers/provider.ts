@@ -1,6 +1,6 @@
 import type { EmbeddingsRequest, EmbeddingsResult } from "@/lib/canonical/embeddings";
 import type { ChatRequest } from "@/lib/canonical/request";
-import type { StreamEvent } from "@/lib/canonical/stream-event";
+import type { StreamEventBatches } from "@/lib/canonical/stream-event";
 import type { HeaderReader, ResponseBody } from "@/lib/http/api-types";
 import type { SpooledForm } from "@/lib/http/multipart";
 import type { Channel } from "@/lib/routing/channel";
@@ -61,7 +61,7 @@ export interface Provider {
   listModels?(context: ListContext): Promise<string[]>;
   requiresApiKey: boolean;
   /** chat: a canonical request in, canonical events out (any client format). */
-  chat?(request: ChatRequest, context: CallContext): Promise<AsyncIterable<StreamEvent>>;
+  chat?(request: ChatRequest, context: CallContext): Promise<StreamEventBatches>;
   /** embeddings: vectors for texts (a translated path; OpenAI-type channels relay instead). */
   embeddings?(request: EmbeddingsRequest, context: CallContext): Promise<EmbeddingsResult>;
   /** count-tokens: the exact prompt token count, where the upstream offers one. */

@@ -12,11 +12,12 @@ import { collect, fromPieces, splitAtRandom } from "../helpers/split-chunks";
 const fixture = (name: string) => fs.readFileSync(path.join(import.meta.dirname, "..", "fixtures", "anthropic", name));
 // message-start carries the arrival time; it is zeroed so runs compare equal.
 const parse = async (bytes: Uint8Array, seed: number) =>
-  (await collect(parseAnthropicStream(decodeSseBatches(fromPieces(splitAtRandom(bytes, seed)))))).map((event) =>
+  (await collect(parseAnthropicStream(decodeSseBatches(fromPieces(splitAtRandom(bytes, seed)))))).flat().map((event) =>
     event.type === "message-start" ? { ...event, created: 0 } : event,
   );
-async function* from(events: StreamEvent[]) {
-  yield* events;
+/** Events in batches of two, as a parser yields them per upstream read. */
+async function* from(events: StreamEvent[]): AsyncGenerator<StreamEvent[]> {
+  for (let start = 0; start < events.length; start += 2) yield events.slice(start, start + 2);
 }
 
 /** Parses rendered Anthropic SSE back into [event name, data] pairs. */

@@ -10,9 +10,10 @@ import { decodeSseBatches } from "@/lib/sse/decode-sse";
 import { collect, fromPieces, splitAtRandom } from "../helpers/split-chunks";
 
 const fixture = (name: string) => fs.readFileSync(path.join(import.meta.dirname, "..", "fixtures", "gemini", name));
-const parse = (bytes: Uint8Array, seed: number) => collect(parseGeminiStream(decodeSseBatches(fromPieces(splitAtRandom(bytes, seed)))));
-async function* from(events: StreamEvent[]) {
-  yield* events;
+const parse = async (bytes: Uint8Array, seed: number) => (await collect(parseGeminiStream(decodeSseBatches(fromPieces(splitAtRandom(bytes, seed)))))).flat();
+/** Events in batches of two, as a parser yields them per upstream read. */
+async function* from(events: StreamEvent[]): AsyncGenerator<StreamEvent[]> {
+  for (let start = 0; start < events.length; start += 2) yield events.slice(start, start + 2);
 }
 // Made-up ids and the arrival time differ run to run; the rest must not.
 const withoutIds = (events: StreamEvent[]) =>

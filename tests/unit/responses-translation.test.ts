@@ -17,8 +17,9 @@ const APPLY_PATCH = {
   format: { type: "grammar", syntax: "lark", definition: 'start: "*** Begin Patch" LF hunk+ "*** End Patch"' },
 };
 
-async function* from(events: StreamEvent[]) {
-  yield* events;
+/** Events in batches of two, as a parser yields them per upstream read. */
+async function* from(events: StreamEvent[]): AsyncGenerator<StreamEvent[]> {
+  for (let start = 0; start < events.length; start += 2) yield events.slice(start, start + 2);
 }
 
 const patch = "*** Begin Patch\n*** Add File: a.txt\n+hi\n*** End Patch";

@@ -1,6 +1,6 @@
 import { toGatewayError } from "@/lib/canonical/gateway-error";
 import type { FinishReason } from "@/lib/canonical/finish-reason";
-import type { StreamEvent } from "@/lib/canonical/stream-event";
+import { renderPerBatch, type StreamEvent, type StreamEventBatches } from "@/lib/canonical/stream-event";
 import type { Usage } from "@/lib/canonical/usage";
 import { encodeSse } from "@/lib/sse/encode-sse";
 import { anthropicMessageId, anthropicToolId } from "./ids";
@@ -20,7 +20,7 @@ type OpenBlock = { kind: "text" | "thinking" | "tool"; index: number; toolIndex?
  * stopped; the stop reason and usage wait for the end of the stream.
  */
 export async function* renderMessageStream(
-  events: AsyncIterable<StreamEvent>,
+  events: StreamEventBatches,
   options: { model: string },
 ): AsyncGenerator<string> {
   const send = (type: string, data: Record<string, unknown>) => encodeSse(JSON.stringify({ type, ...data }), type);
@@ -64,52 +64,54 @@ export async function* renderMessageStream(
     yield send("content_block_start", { index: open.index, content_block: block });
   }
 
-  try {
-    for await (const event of events) {
-      switch (event.type) {
-        case "message-start":
-          yield* start(event.id, event.model || options.model);
-          break;
-        case "text-delta":
-          yield* start();
-          if (!event.text) break;
-          yield* openBlock("text");
-          yield textDelta(open!.index, event.text);
-          break;
-        case "reasoning-delta":
-          yield* start();
-          if (!event.text && !event.signature) break;
-          yield* openBlock("thinking");
-          if (event.signature) open!.signature = event.signature;
-          if (event.text) yield send("content_block_delta", { index: open!.index, delta: { type: "thinking_delta", thinking: event.text } });
-          break;
-        case "tool-call-start":
-          yield* start();
-          yield* close();
-          open = { kind: "tool", index: nextIndex++, toolIndex: event.index };
-          toolBlocks.set(event.index, open.index);
-          yield send("content_block_start", {
-            index: open.index,
-            content_block: { type: "tool_use", id: anthropicToolId(event.id), name: event.name, input: {} },
-          });
-          break;
-        case "tool-call-delta": {
-          const index = toolBlocks.get(event.index);
-          if (index === undefined || !event.argumentsDelta) break;
-          yield send("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: event.argumentsDelta } });
-          break;
-        }
-        case "usage":
-          usage = event.usage;
-          break;
-        case "finish":
-          finish = event.reason;
-          stopSequence = event.stopSequence ?? null;
-          break;
-        case "error":
-          throw event.error;
+  function* onEvent(event: StreamEvent): Generator<string> {
+    switch (event.type) {
+      case "message-start":
+        yield* start(event.id, event.model || options.model);
+        break;
+      case "text-delta":
+        yield* start();
+        if (!event.text) break;
+        yield* openBlock("text");
+        yield textDelta(open!.index, event.text);
+        break;
+      case "reasoning-delta":
+        yield* start();
+        if (!event.text && !event.signature) break;
+        yield* openBlock("thinking");
+        if (event.signature) open!.signature = event.signature;
+        if (event.text) yield send("content_block_delta", { index: open!.index, delta: { type: "thinking_delta", thinking: event.text } });
+        break;
+      case "tool-call-start":
+        yield* start();
+        yield* close();
+        open = { kind: "tool", index: nextIndex++, toolIndex: event.index };
+        toolBlocks.set(event.index, open.index);
+        yield send("content_block_start", {
+          index: open.index,
+          content_block: { type: "tool_use", id: anthropicToolId(event.id), name: event.name, input: {} },
+        });
+        break;
+      case "tool-call-delta": {
+        const index = toolBlocks.get(event.index);
+        if (index === undefined || !event.argumentsDelta) break;
+        yield send("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: event.argumentsDelta } });
+        break;
       }
+      case "usage":
+        usage = event.usage;
+        break;
+      case "finish":
+        finish = event.reason;
+        stopSequence = event.stopSequence ?? null;
+        break;
+      case "error":
+        throw event.error;
     }
+  }
+
+  try {
+    yield* renderPerBatch(events, onEvent);
   } catch (error) {
     yield* start();
     yield send("error", anthropicErrorBody(toGatewayError(error)));

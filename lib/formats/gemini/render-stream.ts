@@ -1,6 +1,6 @@
 import { toGatewayError } from "@/lib/canonical/gateway-error";
 import type { FinishReason } from "@/lib/canonical/finish-reason";
-import type { StreamEvent } from "@/lib/canonical/stream-event";
+import { renderPerBatch, type StreamEvent, type StreamEventBatches } from "@/lib/canonical/stream-event";
 import type { Usage } from "@/lib/canonical/usage";
 import { toolArgumentsObject } from "@/lib/canonical/json";
 import { encodeSse } from "@/lib/sse/encode-sse";
@@ -14,7 +14,7 @@ import { renderGeminiUsage } from "./render-usage";
  * partial arguments. `sse` frames chunks as SSE; otherwise the body is a JSON array.
  */
 export async function* renderGenerateContentStream(
-  events: AsyncIterable<StreamEvent>,
+  events: StreamEventBatches,
   options: { model: string; sse: boolean },
 ): AsyncGenerator<string> {
   let model = options.model;
@@ -42,39 +42,41 @@ export async function* renderGenerateContentStream(
     return chunk(parts);
   };
 
-  try {
-    for await (const event of events) {
-      switch (event.type) {
-        case "message-start":
-          model = event.model || model;
-          responseId = event.id;
-          break;
-        case "text-delta":
-        case "reasoning-delta": {
-          if (!event.text) break;
-          const calls = flushCalls();
-          if (calls) yield calls;
-          yield chunk([event.type === "text-delta" ? { text: event.text } : { text: event.text, thought: true }]);
-          break;
-        }
-        case "tool-call-start":
-          pendingCalls.set(event.index, { id: event.id, name: event.name, arguments: "" });
-          break;
-        case "tool-call-delta": {
-          const call = pendingCalls.get(event.index);
-          if (call) call.arguments += event.argumentsDelta;
-          break;
-        }
-        case "usage":
-          usage = event.usage;
-          break;
-        case "finish":
-          finish = event.reason;
-          break;
-        case "error":
-          throw event.error;
+  function* onEvent(event: StreamEvent): Generator<string> {
+    switch (event.type) {
+      case "message-start":
+        model = event.model || model;
+        responseId = event.id;
+        break;
+      case "text-delta":
+      case "reasoning-delta": {
+        if (!event.text) break;
+        const calls = flushCalls();
+        if (calls) yield calls;
+        yield chunk([event.type === "text-delta" ? { text: event.text } : { text: event.text, thought: true }]);
+        break;
       }
+      case "tool-call-start":
+        pendingCalls.set(event.index, { id: event.id, name: event.name, arguments: "" });
+        break;
+      case "tool-call-delta": {
+        const call = pendingCalls.get(event.index);
+        if (call) call.arguments += event.argumentsDelta;
+        break;
+      }
+      case "usage":
+        usage = event.usage;
+        break;
+      case "finish":
+        finish = event.reason;
+        break;
+      case "error":
+        throw event.error;
     }
+  }
+
+  try {
+    yield* renderPerBatch(events, onEvent);
     const calls = flushCalls();
     if (calls) yield calls;
     yield frame({

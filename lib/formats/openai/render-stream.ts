@@ -1,5 +1,5 @@
 import { toGatewayError } from "@/lib/canonical/gateway-error";
-import type { StreamEvent } from "@/lib/canonical/stream-event";
+import { renderPerBatch, type StreamEvent, type StreamEventBatches } from "@/lib/canonical/stream-event";
 import type { Usage } from "@/lib/canonical/usage";
 import { encodeSse } from "@/lib/sse/encode-sse";
 import { toOpenAIFinishReason } from "./map-finish-reason";
@@ -8,7 +8,7 @@ import { renderOpenAIUsage } from "./render-usage";
 
 /** Renders canonical events as Chat Completions chunks, ending with `[DONE]`. */
 export async function* renderChatCompletionStream(
-  events: AsyncIterable<StreamEvent>,
+  events: StreamEventBatches,
   options: { includeUsage: boolean; fallbackModel: string },
 ): AsyncGenerator<string> {
   let id = `chatcmpl-${crypto.randomUUID().replaceAll("-", "")}`;
@@ -32,43 +32,45 @@ export async function* renderChatCompletionStream(
     started = true;
     yield chunk({ role: "assistant", content: "" });
   };
-  try {
-    for await (const event of events) {
-      switch (event.type) {
-        case "message-start":
-          id = event.id || id;
-          model = event.model || model;
-          created = event.created;
-          yield* start();
-          break;
-        case "text-delta":
-          yield* start();
-          yield chunk({ content: event.text });
-          break;
-        case "reasoning-delta":
-          yield* start();
-          if (event.text) yield chunk({ reasoning_content: event.text });
-          break;
-        case "tool-call-start":
-          yield* start();
-          yield chunk({
-            tool_calls: [{ index: event.index, id: event.id, type: "function", function: { name: event.name, arguments: "" } }],
-          });
-          break;
-        case "tool-call-delta":
-          yield chunk({ tool_calls: [{ index: event.index, function: { arguments: event.argumentsDelta } }] });
-          break;
-        case "usage":
-          usage = event.usage;
-          break;
-        case "finish":
-          yield* start();
-          yield chunk({}, toOpenAIFinishReason[event.reason]);
-          break;
-        case "error":
-          throw event.error;
-      }
+  function* onEvent(event: StreamEvent): Generator<string> {
+    switch (event.type) {
+      case "message-start":
+        id = event.id || id;
+        model = event.model || model;
+        created = event.created;
+        yield* start();
+        break;
+      case "text-delta":
+        yield* start();
+        yield chunk({ content: event.text });
+        break;
+      case "reasoning-delta":
+        yield* start();
+        if (event.text) yield chunk({ reasoning_content: event.text });
+        break;
+      case "tool-call-start":
+        yield* start();
+        yield chunk({
+          tool_calls: [{ index: event.index, id: event.id, type: "function", function: { name: event.name, arguments: "" } }],
+        });
+        break;
+      case "tool-call-delta":
+        yield chunk({ tool_calls: [{ index: event.index, function: { arguments: event.argumentsDelta } }] });
+        break;
+      case "usage":
+        usage = event.usage;
+        break;
+      case "finish":
+        yield* start();
+        yield chunk({}, toOpenAIFinishReason[event.reason]);
+        break;
+      case "error":
+        throw event.error;
     }
+  }
+
+  try {
+    yield* renderPerBatch(events, onEvent);
   } catch (error) {
     yield encodeSse(JSON.stringify(openAIErrorBody(toGatewayError(error))));
     return;

@@ -1,6 +1,6 @@
 import { toGatewayError, type GatewayError } from "@/lib/canonical/gateway-error";
 import type { FinishReason } from "@/lib/canonical/finish-reason";
-import type { StreamEvent } from "@/lib/canonical/stream-event";
+import { renderPerBatch, type StreamEvent, type StreamEventBatches } from "@/lib/canonical/stream-event";
 import type { Usage } from "@/lib/canonical/usage";
 import { openAIErrorBody } from "@/lib/formats/openai/render-error";
 import { encodeSse } from "@/lib/sse/encode-sse";
@@ -161,7 +161,7 @@ export class ResponsesStreamWriter {
 
 /** Renders a canonical event stream; a failure ends it with response.failed. */
 export async function* renderResponsesStream(
-  events: AsyncIterable<StreamEvent>,
+  events: StreamEventBatches,
   envelope: ResponseEnvelope,
   onComplete?: (response: ReturnType<typeof responseObject>) => Promise<void> | void,
 ): AsyncGenerator<string> {
@@ -169,34 +169,35 @@ export async function* renderResponsesStream(
   yield writer.start().join("");
   let reason: FinishReason = "stop";
   let usage: Usage | undefined;
-  try {
-    for await (const event of events) {
-      let frames: string[] = [];
-      switch (event.type) {
-        case "reasoning-delta":
-          if (event.text) frames = writer.reasoning(event.text);
-          break;
-        case "text-delta":
-          frames = writer.text(event.text);
-          break;
-        case "tool-call-start":
-          frames = writer.toolStart(event.id, event.name);
-          break;
-        case "tool-call-delta":
-          frames = writer.toolDelta(event.argumentsDelta);
-          break;
-        case "finish":
-          reason = event.reason;
-          break;
-        case "usage":
-          usage = event.usage;
-          break;
-        case "error":
-          throw event.error;
-      }
-      // One write per upstream event, however many frames it became.
-      if (frames.length > 0) yield frames.join("");
+  function* onEvent(event: StreamEvent): Generator<string> {
+    let frames: string[] = [];
+    switch (event.type) {
+      case "reasoning-delta":
+        if (event.text) frames = writer.reasoning(event.text);
+        break;
+      case "text-delta":
+        frames = writer.text(event.text);
+        break;
+      case "tool-call-start":
+        frames = writer.toolStart(event.id, event.name);
+        break;
+      case "tool-call-delta":
+        frames = writer.toolDelta(event.argumentsDelta);
+        break;
+      case "finish":
+        reason = event.reason;
+        break;
+      case "usage":
+        usage = event.usage;
+        break;
+      case "error":
+        throw event.error;
     }
+    yield* frames;
+  }
+
+  try {
+    yield* renderPerBatch(events, onEvent);
   } catch (error) {
     yield writer.failed(toGatewayError(error)).join("");
     return;

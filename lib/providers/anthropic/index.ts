@@ -1,5 +1,5 @@
 import type { ChatRequest } from "@/lib/canonical/request";
-import type { StreamEvent } from "@/lib/canonical/stream-event";
+import type { StreamEventBatches } from "@/lib/canonical/stream-event";
 import { env } from "@/lib/env";
 import type { CallContext, Provider } from "@/lib/providers/provider";
 import { decodeSseBatches } from "@/lib/sse/decode-sse";
@@ -9,13 +9,13 @@ import { anthropicResponseEvents, parseAnthropicStream } from "./parse-stream";
 import { relayMessages } from "./relay-messages";
 import { listAnthropicModels } from "./list-models";
 
-async function chat(request: ChatRequest, context: CallContext): Promise<AsyncIterable<StreamEvent>> {
+async function chat(request: ChatRequest, context: CallContext): Promise<StreamEventBatches> {
   const body = toAnthropicBody(request, context.upstreamModel, env.ANTHROPIC_DEFAULT_MAX_TOKENS, context.warnings);
   const response = await postAnthropic("/messages", body, context);
   if (request.stream) return parseAnthropicStream(decodeSseBatches(response.body));
   const json = await response.body.json();
   return (async function* () {
-    yield* anthropicResponseEvents(json);
+    yield [...anthropicResponseEvents(json)];
   })();
 }
 

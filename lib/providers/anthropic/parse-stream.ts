@@ -1,5 +1,5 @@
 import { GatewayError } from "@/lib/canonical/gateway-error";
-import type { StreamEvent } from "@/lib/canonical/stream-event";
+import { eventsPerInput, type StreamEvent } from "@/lib/canonical/stream-event";
 import type { Usage } from "@/lib/canonical/usage";
 import { fromAnthropicStopReason } from "@/lib/formats/anthropic/map-stop-reason";
 import { parseAnthropicUsage } from "@/lib/formats/anthropic/render-usage";
@@ -9,13 +9,14 @@ import { malformedStreamError, truncatedStreamError } from "@/lib/sse/stream-err
 import { messageResponseSchema, streamEventSchema } from "./anthropic-api";
 
 /** Anthropic SSE -> canonical events. Tool calls get their own dense index. */
-export async function* parseAnthropicStream(batches: AsyncIterable<SseMessage[]>): AsyncGenerator<StreamEvent> {
+export async function* parseAnthropicStream(batches: AsyncIterable<SseMessage[]>): AsyncGenerator<StreamEvent[]> {
   const toolIndexes = new Map<number, number>();
   let startUsage: Usage | undefined;
   let finished = false;
   // Read to the close after message_stop rather than torn down (see the OpenAI parser).
   let stopped = false;
-  for await (const batch of batches) {
+  let failed = false;
+  function* step(batch: SseMessage[]): Generator<StreamEvent> {
     for (const message of batch) {
       if (stopped) continue;
       const json = safeJson(message.data);
@@ -77,6 +78,7 @@ export async function* parseAnthropicStream(batches: AsyncIterable<SseMessage[]>
               upstreamFormat: "anthropic",
             }),
           };
+          failed = true;
           return;
         case "message_stop":
           stopped = true;
@@ -84,6 +86,8 @@ export async function* parseAnthropicStream(batches: AsyncIterable<SseMessage[]>
       }
     }
   }
+  yield* eventsPerInput(batches, step, () => failed);
+  if (failed) return;
   // Ended without message_delta and message_stop: the connection was cut.
   if (!stopped && !finished) throw truncatedStreamError();
 }

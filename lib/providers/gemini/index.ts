@@ -1,5 +1,5 @@
 import type { ChatRequest } from "@/lib/canonical/request";
-import type { StreamEvent } from "@/lib/canonical/stream-event";
+import type { StreamEventBatches } from "@/lib/canonical/stream-event";
 import type { CallContext, Provider } from "@/lib/providers/provider";
 import { decodeSseBatches } from "@/lib/sse/decode-sse";
 import { postGemini } from "./call-upstream";
@@ -9,7 +9,7 @@ import { embedWithGemini } from "./embed";
 import { relayGenerateContent } from "./relay-generate-content";
 import { listGeminiModels } from "./list-models";
 
-async function chat(request: ChatRequest, context: CallContext): Promise<AsyncIterable<StreamEvent>> {
+async function chat(request: ChatRequest, context: CallContext): Promise<StreamEventBatches> {
   const body = await toGeminiBody(request, context);
   if (request.stream) {
     const response = await postGemini("streamGenerateContent", body, context, "?alt=sse");
@@ -18,7 +18,7 @@ async function chat(request: ChatRequest, context: CallContext): Promise<AsyncIt
   const response = await postGemini("generateContent", body, context);
   const json = await response.body.json();
   return (async function* () {
-    yield* geminiResponseEvents(json);
+    yield [...geminiResponseEvents(json)];
   })();
 }
 

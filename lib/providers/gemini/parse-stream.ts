@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { GatewayError } from "@/lib/canonical/gateway-error";
-import type { StreamEvent } from "@/lib/canonical/stream-event";
+import { eventsPerInput, type StreamEvent } from "@/lib/canonical/stream-event";
 import { fromGeminiFinishReason } from "@/lib/formats/gemini/map-finish-reason";
 import { parseGeminiUsage } from "@/lib/formats/gemini/render-usage";
 import { safeJson } from "@/lib/canonical/json";
@@ -13,9 +13,9 @@ import { generateContentResponseSchema, type GenerateContentResponse } from "./g
  * so the tool counter lives across chunks; ids are made up when Gemini sends none;
  * usage is cumulative, so only the last one counts.
  */
-export async function* parseGeminiStream(batches: AsyncIterable<SseMessage[]>): AsyncGenerator<StreamEvent> {
+export async function* parseGeminiStream(batches: AsyncIterable<SseMessage[]>): AsyncGenerator<StreamEvent[]> {
   const state = newState();
-  for await (const batch of batches) {
+  function* step(batch: SseMessage[]): Generator<StreamEvent> {
     for (const message of batch) {
       const json = safeJson(message.data);
       if (json === undefined) throw malformedStreamError();
@@ -25,9 +25,12 @@ export async function* parseGeminiStream(batches: AsyncIterable<SseMessage[]>): 
       if (state.failed) return;
     }
   }
+  yield* eventsPerInput(batches, step, () => state.failed);
+  if (state.failed) return;
   // Gemini's last chunk carries the finish reason; without one the stream was cut.
   if (!state.finishReason && !state.blocked) throw truncatedStreamError();
-  yield* endEvents(state);
+  const end = [...endEvents(state)];
+  if (end.length > 0) yield end;
 }
 
 export function* geminiResponseEvents(json: unknown): Generator<StreamEvent> {

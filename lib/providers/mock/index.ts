@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { FinishReason } from "@/lib/canonical/finish-reason";
 import { messageText, type ChatRequest } from "@/lib/canonical/request";
-import type { StreamEvent } from "@/lib/canonical/stream-event";
+import { oneEventPerBatch, type StreamEvent } from "@/lib/canonical/stream-event";
 import { env } from "@/lib/env";
 import type { CallContext, Provider } from "@/lib/providers/provider";
 import { countTokens } from "@/lib/usage/count-tokens";
@@ -61,6 +61,6 @@ export const mockProvider: Provider = {
   requiresApiKey: false,
   ownedBy: "gateway-mock",
   async chat(request, context) {
-    return generate(request, context);
+    return oneEventPerBatch(generate(request, context));
   },
 };

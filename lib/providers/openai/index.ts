@@ -1,5 +1,5 @@
 import type { ChatRequest } from "@/lib/canonical/request";
-import type { StreamEvent } from "@/lib/canonical/stream-event";
+import type { StreamEventBatches } from "@/lib/canonical/stream-event";
 import type { CallContext, Provider } from "@/lib/providers/provider";
 import { decodeSseBatches } from "@/lib/sse/decode-sse";
 import { postOpenAI } from "./call-upstream";
@@ -20,13 +20,13 @@ import {
 import { relayResponses } from "./relay-responses";
 import { listOpenAIModels } from "./list-models";
 
-async function chat(request: ChatRequest, context: CallContext): Promise<AsyncIterable<StreamEvent>> {
+async function chat(request: ChatRequest, context: CallContext): Promise<StreamEventBatches> {
   const body = toOpenAIChatBody(request, context.upstreamModel, context.warnings);
   const response = await postOpenAI("/chat/completions", body, context);
   if (request.stream) return parseOpenAIStream(decodeSseBatches(response.body));
   const json = await response.body.json();
   return (async function* () {
-    yield* openAIResponseEvents(json);
+    yield [...openAIResponseEvents(json)];
   })();
 }
 

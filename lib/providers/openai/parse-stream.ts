@@ -1,6 +1,6 @@
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import { safeJson } from "@/lib/canonical/json";
-import type { StreamEvent } from "@/lib/canonical/stream-event";
+import { eventsPerInput, type StreamEvent } from "@/lib/canonical/stream-event";
 import { fromOpenAIFinishReason } from "@/lib/formats/openai/map-finish-reason";
 import { parseOpenAIUsage } from "@/lib/formats/openai/render-usage";
 import type { SseMessage } from "@/lib/sse/decode-sse";
@@ -17,13 +17,13 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
  */
 export function isPlainChunk(json: unknown): json is ChatCompletionChunk {
   if (!isObject(json) || !isOptionalString(json.id) || !isOptionalString(json.model)) return false;
-  if (json.created !== undefined && json.created !== null && typeof json.created !== "number") return false;
+  if (json.created !== undefined && json.created !== null && !Number.isFinite(json.created)) return false;
   const choices = json.choices;
   if (choices === undefined || choices === null) return true;
   if (!Array.isArray(choices)) return false;
   for (const choice of choices) {
     if (!isObject(choice) || !isOptionalString(choice.finish_reason)) return false;
-    if (choice.index !== undefined && choice.index !== null && !Number.isInteger(choice.index)) return false;
+    if (choice.index !== undefined && choice.index !== null && !Number.isSafeInteger(choice.index)) return false;
     const delta = choice.delta;
     if (delta === undefined || delta === null) continue;
     if (!isObject(delta) || (delta.tool_calls !== undefined && delta.tool_calls !== null)) return false;
@@ -33,8 +33,8 @@ export function isPlainChunk(json: unknown): json is ChatCompletionChunk {
   return true;
 }
 
-/** OpenAI Chat Completions SSE -> canonical events. Only choice 0 is followed. */
-export async function* parseOpenAIStream(batches: AsyncIterable<SseMessage[]>): AsyncGenerator<StreamEvent> {
+/** OpenAI Chat Completions SSE -> canonical events, a batch per upstream read. Only choice 0 is followed. */
+export async function* parseOpenAIStream(batches: AsyncIterable<SseMessage[]>): AsyncGenerator<StreamEvent[]> {
   let started = false;
   // Upstream tool-call index -> our dense index, in order of first appearance.
   const toolIndexes = new Map<number, number>();
@@ -42,7 +42,8 @@ export async function* parseOpenAIStream(batches: AsyncIterable<SseMessage[]>): 
   // After the end marker the stream is read to its close, not torn down: ending it early
   // would abort the upstream body, which costs an error object and its stack per stream.
   let ended = false;
-  for await (const batch of batches) {
+  let failed = false;
+  function* step(batch: SseMessage[]): Generator<StreamEvent> {
     for (const message of batch) {
       if (ended) continue;
       if (message.data === "[DONE]") {
@@ -62,6 +63,7 @@ export async function* parseOpenAIStream(batches: AsyncIterable<SseMessage[]>): 
         const error = chunk.error as { message?: string; type?: string; code?: string } | string | undefined;
         const text = typeof error === "string" ? error : (error?.message ?? "The upstream reported an error mid-stream.");
         yield { type: "error", error: new GatewayError("upstream_error", text, { status: 500, upstreamType: typeof error === "object" ? error?.type : undefined, upstreamFormat: "openai" }) };
+        failed = true;
         return;
       }
       if (!started) {
@@ -104,6 +106,8 @@ export async function* parseOpenAIStream(batches: AsyncIterable<SseMessage[]>): 
       if (usage) yield { type: "usage", usage };
     }
   }
+  yield* eventsPerInput(batches, step, () => failed);
+  if (failed) return;
   // Some servers end without `[DONE]`; a stream with no finish reason at all was cut.
   if (!ended && !finished) throw truncatedStreamError();
 }
