@@ -2,13 +2,13 @@ import type http from "node:http";
 import type { Duplex } from "node:stream";
 import { logger } from "@/lib/logger";
 
+type NextApp = ReturnType<typeof import("next").default>;
+
 /**
  * The console's Next.js server, loaded on first use: importing and preparing Next costs
  * tens of megabytes that a process serving only the API never needs. Requests that arrive
  * while it loads wait for it (their bodies stay unread until then).
  */
-type NextApp = ReturnType<typeof import("next").default>;
-
 export class ConsoleApp {
   private loading: Promise<NextApp> | undefined;
   private handler: ((request: http.IncomingMessage, response: http.ServerResponse) => Promise<void>) | undefined;
