@@ -76,9 +76,15 @@ export async function runCall(context: GatewayContext, plan: CallPlan): Promise<
     const provider = providers[channel.type];
     return channelServes(channel, plan.operation) && (plan.supports?.(provider, channel) ?? providerServes(provider, plan.operation, format.name));
   };
-  const candidates = runtime.channels
-    .candidates(plan.model)
-    .filter((channel) => serves(channel) && (plan.pinnedChannelId === undefined || channel.id === plan.pinnedChannelId));
+  const pick = () =>
+    runtime.channels.candidates(plan.model).filter((channel) => serves(channel) && (plan.pinnedChannelId === undefined || channel.id === plan.pinnedChannelId));
+  let candidates = pick();
+  if (candidates.length === 0) {
+    // A channel just added through another process may not have reached this one's cache
+    // yet: one fresh load before saying the model does not exist (if it fails, the answer stands).
+    await runtime.channels.reload().catch(() => undefined);
+    candidates = pick();
+  }
   if (candidates.length === 0) {
     throw new GatewayError("not_found", `The model '${plan.model}' does not exist or you do not have access to it.`, {
       code: "model_not_found",

@@ -18,6 +18,7 @@ export class ChannelCache {
   private readonly pendingDisables = new Map<string, { reason: string; until: number }>();
   private timer: NodeJS.Timeout | undefined;
   private loading: Promise<void> | undefined;
+  private queued: Promise<void> | undefined;
 
   constructor(
     private readonly database: Database,
@@ -36,11 +37,25 @@ export class ChannelCache {
     clearInterval(this.timer);
   }
 
+  /**
+   * Resolves once a load that started after this call has finished: a load already under
+   * way may have read before the caller's change, so one more follows it (shared by all
+   * who ask meanwhile).
+   */
   reload(): Promise<void> {
-    this.loading ??= this.load().finally(() => {
-      this.loading = undefined;
-    });
-    return this.loading;
+    if (!this.loading) {
+      this.loading = this.load().finally(() => {
+        this.loading = undefined;
+      });
+      return this.loading;
+    }
+    this.queued ??= this.loading
+      .catch(() => undefined)
+      .then(() => {
+        this.queued = undefined;
+        return this.reload();
+      });
+    return this.queued;
   }
 
   private async load(): Promise<void> {

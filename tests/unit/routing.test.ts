@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { Channel } from "@/lib/routing/channel";
+import { ChannelCache } from "@/lib/routing/channel-cache";
 import { pickChannels } from "@/lib/routing/pick-channels";
 import { RouteTable } from "@/lib/http/route-table";
 
@@ -58,5 +59,39 @@ describe("channel capabilities", () => {
     assert.equal(channelServes(chatOnly, "count-tokens"), true);
     assert.equal(channelServes(chatOnly, "embeddings"), false);
     assert.equal(channelServes(channel("embed", { capabilities: ["embeddings"] }), "chat"), false);
+  });
+});
+
+describe("channel cache reloads", () => {
+  test("a reload asked for while one is under way waits for a load that started after it", async () => {
+    const row = (name: string) => ({
+      id: name, name, type: "openai", baseUrl: "http://upstream.test/v1", apiKeyEncrypted: null, models: ["m"], modelMap: {}, priority: 0, weight: 1,
+      enabled: true, autoDisabledReason: null, capabilities: [], prices: {}, timeouts: {}, createdAt: new Date(),
+    });
+    const stored = [row("first")];
+    const pending: (() => void)[] = [];
+    let loads = 0;
+    const database = {
+      channel: {
+        findMany: () => {
+          loads += 1;
+          const snapshot = [...stored]; // what a query reads when it starts
+          return new Promise((resolve) => pending.push(() => resolve(snapshot)));
+        },
+      },
+    };
+    const cache = new ChannelCache(database as never, [Buffer.alloc(32)], (error) => assert.fail(String(error)));
+    const early = cache.reload(); // under way before the change
+    stored.push(row("added"));
+    const late = cache.reload();
+    const alsoLate = cache.reload();
+    pending.shift()!();
+    await early;
+    assert.deepEqual(cache.all().map((channel) => channel.name), ["first"]);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(loads, 2, "one more load, shared by both later callers");
+    pending.shift()!();
+    await Promise.all([late, alsoLate]);
+    assert.deepEqual(cache.all().map((channel) => channel.name), ["first", "added"]);
   });
 });
