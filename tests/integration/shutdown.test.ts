@@ -55,14 +55,24 @@ function exited(pid: number): Promise<void> {
   });
 }
 
+async function outputMatches(gateway: Gateway, pattern: RegExp): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!pattern.test(gateway.output())) {
+    if (Date.now() > deadline) assert.fail(`no output matching ${pattern}:\n${gateway.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 describe("graceful shutdown", () => {
   test("SIGTERM during 50 open streams: all finish, and no log row is lost", async () => {
     const { gateway, key } = await mockGateway(40);
     try {
       const streams = await Promise.all(Array.from({ length: 50 }, () => openStream(gateway, key)));
       process.kill(gateway.pids[0]!, "SIGTERM");
-      // No new connections once it is shutting down.
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // No new connections once it is shutting down. The line below is written right after
+      // the listener closes; waiting for it rather than a fixed time keeps a busy machine
+      // (the signal handled late) from failing the test.
+      await outputMatches(gateway, /waiting for \d+ open request/);
       const { port } = new URL(gateway.url);
       await assert.rejects(
         new Promise((resolve, reject) => net.connect(Number(port), "127.0.0.1").once("connect", resolve).once("error", reject)),
