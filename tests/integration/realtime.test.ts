@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import WebSocket from "ws";
+import { eventually } from "../helpers/eventually";
 import { startFakeRealtimeUpstream, type FakeRealtime } from "../helpers/fake-realtime-upstream";
 import { startGateway, type Gateway } from "../helpers/start-gateway";
 
@@ -58,11 +59,12 @@ describe("realtime WebSocket", () => {
     const done = closed(socket);
     socket.close(1000, "bye");
     await done;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const { body } = await gateway.admin("GET", "/api/admin/logs?limit=100");
-    const rows = (body.data as { endpoint: string; status: number; promptTokens: number; completionTokens: number; cachedTokens: number }[]).filter((row) => row.endpoint === "/v1/realtime" && row.status === 101);
-    assert.equal(rows.length, 1);
-    assert.deepEqual([rows[0]!.promptTokens, rows[0]!.completionTokens, rows[0]!.cachedTokens], [18, 12, 4]);
+    await eventually(async () => {
+      const { body } = await gateway.admin("GET", "/api/admin/logs?limit=100");
+      const rows = (body.data as { endpoint: string; status: number; promptTokens: number; completionTokens: number; cachedTokens: number }[]).filter((row) => row.endpoint === "/v1/realtime" && row.status === 101);
+      assert.equal(rows.length, 1);
+      assert.deepEqual([rows[0]!.promptTokens, rows[0]!.completionTokens, rows[0]!.cachedTokens], [18, 12, 4]);
+    });
   });
 
   test("a server client authenticates with the Bearer header", async () => {
