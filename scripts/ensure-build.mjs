@@ -67,10 +67,12 @@ function build(wanted) {
   });
   if (result.status !== 0) throw new Error(`next build failed (exit ${result.status ?? "signal"})`);
   // Packages stay imports (resolved from node_modules); the project's own code, path
-  // aliases included, is bundled.
+  // aliases included, is bundled. The request log's writer thread runs a script of its
+  // own, found beside the server bundle.
   esbuild.buildSync({
-    entryPoints: ["server.ts"],
-    outfile: SERVER_BUNDLE,
+    entryPoints: { server: "server.ts", "sqlite-log-worker": "lib/db/sqlite-log-worker.ts" },
+    outdir: path.dirname(SERVER_BUNDLE),
+    outExtension: { ".js": ".mjs" },
     bundle: true,
     platform: "node",
     format: "esm",

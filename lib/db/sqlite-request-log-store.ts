@@ -1,45 +1,35 @@
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
+import { logger } from "@/lib/logger";
 import type { RequestLogEntry } from "@/lib/usage/request-log-entry";
-import {
-  LOG_COLUMNS,
-  logRowValues,
-  type HourlyStats,
-  type QuotaSubject,
-  type RequestLogStore,
-  type TokenUsage,
-} from "@/lib/usage/request-log-store";
-
-// Dates as the Prisma SQLite adapter writes them, so both read the same rows.
-const sqliteDate = (date: Date) => date.toISOString().replace("Z", "+00:00");
-const ENCODE = { date: sqliteDate, boolean: (value: boolean) => (value ? 1 : 0) };
+import type { HourlyStats, QuotaSubject, RequestLogStore, TokenUsage } from "@/lib/usage/request-log-store";
+import { LogThreadUnavailable, SqliteLogThread } from "./sqlite-log-thread";
+import { encodeLogBatch, openSqlite, prepareLogWrites, sqliteDate, type SqliteLogBatch } from "./sqlite-log-writes";
 
 /**
- * Batched log writes on their own connection with prepared statements: the usage log
- * is the one write on every request, and going through the ORM per row cost ~40% of
- * the gateway's CPU under load (see scripts/bench.ts).
+ * The writer thread's script, beside this module: the TypeScript source when run through
+ * tsx, the compiled file beside the server bundle (dist/). A name held in a variable, so
+ * bundlers that rewrite `new URL("…", import.meta.url)` leave it alone.
+ */
+const WORKER_SCRIPT = import.meta.url.endsWith(".ts") ? "./sqlite-log-worker.ts" : "./sqlite-log-worker.mjs";
+
+/**
+ * Batched log writes with prepared statements, on a thread of their own: the usage log is
+ * the one write on every request, and its inserts, commits and WAL checkpoints (fsync)
+ * would otherwise stall the event loop. Where the thread cannot start (a bundle without
+ * its script), the batches are written on this connection instead.
  */
 export class SqliteRequestLogStore implements RequestLogStore {
   private readonly database: Database.Database;
-  private readonly write: (entries: RequestLogEntry[], usage: Map<string, TokenUsage>) => void;
+  private thread: SqliteLogThread | undefined;
+  private writeHere: ((batch: SqliteLogBatch) => void) | undefined;
   private readonly tokenUsage: Database.Statement;
   private readonly userUsage: Database.Statement;
   private readonly hourly: Database.Statement;
   private readonly hourlyForUser: Database.Statement;
 
-  constructor(file: string) {
-    this.database = new Database(file);
-    this.database.pragma("journal_mode = WAL");
-    this.database.pragma("busy_timeout = 5000");
-    const insert = this.database.prepare(
-      `INSERT INTO "RequestLog" (${LOG_COLUMNS.map((column) => `"${column}"`).join(", ")}) VALUES (${LOG_COLUMNS.map(() => "?").join(", ")})`,
-    );
-    const addUsage = this.database.prepare(
-      `UPDATE "Token" SET "usedTokens" = "usedTokens" + ?, "usedUsd" = "usedUsd" + ?, "lastUsedAt" = ? WHERE "id" = ?`,
-    );
-    this.write = this.database.transaction((entries: RequestLogEntry[], usage: Map<string, TokenUsage>) => {
-      for (const entry of entries) insert.run(...logRowValues(entry, ENCODE));
-      for (const [tokenId, { tokens, usd, lastUsedAt }] of usage) addUsage.run(tokens, usd, sqliteDate(lastUsedAt), tokenId);
-    });
+  constructor(file: string, workerScript: URL = new URL(WORKER_SCRIPT, import.meta.url)) {
+    this.database = openSqlite(file);
+    this.thread = new SqliteLogThread(file, workerScript);
     const sums = `COALESCE(SUM("promptTokens" + "completionTokens"), 0) AS tokens, COALESCE(SUM("costUsd"), 0) AS usd FROM "RequestLog"`;
     this.tokenUsage = this.database.prepare(`SELECT ${sums} WHERE "tokenId" = ? AND "createdAt" >= ?`);
     this.userUsage = this.database.prepare(`SELECT ${sums} WHERE "userId" = ? AND "tokenId" IS NULL AND "createdAt" >= ?`);
@@ -55,8 +45,24 @@ export class SqliteRequestLogStore implements RequestLogStore {
     this.hourlyForUser = hourly(`AND "userId" = ?`);
   }
 
+  /** False once the writer thread could not start and batches are written here. */
+  get writesOnOwnThread(): boolean {
+    return this.thread !== undefined;
+  }
+
   async writeBatch(entries: RequestLogEntry[], usage: Map<string, TokenUsage>): Promise<void> {
-    this.write(entries, usage);
+    const batch = encodeLogBatch(entries, usage);
+    if (this.thread) {
+      try {
+        return await this.thread.write(batch);
+      } catch (error) {
+        if (!(error instanceof LogThreadUnavailable)) throw error;
+        logger.warn({ err: error }, "the request log's writer thread could not start; writing on the main thread");
+        this.thread = undefined;
+      }
+    }
+    this.writeHere ??= prepareLogWrites(this.database);
+    this.writeHere(batch);
   }
 
   async usageSince(subject: QuotaSubject, since: Date): Promise<{ tokens: number; usd: number }> {
@@ -73,6 +79,7 @@ export class SqliteRequestLogStore implements RequestLogStore {
   }
 
   async close(): Promise<void> {
+    await this.thread?.close();
     this.database.close();
   }
 }

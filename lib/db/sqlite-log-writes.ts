@@ -1,0 +1,43 @@
+import Database from "better-sqlite3";
+import type { RequestLogEntry } from "@/lib/usage/request-log-entry";
+import { LOG_COLUMNS, logRowValues, type TokenUsage } from "@/lib/usage/request-log-store";
+
+// Dates as the Prisma SQLite adapter writes them, so both read the same rows.
+export const sqliteDate = (date: Date) => date.toISOString().replace("Z", "+00:00");
+const ENCODE = { date: sqliteDate, boolean: (value: boolean) => (value ? 1 : 0) };
+
+/** One batch as plain values, ready for SQLite and cheap to hand to another thread. */
+export interface SqliteLogBatch {
+  rows: unknown[][];
+  /** Per token: id, tokens, USD, last used (SQLite date text). */
+  usage: [tokenId: string, tokens: number, usd: number, lastUsedAt: string][];
+}
+
+export function encodeLogBatch(entries: RequestLogEntry[], usage: Map<string, TokenUsage>): SqliteLogBatch {
+  return {
+    rows: entries.map((entry) => logRowValues(entry, ENCODE)),
+    usage: [...usage].map(([tokenId, { tokens, usd, lastUsedAt }]) => [tokenId, tokens, usd, sqliteDate(lastUsedAt)]),
+  };
+}
+
+/** Prepared once per connection: inserts the rows and adds the usage to each token, in one transaction. */
+export function prepareLogWrites(database: Database.Database): (batch: SqliteLogBatch) => void {
+  const insert = database.prepare(
+    `INSERT INTO "RequestLog" (${LOG_COLUMNS.map((column) => `"${column}"`).join(", ")}) VALUES (${LOG_COLUMNS.map(() => "?").join(", ")})`,
+  );
+  const addUsage = database.prepare(
+    `UPDATE "Token" SET "usedTokens" = "usedTokens" + ?, "usedUsd" = "usedUsd" + ?, "lastUsedAt" = ? WHERE "id" = ?`,
+  );
+  return database.transaction(({ rows, usage }: SqliteLogBatch) => {
+    for (const row of rows) insert.run(...row);
+    for (const [tokenId, tokens, usd, lastUsedAt] of usage) addUsage.run(tokens, usd, lastUsedAt, tokenId);
+  });
+}
+
+/** The settings every connection to the gateway's SQLite file uses. */
+export function openSqlite(file: string): Database.Database {
+  const database = new Database(file);
+  database.pragma("journal_mode = WAL");
+  database.pragma("busy_timeout = 5000");
+  return database;
+}

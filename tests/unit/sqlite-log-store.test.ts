@@ -1,0 +1,93 @@
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, describe, test } from "node:test";
+import Database from "better-sqlite3";
+import { migrateSqlite } from "@/lib/db/migrate";
+import { SqliteRequestLogStore } from "@/lib/db/sqlite-request-log-store";
+import type { RequestLogEntry } from "@/lib/usage/request-log-entry";
+import type { TokenUsage } from "@/lib/usage/request-log-store";
+
+const directory = fs.mkdtempSync(path.join(os.tmpdir(), "gateway-log-store-"));
+after(() => fs.rmSync(directory, { recursive: true, force: true }));
+
+let fileCount = 0;
+function freshDatabase(): string {
+  const file = path.join(directory, `log-${(fileCount += 1)}.db`);
+  migrateSqlite(file);
+  const database = new Database(file);
+  database.prepare(`INSERT INTO "Token" ("id", "name", "keyHash", "keyPrefix", "createdAt", "updatedAt") VALUES ('tok_1', 't', 'h', 'sk-', '2026-01-01', '2026-01-01')`).run();
+  database.close();
+  return file;
+}
+
+function entry(id: string, overrides: Partial<RequestLogEntry> = {}): RequestLogEntry {
+  return {
+    id, createdAt: new Date("2026-11-23T10:15:00Z"), endpoint: "/v1/chat/completions", clientFormat: "openai", method: "POST",
+    tokenId: "tok_1", userId: null, channelId: null, model: "m", upstreamModel: "m", status: 200, stream: true,
+    promptTokens: 7, completionTokens: 5, cachedTokens: 0, reasoningTokens: 0, usageEstimated: false, latencyMs: 12,
+    firstTokenMs: 3, costUsd: 0.25, errorMessage: null, warnings: ["dropped seed"], attempts: null, ...overrides,
+  };
+}
+
+const usage = (tokens: number, usd: number): Map<string, TokenUsage> => new Map([["tok_1", { tokens, usd, lastUsedAt: new Date("2026-11-23T10:15:00Z") }]]);
+
+function readBack(file: string) {
+  const database = new Database(file, { readonly: true });
+  try {
+    return {
+      rows: database.prepare(`SELECT "id", "stream", "warnings", "createdAt" FROM "RequestLog" ORDER BY "id"`).all(),
+      token: database.prepare(`SELECT "usedTokens", "usedUsd" FROM "Token" WHERE "id" = 'tok_1'`).get(),
+    };
+  } finally {
+    database.close();
+  }
+}
+
+describe("the SQLite request log store", () => {
+  test("writes rows and token usage on its writer thread, and the readers see them", async () => {
+    const file = freshDatabase();
+    const store = new SqliteRequestLogStore(file);
+    try {
+      await Promise.all([store.writeBatch([entry("req_a"), entry("req_b")], usage(24, 0.5)), store.writeBatch([entry("req_c")], usage(12, 0.25))]);
+      assert.equal(store.writesOnOwnThread, true);
+      assert.deepEqual(await store.usageSince({ kind: "token", id: "tok_1" }, new Date("2026-11-23T00:00:00Z")), { tokens: 36, usd: 0.75 });
+      const [hour] = await store.hourlyStats(new Date("2026-11-23T00:00:00Z"), null);
+      assert.equal(hour?.requests, 3);
+    } finally {
+      await store.close();
+    }
+    const { rows, token } = readBack(file);
+    assert.deepEqual(rows, ["req_a", "req_b", "req_c"].map((id) => ({ id, stream: 1, warnings: '["dropped seed"]', createdAt: "2026-11-23T10:15:00.000+00:00" })));
+    assert.deepEqual(token, { usedTokens: 36, usedUsd: 0.75 });
+  });
+
+  test("a batch that fails is refused as a whole, and the thread goes on with the next", async () => {
+    const file = freshDatabase();
+    const store = new SqliteRequestLogStore(file);
+    try {
+      await store.writeBatch([entry("req_a")], usage(12, 0.25));
+      await assert.rejects(store.writeBatch([entry("req_b"), entry("req_a")], usage(24, 0.5)), /request log write failed: UNIQUE constraint/);
+      await store.writeBatch([entry("req_b")], usage(12, 0.25));
+    } finally {
+      await store.close();
+    }
+    const { rows, token } = readBack(file);
+    assert.deepEqual((rows as { id: string }[]).map((row) => row.id), ["req_a", "req_b"]);
+    assert.deepEqual(token, { usedTokens: 24, usedUsd: 0.5 });
+  });
+
+  test("without its thread's script it still writes, on the caller's thread", async () => {
+    const file = freshDatabase();
+    const store = new SqliteRequestLogStore(file, new URL("./no-such-worker.mjs", import.meta.url));
+    try {
+      await store.writeBatch([entry("req_a")], usage(12, 0.25));
+      await store.writeBatch([entry("req_b")], usage(12, 0.25));
+      assert.equal(store.writesOnOwnThread, false);
+    } finally {
+      await store.close();
+    }
+    assert.deepEqual((readBack(file).rows as { id: string }[]).map((row) => row.id), ["req_a", "req_b"]);
+  });
+});
