@@ -79,4 +79,30 @@ describe("same-format OpenAI stream, passed through as bytes", () => {
     await assert.rejects(collect(passThroughStream(fromPieces([Buffer.from(text)]), true, spec, meter)), /ended before/);
     assert.equal(meter.error?.message, "boom");
   });
+
+  test("usage riding on a content chunk: without include_usage the field goes and the content stays", async () => {
+    const text = [
+      'data: {"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}],"usage":null}',
+      'data: {"choices":[{"index":0,"delta":{"content":"b"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}',
+      "data: [DONE]",
+      "",
+    ].join("\n\n");
+    for (let seed = 1; seed < 20; seed += 1) {
+      const { text: out, meter } = await relay(Buffer.from(text), seed, false);
+      assert.equal(
+        out,
+        'data: {"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}]}\n\ndata: {"choices":[{"index":0,"delta":{"content":"b"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n',
+        `seed ${seed}`,
+      );
+      assert.equal(meter.usage?.promptTokens, 3);
+    }
+  });
+
+  test("markers inside content are content: no error, no end, no usage", async () => {
+    const text = 'data: {"choices":[{"index":0,"delta":{"content":"error"},"finish_reason":null}]}\n\ndata: {"choices":[{"index":0,"delta":{"content":"data: [DONE]\\n\\n usage"},"finish_reason":null}]}\n\n';
+    const meter = new UsageMeter();
+    await assert.rejects(collect(passThroughStream(fromPieces([Buffer.from(text)]), true, spec, meter)), /ended before/);
+    assert.equal(meter.error, undefined);
+    assert.equal(meter.usage, undefined);
+  });
 });

@@ -11,6 +11,9 @@ import type { UsageMeter } from "@/lib/usage/usage-meter";
 // Only the first event is parsed in full, so a stream that starts with garbage still fails
 // over. What JSON keys look like in the bytes is exact: inside a JSON string a quote is
 // always escaped, so `"usage":{` can only be the key itself.
+//
+// Each read is scanned once, as latin1 text (one character per byte, so positions are
+// byte offsets, and every marker is ASCII), by one regular expression for all markers.
 
 export interface PassThroughSpec {
   /** Usage as one chunk reports it. */
@@ -20,24 +23,34 @@ export interface PassThroughSpec {
 }
 
 const BLANK_LINE = Buffer.from("\n\n");
-const USAGE_KEY = Buffer.from('"usage":{');
-const ERROR_KEY = Buffer.from('"error"');
-const FINISHED = Buffer.from('"finish_reason":"');
-const DONE = Buffer.from("data: [DONE]");
-const OUTPUT_KEYS = [Buffer.from('"content":"'), Buffer.from('"tool_calls":['), Buffer.from('"reasoning_content":"'), Buffer.from('"text":"')];
+const USAGE_KEY = '"usage":{';
+const USAGE_NULL = ',"usage":null';
+const ERROR_KEY = '"error"';
+const FINISHED = '"finish_reason":"';
+/** Every marker, in one pass; `[DONE]` only where an event starts. */
+const MARKERS = /"usage":\{|,"usage":null|"error"|"finish_reason":"|(?:^|\n)data: \[DONE\]/g;
+const OUTPUT_KEYS = ['"content":"', '"tool_calls":[', '"reasoning_content":"', '"text":"'];
 const DONE_EVENT = Buffer.from("data: [DONE]\n\n");
-const USAGE_NULL = Buffer.from(',"usage":null');
 
-/** The buffer without any occurrence of `needle`, spliced from subarrays (no decoding). */
-function removeAll(buffer: Buffer, needle: Buffer): Buffer {
+/** Where the event around a position starts and ends (after its blank line), in a region of whole events. */
+function eventAround(text: string, at: number): [start: number, end: number] {
+  const before = text.lastIndexOf("\n\n", at);
+  return [before === -1 ? 0 : before + 2, text.indexOf("\n\n", at) + 2];
+}
+
+/** The region with each [start, end) cut out, or replaced where a replacement is given. */
+function applyEdits(region: Buffer, edits: [start: number, end: number, replacement?: Buffer][]): Buffer {
+  if (edits.length === 0) return region;
+  edits.sort((a, b) => a[0] - b[0]);
   const parts: Buffer[] = [];
   let from = 0;
-  for (let at = buffer.indexOf(needle); at !== -1; at = buffer.indexOf(needle, from)) {
-    parts.push(buffer.subarray(from, at));
-    from = at + needle.length;
+  for (const [start, end, replacement] of edits) {
+    if (start < from) continue; // inside an event already replaced
+    parts.push(region.subarray(from, start));
+    if (replacement) parts.push(replacement);
+    from = end;
   }
-  if (from === 0) return buffer;
-  parts.push(buffer.subarray(from));
+  parts.push(region.subarray(from));
   return Buffer.concat(parts);
 }
 
@@ -59,10 +72,11 @@ function eventJson(event: Buffer): Record<string, unknown> | undefined {
 }
 
 /** True when some output key in the region has a non-empty value (the first token, not the role chunk). */
-function hasOutput(region: Buffer): boolean {
+function hasOutput(text: string): boolean {
   for (const key of OUTPUT_KEYS) {
-    for (let at = region.indexOf(key); at !== -1; at = region.indexOf(key, at + key.length)) {
-      if (region[at + key.length] !== 0x22 && region[at + key.length] !== 0x5d) return true;
+    for (let at = text.indexOf(key); at !== -1; at = text.indexOf(key, at + key.length)) {
+      const next = text.charCodeAt(at + key.length);
+      if (next !== 0x22 && next !== 0x5d) return true;
     }
   }
   return false;
@@ -81,48 +95,56 @@ export async function* passThroughStream(
   // Kept only in case no usage ever arrives: then the text is read back for an estimate.
   const unmetered: Buffer[] = [];
 
-  const inspect = (whole: Buffer): Buffer => {
-    let region = whole;
+  const inspect = (region: Buffer, text: string): Buffer => {
     if (first) {
       first = false;
       // Only the opening event is parsed in full: a stream that starts with garbage fails over.
-      const opening = events(region).next().value;
-      if (!opening || eventJson(opening) === undefined) throw malformedStreamError();
+      if (eventJson(region.subarray(0, text.indexOf("\n\n") + 2)) === undefined) throw malformedStreamError();
     }
-    if (meter.firstTokenAt === undefined && hasOutput(region)) meter.markFirstToken();
-    if (!finished && region.includes(FINISHED)) finished = true;
-    if (!done && region.includes(DONE)) done = true;
-    if (region.includes(ERROR_KEY)) {
-      for (const event of events(region)) {
-        const error = event.includes(ERROR_KEY) ? eventJson(event)?.error : undefined;
-        if (error !== undefined) meter.recordError(new GatewayError("upstream_error", errorText(error)));
-      }
-    }
+    if (meter.firstTokenAt === undefined && hasOutput(text)) meter.markFirstToken();
+    const usageAt: number[] = [];
     // The upstream was asked for usage on the caller's behalf: a caller that did not ask
     // gets chunks without the `"usage":null` the upstream then adds to each.
-    if (!includeUsage) region = removeAll(region, USAGE_NULL);
-    if (!region.includes(USAGE_KEY)) {
-      if (meter.usage === undefined) unmetered.push(region);
-      return region;
+    const edits: [start: number, end: number, replacement?: Buffer][] = [];
+    let errorEvent = -1;
+    MARKERS.lastIndex = 0;
+    for (let match = MARKERS.exec(text); match !== null; match = MARKERS.exec(text)) {
+      const marker = match[0];
+      if (marker === USAGE_KEY) usageAt.push(match.index);
+      else if (marker === USAGE_NULL) {
+        if (!includeUsage) edits.push([match.index, match.index + USAGE_NULL.length]);
+      } else if (marker === FINISHED) finished = true;
+      else if (marker === ERROR_KEY) {
+        const [start, end] = eventAround(text, match.index);
+        if (start === errorEvent) continue;
+        errorEvent = start;
+        const error = eventJson(region.subarray(start, end))?.error;
+        if (error !== undefined) meter.recordError(new GatewayError("upstream_error", errorText(error)));
+      } else done = true;
     }
-    const kept: Buffer[] = [];
-    for (const event of events(region)) {
-      const json = event.includes(USAGE_KEY) ? eventJson(event) : undefined;
+    if (usageAt.length === 0) {
+      const relayed = applyEdits(region, edits);
+      if (meter.usage === undefined) unmetered.push(relayed);
+      return relayed;
+    }
+    let usageEvent = -1;
+    for (const at of usageAt) {
+      const [start, end] = eventAround(text, at);
+      if (start === usageEvent) continue;
+      usageEvent = start;
+      const json = eventJson(region.subarray(start, end));
       const usage = json && spec.usage(json);
-      if (!json || !usage) {
-        kept.push(event);
-        continue;
-      }
+      if (!json || !usage) continue;
       meter.recordUsage(usage);
-      if (includeUsage) kept.push(event);
-      else if (Array.isArray(json.choices) && json.choices.length > 0) {
+      if (includeUsage) continue;
+      if (Array.isArray(json.choices) && json.choices.length > 0) {
         // The caller did not ask for usage: strip the field where it rides on content.
         delete json.usage;
-        kept.push(Buffer.from(`data: ${JSON.stringify(json)}\n\n`));
-      }
+        edits.push([start, end, Buffer.from(`data: ${JSON.stringify(json)}\n\n`)]);
+      } else edits.push([start, end]);
     }
     unmetered.length = 0;
-    return includeUsage ? region : Buffer.concat(kept);
+    return applyEdits(region, edits);
   };
 
   try {
@@ -143,20 +165,25 @@ export async function* passThroughStream(
     for await (const chunk of source) {
       let buffer = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
       if (carry) buffer = Buffer.concat([carry, buffer]);
+      let text = buffer.toString("latin1");
       // CRLF line ends (allowed by the SSE spec, rare upstream) become LF: same events.
-      if (buffer.includes(0x0d)) buffer = Buffer.from(buffer.toString("utf8").replace(/\r\n?/g, "\n"));
-      const end = buffer.lastIndexOf(BLANK_LINE);
+      if (text.includes("\r")) {
+        buffer = Buffer.from(buffer.toString("utf8").replace(/\r\n?/g, "\n"));
+        text = buffer.toString("latin1");
+      }
+      const end = text.lastIndexOf("\n\n");
       if (end === -1) {
         carry = buffer;
         continue;
       }
       carry = end + 2 < buffer.length ? buffer.subarray(end + 2) : undefined;
-      const region = inspect(buffer.subarray(0, end + 2));
+      const region = inspect(buffer.subarray(0, end + 2), text.slice(0, end + 2));
       if (region.length > 0) yield region;
     }
     // A last event without its blank line is still delivered, completed.
     if (carry && carry.toString("utf8").trim() !== "") {
-      const region = inspect(Buffer.concat([carry, BLANK_LINE]));
+      const last = Buffer.concat([carry, BLANK_LINE]);
+      const region = inspect(last, last.toString("latin1"));
       if (region.length > 0) yield region;
     }
     if (first) throw truncatedStreamError();
