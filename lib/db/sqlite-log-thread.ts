@@ -19,7 +19,6 @@ interface Pending {
 export class SqliteLogThread {
   private worker: Worker | undefined;
   private ready = false;
-  private closing = false;
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
 
@@ -43,7 +42,6 @@ export class SqliteLogThread {
   async close(): Promise<void> {
     const worker = this.worker;
     if (!worker) return;
-    this.closing = true;
     worker.ref();
     const exited = new Promise((resolve) => worker.once("exit", resolve));
     worker.postMessage({ kind: "close" } satisfies LogThreadRequest);
@@ -73,7 +71,6 @@ export class SqliteLogThread {
   private fail(worker: Worker, cause: Error): void {
     if (this.worker !== worker) return;
     this.worker = undefined;
-    if (this.closing) return;
     const error = this.ready ? cause : new LogThreadUnavailable(cause.message, { cause });
     for (const pending of this.pending.values()) pending.reject(error);
     this.pending.clear();
