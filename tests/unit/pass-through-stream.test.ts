@@ -105,4 +105,20 @@ describe("same-format OpenAI stream, passed through as bytes", () => {
     assert.equal(meter.error, undefined);
     assert.equal(meter.usage, undefined);
   });
+
+  test("CRLF split anywhere, even between CR and LF or inside a character, reads as the LF stream", async () => {
+    const lf = [
+      'data: {"choices":[{"index":0,"delta":{"content":"héllo ✓"},"finish_reason":null}]}',
+      // One event, two data lines: a split between its CR and LF must not end it.
+      'data: {"choices":[{"index":0,\ndata: "delta":{"content":"ü"},"finish_reason":"stop"}]}',
+      "data: [DONE]",
+      "",
+    ].join("\n\n");
+    const crlf = Buffer.from(lf.replaceAll("\n", "\r\n"));
+    for (let cut = 1; cut < crlf.length; cut += 1) {
+      const meter = new UsageMeter();
+      const pieces = await collect(passThroughStream(fromPieces([crlf.subarray(0, cut), crlf.subarray(cut)]), true, spec, meter));
+      assert.equal(Buffer.concat(pieces).toString("utf8"), lf, `cut at ${cut}`);
+    }
+  });
 });

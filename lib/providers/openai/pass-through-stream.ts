@@ -23,6 +23,7 @@ export interface PassThroughSpec {
 }
 
 const BLANK_LINE = Buffer.from("\n\n");
+const CR = Buffer.from("\r");
 const USAGE_KEY = '"usage":{';
 const USAGE_NULL = ',"usage":null';
 const ERROR_KEY = '"error"';
@@ -31,6 +32,11 @@ const FINISHED = '"finish_reason":"';
 const MARKERS = /"usage":\{|,"usage":null|"error"|"finish_reason":"|(?:^|\n)data: \[DONE\]/g;
 const OUTPUT_KEYS = ['"content":"', '"tool_calls":[', '"reasoning_content":"', '"text":"'];
 const DONE_EVENT = Buffer.from("data: [DONE]\n\n");
+
+/** LF line ends for CRLF and CR ones. On latin1 text, so the bytes round-trip exactly, split characters included. */
+function toLf(text: string): string {
+  return text.replace(/\r\n?/g, "\n");
+}
 
 /** Where the event around a position starts and ends (after its blank line), in a region of whole events. */
 function eventAround(text: string, at: number): [start: number, end: number] {
@@ -166,24 +172,24 @@ export async function* passThroughStream(
       let buffer = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
       if (carry) buffer = Buffer.concat([carry, buffer]);
       let text = buffer.toString("latin1");
-      // CRLF line ends (allowed by the SSE spec, rare upstream) become LF: same events.
+      // CRLF and CR line ends (allowed by the SSE spec, rare upstream) become LF: same
+      // events. A CR that ends the read may be half of a CRLF: it waits for the next read.
+      const heldCr = text.endsWith("\r");
       if (text.includes("\r")) {
-        buffer = Buffer.from(buffer.toString("utf8").replace(/\r\n?/g, "\n"));
-        text = buffer.toString("latin1");
+        text = toLf(heldCr ? text.slice(0, -1) : text);
+        buffer = Buffer.from(text, "latin1");
       }
       const end = text.lastIndexOf("\n\n");
-      if (end === -1) {
-        carry = buffer;
-        continue;
-      }
-      carry = end + 2 < buffer.length ? buffer.subarray(end + 2) : undefined;
+      const rest = end === -1 ? buffer : buffer.subarray(end + 2);
+      carry = heldCr ? Buffer.concat([rest, CR]) : rest.length > 0 ? rest : undefined;
+      if (end === -1) continue;
       const region = inspect(buffer.subarray(0, end + 2), text.slice(0, end + 2));
       if (region.length > 0) yield region;
     }
     // A last event without its blank line is still delivered, completed.
-    if (carry && carry.toString("utf8").trim() !== "") {
-      const last = Buffer.concat([carry, BLANK_LINE]);
-      const region = inspect(last, last.toString("latin1"));
+    if (carry && carry.toString("latin1").trim() !== "") {
+      const last = `${toLf(carry.toString("latin1"))}\n\n`;
+      const region = inspect(Buffer.from(last, "latin1"), last);
       if (region.length > 0) yield region;
     }
     if (first) throw truncatedStreamError();
