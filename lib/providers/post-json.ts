@@ -5,7 +5,7 @@ import type { UpstreamResponse } from "./upstream-http";
 /**
  * POSTs JSON to `<channel baseUrl><path>` with the provider's own headers; a non-2xx
  * answer is read and turned into a GatewayError by the provider's error parser, with
- * the upstream's Retry-After kept.
+ * the upstream's Retry-After kept. A Buffer is JSON already encoded (a relayed body).
  */
 export function postJson(
   context: CallContext,
@@ -14,7 +14,8 @@ export function postJson(
   body: unknown,
   parseError: ParseError,
 ): Promise<UpstreamResponse> {
-  return postBody(context, path, { "content-type": "application/json", ...headers }, JSON.stringify(body), parseError);
+  const encoded = Buffer.isBuffer(body) ? body : JSON.stringify(body);
+  return postBody(context, path, { "content-type": "application/json", ...headers }, encoded, parseError);
 }
 
 type ParseError = (status: number, bodyText: string, apiKey: string | undefined) => GatewayError;
@@ -24,7 +25,7 @@ export async function postBody(
   context: CallContext,
   path: string,
   headers: Record<string, string>,
-  body: string | AsyncIterable<Uint8Array>,
+  body: string | Buffer | AsyncIterable<Uint8Array>,
   parseError: ParseError,
 ): Promise<UpstreamResponse> {
   const { channel } = context;

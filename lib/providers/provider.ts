@@ -32,6 +32,8 @@ export interface RelayedResponse {
 export interface RelayRequest {
   /** The validated client body, with unknown fields intact. */
   body: Record<string, unknown>;
+  /** The body's bytes as the client sent them, when `body` is exactly what they say: relays forward these, rewritten only where they must be. */
+  bytes?: Buffer;
   stream: boolean;
   /** Whether the client asked for a usage report in the stream. */
   includeUsage: boolean;

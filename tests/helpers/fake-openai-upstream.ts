@@ -13,6 +13,8 @@ export interface ReceivedRequest {
   path: string;
   headers: http.IncomingHttpHeaders;
   body: Record<string, unknown>;
+  /** The body as it came, byte for byte (as UTF-8 text). */
+  raw: string;
   /** Set when the client (the gateway) closed the connection before the response ended. */
   closedEarly: boolean;
 }
@@ -54,7 +56,7 @@ export async function startFakeOpenAIUpstream(): Promise<FakeUpstream> {
         ? JSON.parse(raw.toString("utf8"))
         : {};
     if (contentType.startsWith("multipart/form-data")) body.model = (body as unknown as ReceivedForm).fields.find(([name]) => name === "model")?.[1];
-    const record: ReceivedRequest = { method: request.method ?? "", path: request.url ?? "", headers: request.headers, body, closedEarly: false };
+    const record: ReceivedRequest = { method: request.method ?? "", path: request.url ?? "", headers: request.headers, body, raw: raw.toString("utf8"), closedEarly: false };
     received.push(record);
     response.on("close", () => {
       if (!response.writableFinished) record.closedEarly = true;

@@ -64,6 +64,31 @@ describe("chat completions through an OpenAI-compatible upstream", () => {
     assert.equal(JSON.stringify(sent.headers).includes(key), false, "the client's token never goes upstream");
   });
 
+  test("the upstream gets the client's own bytes, with only the model and usage reporting rewritten", async () => {
+    const sent = '{ "model" : "gpt-test", "stream": true,\n  "temperature": 1.0, "seed": 1e3,\n  "messages": [{"role":"user","content":"caf\\u00e9 \\"quoted\\" \u2713"}] }';
+    const response = await fetch(`${gateway.url}/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: sent });
+    assert.equal(response.status, 200);
+    assert.match(await response.text(), /data: \[DONE\]/);
+    assert.equal(
+      upstream.received.at(-1)!.raw,
+      '{ "model" : "fake-upstream-model", "stream": true,\n  "temperature": 1.0, "seed": 1e3,\n  "messages": [{"role":"user","content":"caf\\u00e9 \\"quoted\\" \u2713"}] ,"stream_options":{"include_usage":true}}',
+    );
+  });
+
+  test("a tool call sent without its type goes upstream with it filled in", async () => {
+    await client.chat.completions.create({
+      model: "gpt-test",
+      messages: [
+        { role: "user", content: "weather?" },
+        { role: "assistant", content: null, tool_calls: [{ id: "call_1", function: { name: "get_weather", arguments: "{}" } } as never] },
+        { role: "tool", tool_call_id: "call_1", content: "sunny" },
+        { role: "user", content: "thanks" },
+      ],
+    });
+    const messages = upstream.received.at(-1)!.body.messages as { tool_calls?: { type?: string }[] }[];
+    assert.equal(messages[1]!.tool_calls![0]!.type, "function");
+  });
+
   test("streaming with include_usage delivers every delta and the final usage chunk", async () => {
     const stream = await client.chat.completions.create({
       model: "gpt-test",

@@ -8,13 +8,25 @@ export interface ParsedChatCompletion {
   chat: ChatRequest;
   /** Whether the caller asked for the trailing usage chunk. */
   includeUsage: boolean;
+  /** Whether `body` says exactly what the client's JSON says (the schema filled in nothing). */
+  asSent: boolean;
 }
 
 export function parseChatCompletionRequest(json: unknown): ParsedChatCompletion {
   const result = chatCompletionRequestSchema.safeParse(json);
   if (!result.success) throw validationError(result.error);
   const body = result.data;
-  return { body, chat: toCanonical(body), includeUsage: body.stream === true && body.stream_options?.include_usage === true };
+  return {
+    body,
+    chat: toCanonical(body),
+    includeUsage: body.stream === true && body.stream_options?.include_usage === true,
+    asSent: !fillsInToolCallType(json as ChatCompletionRequest),
+  };
+}
+
+/** The one default the schema applies: a tool call sent without its `type` gets "function". */
+function fillsInToolCallType(json: ChatCompletionRequest): boolean {
+  return json.messages.some((message) => message.role === "assistant" && message.tool_calls?.some((call) => call.type === undefined));
 }
 
 function toCanonical(body: ChatCompletionRequest): ChatRequest {

@@ -1,3 +1,4 @@
+import { env } from "@/lib/env";
 import { openAIFormat } from "@/lib/formats/openai";
 import { parseChatCompletionRequest } from "@/lib/formats/openai/parse-request";
 import { renderChatCompletion } from "@/lib/formats/openai/render-response";
@@ -9,11 +10,14 @@ import { withApiKey } from "@/lib/gateway/with-api-key";
 /** POST /v1/chat/completions */
 export const handleChatCompletions = withApiKey(openAIFormat, "/v1/chat/completions", async (context) => {
   const parsed = parseChatCompletionRequest(await readJsonBody(context.request));
+  // The same bytes readJsonBody parsed (the request keeps them): relays forward them.
+  const bytes = parsed.asSent ? await context.request.body(env.MAX_BODY_BYTES) : undefined;
   if ((parsed.body.n ?? 1) > 1) context.log.warnings.push("n > 1 is only honoured by OpenAI-type upstreams");
   return callChat(context, {
     chat: parsed.chat,
     relay: {
       body: parsed.body,
+      bytes,
       stream: parsed.chat.stream,
       includeUsage: parsed.includeUsage,
       clientHeaders: context.request.headers,

@@ -1,4 +1,5 @@
 import { GatewayError } from "@/lib/canonical/gateway-error";
+import { rewriteJsonObject } from "@/lib/canonical/rewrite-json-object";
 import type { Usage } from "@/lib/canonical/usage";
 import { parseOpenAIUsage } from "@/lib/formats/openai/render-usage";
 import type { Relay, RelayedResponse } from "@/lib/providers/provider";
@@ -80,8 +81,12 @@ export const rerankSpec: OpenAIRelaySpec = {
 
 export function openAIRelay(spec: OpenAIRelaySpec): Relay {
   return async (request, context): Promise<RelayedResponse> => {
-    const body: Record<string, unknown> = { ...request.body, model: context.upstreamModel };
-    if (request.stream) body.stream_options = { ...(request.body.stream_options as object | undefined), include_usage: true };
+    // Streams always report usage upstream, for metering (hidden again from callers who did not ask).
+    const streamOptions = request.body.stream_options as { include_usage?: unknown } | null | undefined;
+    const changes: Record<string, unknown> = {};
+    if (request.body.model !== context.upstreamModel) changes.model = context.upstreamModel;
+    if (request.stream && streamOptions?.include_usage !== true) changes.stream_options = { ...streamOptions, include_usage: true };
+    const body = (request.bytes && rewriteJsonObject(request.bytes, changes)) ?? { ...request.body, ...changes };
     const response = await postOpenAI(spec.path, body, context);
     if (request.stream) {
       const usage = spec.usage ?? defaultUsage;

@@ -1,0 +1,54 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import fc from "fast-check";
+import { rewriteJsonObject } from "@/lib/canonical/rewrite-json-object";
+
+// Any JSON object, spelled with any spacing, and keys that collide with the ones set.
+const key = fc.oneof(fc.constantFrom("model", "stream_options", "messages", "m\u00f6del", "mod\\el", 'mo"del'), fc.string());
+const body = fc.dictionary(key, fc.jsonValue({ maxDepth: 4 }), { noNullPrototype: true });
+const spacing = fc.constantFrom<undefined | number | string>(undefined, 0, 1, 2, "\t", " \n ");
+const changes = fc.record({ model: fc.string(), stream_options: fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 2 }), { noNullPrototype: true }) }, { requiredKeys: [] });
+
+describe("a relayed JSON body with some members rewritten", () => {
+  test("reads back as the object with those members set, for any object and spacing", () => {
+    fc.assert(
+      fc.property(body, spacing, changes, (object, space, set) => {
+        const bytes = Buffer.from(JSON.stringify(object, null, space));
+        const rewritten = rewriteJsonObject(bytes, set);
+        assert.ok(rewritten, bytes.toString());
+        assert.deepEqual(JSON.parse(rewritten.toString("utf8")), JSON.parse(JSON.stringify({ ...object, ...set })));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  test("every byte it does not set is the client's: setting the values already there changes nothing", () => {
+    fc.assert(
+      fc.property(body, spacing, (object, space) => {
+        const bytes = Buffer.from(JSON.stringify(object, null, space));
+        // Scalars, which JSON.stringify spells the same at any spacing.
+        const same = Object.fromEntries(
+          Object.entries(object).filter(([name, value]) => (name === "model" || name === "messages") && (typeof value !== "object" || value === null)),
+        );
+        assert.deepEqual(rewriteJsonObject(bytes, same), bytes);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  test("the client's own spelling survives: numbers, escapes, key order, spacing", () => {
+    const sent = '{ "temperature": 1.0, "model" : "gpt-4o",\n  "messages": [{"role":"user","content":"caf\\u00e9 \\"quoted\\" \u2713"}], "seed": 1e3 }';
+    const rewritten = rewriteJsonObject(Buffer.from(sent), { model: "gpt-4o-2024-08-06", stream_options: { include_usage: true } });
+    assert.equal(
+      rewritten?.toString("utf8"),
+      '{ "temperature": 1.0, "model" : "gpt-4o-2024-08-06",\n  "messages": [{"role":"user","content":"caf\\u00e9 \\"quoted\\" \u2713"}], "seed": 1e3 ,"stream_options":{"include_usage":true}}',
+    );
+  });
+
+  test("bodies it cannot rewrite exactly are left to the caller: a key given twice, a byte order mark", () => {
+    assert.equal(rewriteJsonObject(Buffer.from('{"model":"a","model":"b"}'), { model: "c" }), undefined);
+    assert.equal(rewriteJsonObject(Buffer.from('{"model":"a","mod\\u0065l":"b"}'), { model: "c" }), undefined);
+    assert.equal(rewriteJsonObject(Buffer.from('\ufeff{"model":"a"}'), { model: "c" }), undefined);
+    assert.deepEqual(JSON.parse(rewriteJsonObject(Buffer.from("{}"), { model: "c" })!.toString()), { model: "c" });
+  });
+});
