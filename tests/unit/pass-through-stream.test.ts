@@ -121,4 +121,12 @@ describe("same-format OpenAI stream, passed through as bytes", () => {
       assert.equal(Buffer.concat(pieces).toString("utf8"), lf, `cut at ${cut}`);
     }
   });
+
+  test("keep-alive comments before the first event are relayed, not taken for a broken stream", async () => {
+    const text = ': PROCESSING\n\n: PROCESSING\n\ndata: {"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n';
+    for (let seed = 1; seed < 10; seed += 1) {
+      const { text: out } = await relay(Buffer.from(text), seed, true);
+      assert.equal(out, text, `seed ${seed}`);
+    }
+  });
 });

@@ -1,6 +1,6 @@
 import { GatewayError } from "@/lib/canonical/gateway-error";
-import { safeJson } from "@/lib/canonical/json";
 import type { Usage } from "@/lib/canonical/usage";
+import { eventAround, eventBounds, eventData, eventJson, eventRegions } from "@/lib/sse/event-regions";
 import { malformedStreamError, truncatedStreamError } from "@/lib/sse/stream-errors";
 import type { UsageMeter } from "@/lib/usage/usage-meter";
 
@@ -22,8 +22,6 @@ export interface PassThroughSpec {
   outputText(json: Record<string, unknown>): string;
 }
 
-const BLANK_LINE = Buffer.from("\n\n");
-const CR = Buffer.from("\r");
 const USAGE_KEY = '"usage":{';
 const USAGE_NULL = ',"usage":null';
 const ERROR_KEY = '"error"';
@@ -32,17 +30,6 @@ const FINISHED = '"finish_reason":"';
 const MARKERS = /"usage":\{|,"usage":null|"error"|"finish_reason":"|(?:^|\n)data: \[DONE\]/g;
 const OUTPUT_KEYS = ['"content":"', '"tool_calls":[', '"reasoning_content":"', '"text":"'];
 const DONE_EVENT = Buffer.from("data: [DONE]\n\n");
-
-/** LF line ends for CRLF and CR ones. On latin1 text, so the bytes round-trip exactly, split characters included. */
-function toLf(text: string): string {
-  return text.replace(/\r\n?/g, "\n");
-}
-
-/** Where the event around a position starts and ends (after its blank line), in a region of whole events. */
-function eventAround(text: string, at: number): [start: number, end: number] {
-  const before = text.lastIndexOf("\n\n", at);
-  return [before === -1 ? 0 : before + 2, text.indexOf("\n\n", at) + 2];
-}
 
 /** The region with each [start, end) cut out, or replaced where a replacement is given. */
 function applyEdits(region: Buffer, edits: [start: number, end: number, replacement?: Buffer][]): Buffer {
@@ -58,23 +45,6 @@ function applyEdits(region: Buffer, edits: [start: number, end: number, replacem
   }
   parts.push(region.subarray(from));
   return Buffer.concat(parts);
-}
-
-/** The whole events (each with its blank line) of a region that ends on an event boundary. */
-function* events(region: Buffer): Generator<Buffer> {
-  let from = 0;
-  for (let at = region.indexOf(BLANK_LINE); at !== -1; at = region.indexOf(BLANK_LINE, from)) {
-    yield region.subarray(from, at + 2);
-    from = at + 2;
-  }
-}
-
-/** An event's `data:` JSON, or undefined (not a data event, `[DONE]`, or not JSON). */
-function eventJson(event: Buffer): Record<string, unknown> | undefined {
-  const text = event.toString("utf8").trim();
-  if (!text.startsWith("data: ") || text === "data: [DONE]") return undefined;
-  const json = safeJson(text.slice(6));
-  return json !== null && typeof json === "object" ? (json as Record<string, unknown>) : undefined;
 }
 
 /** True when some output key in the region has a non-empty value (the first token, not the role chunk). */
@@ -94,7 +64,6 @@ export async function* passThroughStream(
   spec: PassThroughSpec,
   meter: UsageMeter,
 ): AsyncGenerator<Uint8Array> {
-  let carry: Buffer | undefined;
   let first = true;
   let finished = false;
   let done = false;
@@ -103,9 +72,15 @@ export async function* passThroughStream(
 
   const inspect = (region: Buffer, text: string): Buffer => {
     if (first) {
-      first = false;
-      // Only the opening event is parsed in full: a stream that starts with garbage fails over.
-      if (eventJson(region.subarray(0, text.indexOf("\n\n") + 2)) === undefined) throw malformedStreamError();
+      // Only the opening event is parsed in full: a stream that starts with garbage fails
+      // over. Comments before it (keep-alives some upstreams send) are not the opening.
+      for (const [start, end] of eventBounds(text)) {
+        const event = region.subarray(start, end);
+        if (eventData(event) === undefined) continue;
+        if (eventJson(event) === undefined) throw malformedStreamError();
+        first = false;
+        break;
+      }
     }
     if (meter.firstTokenAt === undefined && hasOutput(text)) meter.markFirstToken();
     const usageAt: number[] = [];
@@ -159,8 +134,8 @@ export async function* passThroughStream(
     // Also for a stream cut short (the client left): what was produced is estimated.
     if (meter.usage === undefined) {
       for (const region of unmetered) {
-        for (const event of events(region)) {
-          const json = eventJson(event);
+        for (const [start, end] of eventBounds(region.toString("latin1"))) {
+          const json = eventJson(region.subarray(start, end));
           if (json) meter.recordOutput(spec.outputText(json));
         }
       }
@@ -168,28 +143,8 @@ export async function* passThroughStream(
   }
 
   async function* relayEvents(): AsyncGenerator<Uint8Array> {
-    for await (const chunk of source) {
-      let buffer = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-      if (carry) buffer = Buffer.concat([carry, buffer]);
-      let text = buffer.toString("latin1");
-      // CRLF and CR line ends (allowed by the SSE spec, rare upstream) become LF: same
-      // events. A CR that ends the read may be half of a CRLF: it waits for the next read.
-      const heldCr = text.endsWith("\r");
-      if (text.includes("\r")) {
-        text = toLf(heldCr ? text.slice(0, -1) : text);
-        buffer = Buffer.from(text, "latin1");
-      }
-      const end = text.lastIndexOf("\n\n");
-      const rest = end === -1 ? buffer : buffer.subarray(end + 2);
-      carry = heldCr ? Buffer.concat([rest, CR]) : rest.length > 0 ? rest : undefined;
-      if (end === -1) continue;
-      const region = inspect(buffer.subarray(0, end + 2), text.slice(0, end + 2));
-      if (region.length > 0) yield region;
-    }
-    // A last event without its blank line is still delivered, completed.
-    if (carry && carry.toString("latin1").trim() !== "") {
-      const last = `${toLf(carry.toString("latin1"))}\n\n`;
-      const region = inspect(Buffer.from(last, "latin1"), last);
+    for await (const { bytes, text } of eventRegions(source)) {
+      const region = inspect(bytes, text);
       if (region.length > 0) yield region;
     }
     if (first) throw truncatedStreamError();

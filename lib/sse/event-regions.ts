@@ -1,0 +1,81 @@
+import { safeJson } from "@/lib/canonical/json";
+
+// For relays that forward an upstream's SSE bytes as they come and only scan them: each
+// read becomes one region of whole events (a partial event waits for the rest), given as
+// the bytes and as latin1 text. Latin1 has one character per byte, so text positions are
+// byte offsets, and every character a scan looks for is ASCII (UTF-8 never uses ASCII
+// bytes inside a multibyte character).
+
+export interface EventRegion {
+  bytes: Buffer;
+  text: string;
+}
+
+const CR = Buffer.from("\r");
+
+/** LF line ends for CRLF and CR ones; on latin1 text the bytes round-trip exactly. */
+function toLf(text: string): string {
+  return text.replace(/\r\n?/g, "\n");
+}
+
+/**
+ * The source's bytes as regions of whole events, one per read. CRLF and CR line ends
+ * (allowed by the SSE spec, rare upstream) become LF; a CR that ends a read may be half
+ * of a CRLF, so it waits for the next read. A last event without its blank line is
+ * completed.
+ */
+export async function* eventRegions(source: AsyncIterable<Uint8Array>): AsyncGenerator<EventRegion> {
+  let carry: Buffer | undefined;
+  for await (const chunk of source) {
+    let bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    if (carry) bytes = Buffer.concat([carry, bytes]);
+    let text = bytes.toString("latin1");
+    const heldCr = text.endsWith("\r");
+    if (text.includes("\r")) {
+      text = toLf(heldCr ? text.slice(0, -1) : text);
+      bytes = Buffer.from(text, "latin1");
+    }
+    const end = text.lastIndexOf("\n\n");
+    const rest = end === -1 ? bytes : bytes.subarray(end + 2);
+    carry = heldCr ? Buffer.concat([rest, CR]) : rest.length > 0 ? rest : undefined;
+    if (end !== -1) yield { bytes: bytes.subarray(0, end + 2), text: text.slice(0, end + 2) };
+  }
+  if (carry && carry.toString("latin1").trim() !== "") {
+    const text = `${toLf(carry.toString("latin1"))}\n\n`;
+    yield { bytes: Buffer.from(text, "latin1"), text };
+  }
+}
+
+/** Where the event around a position starts and ends (after its blank line), in a region of whole events. */
+export function eventAround(text: string, at: number): [start: number, end: number] {
+  const before = text.lastIndexOf("\n\n", at);
+  return [before === -1 ? 0 : before + 2, text.indexOf("\n\n", at) + 2];
+}
+
+/** Each whole event of a region, as [start, end) positions. */
+export function* eventBounds(text: string): Generator<[start: number, end: number]> {
+  let from = 0;
+  for (let at = text.indexOf("\n\n"); at !== -1; at = text.indexOf("\n\n", from)) {
+    yield [from, at + 2];
+    from = at + 2;
+  }
+}
+
+/** An event's data: its `data:` lines joined (comments, `event:` and other fields left out); undefined when it has none. */
+export function eventData(event: Buffer): string | undefined {
+  let data: string | undefined;
+  for (const line of event.toString("utf8").split("\n")) {
+    if (!line.startsWith("data:")) continue;
+    const value = line.charCodeAt(5) === 0x20 ? line.slice(6) : line.slice(5);
+    data = data === undefined ? value : `${data}\n${value}`;
+  }
+  return data;
+}
+
+/** An event's data as a JSON object, or undefined (no data, `[DONE]`, or not a JSON object). */
+export function eventJson(event: Buffer): Record<string, unknown> | undefined {
+  const data = eventData(event);
+  if (data === undefined || data.trim() === "[DONE]") return undefined;
+  const json = safeJson(data);
+  return json !== null && typeof json === "object" && !Array.isArray(json) ? (json as Record<string, unknown>) : undefined;
+}
