@@ -61,6 +61,14 @@ export function* eventBounds(text: string): Generator<[start: number, end: numbe
   }
 }
 
+/** Whether an event is only comments (`: keep-alive`), which some upstreams send before the first real event. */
+export function isComment(event: Buffer): boolean {
+  return event
+    .toString("latin1")
+    .split("\n")
+    .every((line) => line === "" || line.startsWith(":"));
+}
+
 /** An event's data: its `data:` lines joined (comments, `event:` and other fields left out); undefined when it has none. */
 export function eventData(event: Buffer): string | undefined {
   let data: string | undefined;

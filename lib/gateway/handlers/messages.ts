@@ -1,3 +1,4 @@
+import { env } from "@/lib/env";
 import { anthropicFormat } from "@/lib/formats/anthropic";
 import { parseMessagesRequest } from "@/lib/formats/anthropic/parse-request";
 import { renderMessage } from "@/lib/formats/anthropic/render-response";
@@ -10,9 +11,11 @@ import { withApiKey } from "@/lib/gateway/with-api-key";
 export const handleMessages = withApiKey(anthropicFormat, "/v1/messages", async (context) => {
   const parsed = parseMessagesRequest(await readJsonBody(context.request));
   context.log.warnings.push(...parsed.warnings);
+  // The schema fills nothing in, so the bytes readJsonBody parsed say what `body` says.
+  const bytes = await context.request.body(env.MAX_BODY_BYTES);
   return callChat(context, {
     chat: parsed.chat,
-    relay: { body: parsed.body, stream: parsed.chat.stream, includeUsage: true, clientHeaders: context.request.headers },
+    relay: { body: parsed.body, bytes, stream: parsed.chat.stream, includeUsage: true, clientHeaders: context.request.headers },
     renderResponse: (response) => renderMessage(response, parsed.chat.model),
     renderStream: (events) => renderMessageStream(events, { model: parsed.chat.model }),
   });

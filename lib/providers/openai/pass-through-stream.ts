@@ -1,6 +1,6 @@
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import type { Usage } from "@/lib/canonical/usage";
-import { eventAround, eventBounds, eventData, eventJson, eventRegions } from "@/lib/sse/event-regions";
+import { eventAround, eventBounds, eventJson, eventRegions, isComment } from "@/lib/sse/event-regions";
 import { malformedStreamError, truncatedStreamError } from "@/lib/sse/stream-errors";
 import type { UsageMeter } from "@/lib/usage/usage-meter";
 
@@ -76,7 +76,7 @@ export async function* passThroughStream(
       // over. Comments before it (keep-alives some upstreams send) are not the opening.
       for (const [start, end] of eventBounds(text)) {
         const event = region.subarray(start, end);
-        if (eventData(event) === undefined) continue;
+        if (isComment(event)) continue;
         if (eventJson(event) === undefined) throw malformedStreamError();
         first = false;
         break;

@@ -1,0 +1,85 @@
+import { GatewayError } from "@/lib/canonical/gateway-error";
+import type { Usage } from "@/lib/canonical/usage";
+import { parseAnthropicUsage } from "@/lib/formats/anthropic/render-usage";
+import { eventAround, eventBounds, eventJson, eventRegions, isComment } from "@/lib/sse/event-regions";
+import { malformedStreamError, truncatedStreamError } from "@/lib/sse/stream-errors";
+import type { UsageMeter } from "@/lib/usage/usage-meter";
+
+// An Anthropic stream relayed to an Anthropic client as the upstream's own bytes: each read
+// is forwarded as one buffer of whole events, and scanned once for the few events the
+// gateway reads (usage at the start and in the final delta, the end, an error), which
+// alone are parsed. Only the first event is parsed in full, so a stream that starts with
+// garbage still fails over. Inside a JSON string a quote is always escaped, so a
+// `"type":"message_delta"` in the bytes is the key itself.
+
+/** The events the gateway reads, in one pass. */
+const MARKERS = /"type"\s*:\s*"(?:message_start|message_delta|message_stop|error)"/g;
+/** The first output: a content delta, or a tool call that starts. */
+const FIRST_OUTPUT = /"type"\s*:\s*"(?:content_block_delta|tool_use)"/;
+
+export async function* passThroughMessageStream(source: AsyncIterable<Uint8Array>, meter: UsageMeter): AsyncGenerator<Uint8Array> {
+  let first = true;
+  let ended = false;
+  let startUsage: Usage | undefined;
+  // Kept only in case no usage ever arrives: then the text is read back for an estimate.
+  const unmetered: Buffer[] = [];
+  try {
+    for await (const { bytes, text } of eventRegions(source)) {
+      if (first) {
+        for (const [start, end] of eventBounds(text)) {
+          const event = bytes.subarray(start, end);
+          if (isComment(event)) continue; // a comment, not the opening event
+          if (eventJson(event) === undefined) throw malformedStreamError();
+          first = false;
+          break;
+        }
+      }
+      if (meter.firstTokenAt === undefined && FIRST_OUTPUT.test(text)) meter.markFirstToken();
+      let lastEvent = -1;
+      MARKERS.lastIndex = 0;
+      for (let match = MARKERS.exec(text); match !== null; match = MARKERS.exec(text)) {
+        const [start, end] = eventAround(text, match.index);
+        if (start === lastEvent) continue;
+        lastEvent = start;
+        const event = eventJson(bytes.subarray(start, end));
+        switch (event?.type) {
+          case "message_start":
+            startUsage = parseAnthropicUsage((event.message as { usage?: unknown } | undefined)?.usage);
+            break;
+          case "message_delta": {
+            const usage = parseAnthropicUsage(event.usage, startUsage);
+            if (usage) meter.recordUsage(usage);
+            break;
+          }
+          case "message_stop":
+            ended = true;
+            break;
+          case "error":
+            ended = true;
+            meter.recordError(new GatewayError("upstream_error", String((event.error as { message?: unknown } | undefined)?.message ?? "upstream error")));
+            break;
+        }
+      }
+      if (meter.usage === undefined) unmetered.push(bytes);
+      yield bytes;
+    }
+  } finally {
+    // Also for a stream cut short (the client left): what was produced is estimated.
+    if (meter.usage === undefined) for (const region of unmetered) recordOutput(region, meter);
+  }
+  if (!ended) throw truncatedStreamError();
+}
+
+/** The text, thinking, tool input and tool names a region's events carry, for an estimate. */
+function recordOutput(region: Buffer, meter: UsageMeter): void {
+  for (const [start, end] of eventBounds(region.toString("latin1"))) {
+    const event = eventJson(region.subarray(start, end)) as Record<string, any> | undefined;
+    if (event?.type === "content_block_delta") {
+      const delta = event.delta ?? {};
+      const text = delta.text ?? delta.thinking ?? delta.partial_json;
+      if (typeof text === "string") meter.recordOutput(text);
+    } else if (event?.type === "content_block_start" && event.content_block?.type === "tool_use") {
+      meter.recordOutput(String(event.content_block.name ?? ""));
+    }
+  }
+}
