@@ -9,6 +9,8 @@ export interface ReceivedRequest {
   path: string;
   headers: http.IncomingHttpHeaders;
   body: any;
+  /** The body as it came, byte for byte (as UTF-8 text). */
+  raw: string;
   closedEarly: boolean;
 }
 
@@ -34,6 +36,7 @@ export async function startFakeServer(handle: FakeHandler): Promise<FakeServer> 
       path: request.url ?? "",
       headers: request.headers,
       body: text ? JSON.parse(text) : undefined,
+      raw: text,
       closedEarly: false,
     };
     state.received.push(record);

@@ -129,6 +129,18 @@ describe("what each upstream received is valid native format", () => {
     assert.equal(JSON.stringify(sent).includes(key), false);
   });
 
+  test("Anthropic client to Anthropic upstream: the body goes as the client's own bytes", async () => {
+    const sent = '{"model": "claude-test",  "max_tokens": 64.0, "messages": [{"role": "user", "content": "caf\\u00e9 \u2713"}]}';
+    const response = await fetch(`${gateway.url}/v1/messages`, {
+      method: "POST",
+      headers: { "x-api-key": key, "anthropic-version": "2023-06-01", "content-type": "application/json" },
+      body: sent,
+    });
+    assert.equal(response.status, 200);
+    await response.arrayBuffer();
+    assert.equal(fakes.anthropic.received.at(-1)!.raw, sent);
+  });
+
   test("Gemini upstream: systemInstruction, generationConfig, x-goog-api-key, schema without JSON-Schema extras", async () => {
     const client = clients[0]! as ReturnType<typeof openAIFacade>;
     await client.client.chat.completions.create({
