@@ -1,4 +1,5 @@
 import { safeJson } from "@/lib/canonical/json";
+import { malformedStreamError } from "./stream-errors";
 
 // For relays that forward an upstream's SSE bytes as they come and only scan them: each
 // read becomes one region of whole events (a partial event waits for the rest), given as
@@ -62,15 +63,26 @@ export function* eventBounds(text: string): Generator<[start: number, end: numbe
 }
 
 /** Whether an event is only comments (`: keep-alive`), which some upstreams send before the first real event. */
-export function isComment(event: Buffer): boolean {
-  return event
-    .toString("latin1")
-    .split("\n")
-    .every((line) => line === "" || line.startsWith(":"));
+function isComment(event: string): boolean {
+  return event.split("\n").every((line) => line === "" || line.startsWith(":"));
+}
+
+/**
+ * Checks a relayed stream's opening event, the one event read in full, so a stream that
+ * starts with garbage fails over. Comments before it are skipped. True once the region
+ * held the opening event; false when it held only comments (look again in the next).
+ */
+export function openingEventChecked({ bytes, text }: EventRegion): boolean {
+  for (const [start, end] of eventBounds(text)) {
+    if (isComment(text.slice(start, end))) continue;
+    if (eventJson(bytes.subarray(start, end)) === undefined) throw malformedStreamError();
+    return true;
+  }
+  return false;
 }
 
 /** An event's data: its `data:` lines joined (comments, `event:` and other fields left out); undefined when it has none. */
-export function eventData(event: Buffer): string | undefined {
+function eventData(event: Buffer): string | undefined {
   let data: string | undefined;
   for (const line of event.toString("utf8").split("\n")) {
     if (!line.startsWith("data:")) continue;

@@ -1,8 +1,8 @@
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import type { Usage } from "@/lib/canonical/usage";
 import { parseAnthropicUsage } from "@/lib/formats/anthropic/render-usage";
-import { eventAround, eventBounds, eventJson, eventRegions, isComment } from "@/lib/sse/event-regions";
-import { malformedStreamError, truncatedStreamError } from "@/lib/sse/stream-errors";
+import { eventAround, eventBounds, eventJson, eventRegions, openingEventChecked } from "@/lib/sse/event-regions";
+import { truncatedStreamError } from "@/lib/sse/stream-errors";
 import type { UsageMeter } from "@/lib/usage/usage-meter";
 
 // An Anthropic stream relayed to an Anthropic client as the upstream's own bytes: each read
@@ -24,16 +24,9 @@ export async function* passThroughMessageStream(source: AsyncIterable<Uint8Array
   // Kept only in case no usage ever arrives: then the text is read back for an estimate.
   const unmetered: Buffer[] = [];
   try {
-    for await (const { bytes, text } of eventRegions(source)) {
-      if (first) {
-        for (const [start, end] of eventBounds(text)) {
-          const event = bytes.subarray(start, end);
-          if (isComment(event)) continue; // a comment, not the opening event
-          if (eventJson(event) === undefined) throw malformedStreamError();
-          first = false;
-          break;
-        }
-      }
+    for await (const region of eventRegions(source)) {
+      const { bytes, text } = region;
+      if (first) first = !openingEventChecked(region);
       if (meter.firstTokenAt === undefined && FIRST_OUTPUT.test(text)) meter.markFirstToken();
       let lastEvent = -1;
       MARKERS.lastIndex = 0;

@@ -1,7 +1,7 @@
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import type { Usage } from "@/lib/canonical/usage";
-import { eventAround, eventBounds, eventJson, eventRegions, isComment } from "@/lib/sse/event-regions";
-import { malformedStreamError, truncatedStreamError } from "@/lib/sse/stream-errors";
+import { eventAround, eventBounds, eventJson, eventRegions, openingEventChecked } from "@/lib/sse/event-regions";
+import { truncatedStreamError } from "@/lib/sse/stream-errors";
 import type { UsageMeter } from "@/lib/usage/usage-meter";
 
 // A same-format OpenAI stream, relayed as the upstream's own bytes: each read is forwarded
@@ -71,17 +71,7 @@ export async function* passThroughStream(
   const unmetered: Buffer[] = [];
 
   const inspect = (region: Buffer, text: string): Buffer => {
-    if (first) {
-      // Only the opening event is parsed in full: a stream that starts with garbage fails
-      // over. Comments before it (keep-alives some upstreams send) are not the opening.
-      for (const [start, end] of eventBounds(text)) {
-        const event = region.subarray(start, end);
-        if (isComment(event)) continue;
-        if (eventJson(event) === undefined) throw malformedStreamError();
-        first = false;
-        break;
-      }
-    }
+    if (first) first = !openingEventChecked({ bytes: region, text });
     if (meter.firstTokenAt === undefined && hasOutput(text)) meter.markFirstToken();
     const usageAt: number[] = [];
     // The upstream was asked for usage on the caller's behalf: a caller that did not ask
