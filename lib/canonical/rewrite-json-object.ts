@@ -132,3 +132,12 @@ export function rewriteJsonObject(bytes: Buffer, set: Record<string, unknown>): 
   parts.push(bytes.subarray(from));
   return Buffer.concat(parts);
 }
+
+/**
+ * What a relay posts: the client's bytes with `changes` made in place when it has them and
+ * they can be rewritten exactly, else the parsed body with the changes (serialised by the
+ * poster).
+ */
+export function relayedBody(bytes: Buffer | undefined, body: Record<string, unknown>, changes: Record<string, unknown>): Buffer | Record<string, unknown> {
+  return (bytes && rewriteJsonObject(bytes, changes)) ?? { ...body, ...changes };
+}

@@ -1,4 +1,4 @@
-import { rewriteJsonObject } from "@/lib/canonical/rewrite-json-object";
+import { relayedBody } from "@/lib/canonical/rewrite-json-object";
 import { parseAnthropicUsage } from "@/lib/formats/anthropic/render-usage";
 import type { CallContext, RelayRequest, RelayedResponse } from "@/lib/providers/provider";
 import { parseUpstreamJson } from "@/lib/providers/upstream-http";
@@ -13,8 +13,7 @@ import { passThroughMessageStream } from "./pass-through-stream";
 
 export async function relayMessages(request: RelayRequest, context: CallContext): Promise<RelayedResponse> {
   const changes = request.body.model === context.upstreamModel ? {} : { model: context.upstreamModel };
-  const body = (request.bytes && rewriteJsonObject(request.bytes, changes)) ?? { ...request.body, ...changes };
-  const response = await postAnthropic("/messages", body, context, request.clientHeaders);
+  const response = await postAnthropic("/messages", relayedBody(request.bytes, request.body, changes), context, request.clientHeaders);
   if (!request.stream) {
     const bytes = Buffer.from(await response.body.arrayBuffer());
     context.meter.markFirstToken();

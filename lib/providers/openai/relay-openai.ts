@@ -1,5 +1,5 @@
 import { GatewayError } from "@/lib/canonical/gateway-error";
-import { rewriteJsonObject } from "@/lib/canonical/rewrite-json-object";
+import { relayedBody } from "@/lib/canonical/rewrite-json-object";
 import type { Usage } from "@/lib/canonical/usage";
 import { parseOpenAIUsage } from "@/lib/formats/openai/render-usage";
 import type { Relay, RelayedResponse } from "@/lib/providers/provider";
@@ -86,8 +86,7 @@ export function openAIRelay(spec: OpenAIRelaySpec): Relay {
     const changes: Record<string, unknown> = {};
     if (request.body.model !== context.upstreamModel) changes.model = context.upstreamModel;
     if (request.stream && streamOptions?.include_usage !== true) changes.stream_options = { ...streamOptions, include_usage: true };
-    const body = (request.bytes && rewriteJsonObject(request.bytes, changes)) ?? { ...request.body, ...changes };
-    const response = await postOpenAI(spec.path, body, context);
+    const response = await postOpenAI(spec.path, relayedBody(request.bytes, request.body, changes), context);
     if (request.stream) {
       const usage = spec.usage ?? defaultUsage;
       return { status: response.status, headers: SSE_HEADERS, body: passThroughStream(response.body, request.includeUsage, { usage, outputText: spec.outputText }, context.meter) };
