@@ -58,8 +58,8 @@ export interface Runtime {
     save(requestId: string, capture: Capture): Promise<void>;
     find(requestId: string): Promise<Capture | undefined>;
   };
-  /** Tells every process (this one included) to reload a cache. */
-  invalidate(what: Invalidation): void;
+  /** Tells every process (this one included) to reload a cache; settles once they all have it. */
+  invalidate(what: Invalidation): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -162,7 +162,7 @@ export async function deleteChannel(runtime: Runtime, id: string): Promise<void>
 /** Reloads this process's channels now and tells the other processes to. */
 async function channelsChanged(runtime: Runtime): Promise<void> {
   await runtime.channels.reload();
-  runtime.invalidate("channels");
+  await runtime.invalidate("channels");
 }
 
 /**

@@ -57,6 +57,7 @@ export async function changeOwnPassword(runtime: Runtime, userId: string, input:
     data: { passwordHash: await hashPassword(input.next), sessionVersion: { increment: 1 } },
   });
   runtime.tokens.invalidate();
+  await runtime.invalidate("tokens");
 }
 
 /** Deletes an account and the tokens it owns; its log rows stay, for the record. */
@@ -66,7 +67,7 @@ export async function deleteUserAccount(runtime: Runtime, id: string, actingUser
   if (existing.role === "admin") await assertNotLastAdmin(runtime, id, actingUserId);
   await runtime.database.$transaction([runtime.database.token.deleteMany({ where: { userId: id } }), runtime.database.user.delete({ where: { id } })]);
   runtime.tokens.invalidate();
-  runtime.invalidate("tokens");
+  await runtime.invalidate("tokens");
 }
 
 async function assertNotLastAdmin(runtime: Runtime, id: string, actingUserId: string | null): Promise<void> {

@@ -39,7 +39,7 @@ export async function updateUserLimits(runtime: Runtime, id: string, input: User
   const existing = await runtime.database.user.findUnique({ where: { id } });
   if (!existing) throw new GatewayError("not_found", "No user with that id.", { code: "user_not_found" });
   const row = await runtime.database.user.update({ where: { id }, data: userLimitsData(input) });
-  runtime.invalidate("tokens");
+  await runtime.invalidate("tokens");
   for (const period of new Set([existing.quotaPeriod, row.quotaPeriod])) {
     await runtime.limits.forget({ kind: "user", id }, { quotaPeriod: period as QuotaPeriod });
   }

@@ -64,7 +64,7 @@ export class MemorySharedState implements SharedState {
     return limiter;
   }
 
-  publish(topic: string, message: unknown): void {
+  async publish(topic: string, message: unknown): Promise<void> {
     queueMicrotask(() => this.events.emit("message", topic, message));
   }
 

@@ -98,10 +98,14 @@ export class RedisSharedState implements SharedState {
     return limiter;
   }
 
-  publish(topic: string, message: unknown): void {
-    // Applied here at once; other processes get it through Redis.
+  async publish(topic: string, message: unknown): Promise<void> {
+    // Applied here at once; other processes get it through Redis, which has written it
+    // to every subscriber's connection by the time PUBLISH answers.
     queueMicrotask(() => this.deliver(topic, message));
-    this.redis.publish(EVENTS_CHANNEL, JSON.stringify({ origin: this.origin, topic, message })).catch(() => undefined);
+    await this.redis.publish(EVENTS_CHANNEL, JSON.stringify({ origin: this.origin, topic, message })).then(
+      () => undefined,
+      () => undefined,
+    );
   }
 
   subscribe(handler: (topic: string, message: unknown) => void): void {

@@ -28,8 +28,12 @@ export interface SharedState {
   getJson(key: string): Promise<unknown>;
   /** A limiter allowing `points` per `durationSeconds` per key. */
   rateLimiter(name: string, points: number, durationSeconds: number): RateLimiterAbstract;
-  /** Sends an event to every process, this one included. */
-  publish(topic: string, message: unknown): void;
+  /**
+   * Sends an event to every process, this one included. Settles once the event has
+   * been handed to every process (never rejects: a lost event is caught up by the
+   * caches' TTLs), so an admin change can answer only after the others have it.
+   */
+  publish(topic: string, message: unknown): Promise<void>;
   subscribe(handler: (topic: string, message: unknown) => void): void;
   close(): Promise<void>;
 }

@@ -85,7 +85,7 @@ export async function createToken(runtime: Runtime, input: CreateTokenInput, own
       quotaPeriod: input.quotaPeriod ?? "none",
     },
   });
-  runtime.invalidate("tokens");
+  await runtime.invalidate("tokens");
   return { ...tokenJson(row), key };
 }
 
@@ -107,7 +107,7 @@ export async function updateToken(runtime: Runtime, scope: TokenScope, id: strin
     },
   });
   runtime.tokens.invalidate();
-  runtime.invalidate("tokens");
+  await runtime.invalidate("tokens");
   // A changed quota or period starts its counters again from the log.
   for (const period of new Set([existing.quotaPeriod, row.quotaPeriod])) {
     await runtime.limits.forget({ kind: "token", id: row.id }, { quotaPeriod: period as QuotaPeriod });
@@ -119,5 +119,5 @@ export async function deleteToken(runtime: Runtime, scope: TokenScope, id: strin
   const existing = await findToken(runtime, scope, id);
   await runtime.database.token.delete({ where: { id: existing.id } });
   runtime.tokens.invalidate();
-  runtime.invalidate("tokens");
+  await runtime.invalidate("tokens");
 }
