@@ -92,6 +92,18 @@ function eventData(event: Buffer): string | undefined {
   return data;
 }
 
+/**
+ * An event's data as bytes, for reframing without decoding: the line's own bytes when the
+ * event is one `data:` line (as upstreams send them), joined lines otherwise.
+ */
+export function eventDataBytes(event: Buffer): Buffer | undefined {
+  const lineEnd = event.indexOf(0x0a);
+  const single = lineEnd === event.length - 2 && event.subarray(0, 5).toString("latin1") === "data:";
+  if (single) return event.subarray(event[5] === 0x20 ? 6 : 5, lineEnd);
+  const data = eventData(event);
+  return data === undefined ? undefined : Buffer.from(data, "utf8");
+}
+
 /** An event's data as a JSON object, or undefined (no data, `[DONE]`, or not a JSON object). */
 export function eventJson(event: Buffer): Record<string, unknown> | undefined {
   const data = eventData(event);

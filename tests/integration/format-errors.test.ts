@@ -126,6 +126,27 @@ describe("Gemini clients get Gemini errors", () => {
   });
 });
 
+describe("Gemini streams without alt=sse", () => {
+  test("are one JSON array of chunks, relayed from Gemini or translated, with usage logged", async () => {
+    for (const model of ["gemini-test", "gpt-test", "claude-test"]) {
+      const response = await fetch(`${gateway.url}/v1beta/models/${model}:streamGenerateContent`, {
+        method: "POST",
+        headers: { "x-goog-api-key": key, "content-type": "application/json" },
+        body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: "array please" }] }] }),
+      });
+      assert.equal(response.status, 200, model);
+      assert.match(response.headers.get("content-type") ?? "", /^application\/json/);
+      const chunks = JSON.parse(await response.text()) as any[];
+      assert.ok(Array.isArray(chunks) && chunks.length > 1, model);
+      const text = chunks.map((chunk) => chunk.candidates?.[0]?.content?.parts?.map((part: any) => part.text ?? "").join("") ?? "").join("");
+      assert.match(text, /array please/, model);
+      assert.equal(chunks.at(-1).candidates[0].finishReason, "STOP", model);
+      const row = await logRow(response.headers.get("x-request-id"));
+      assert.ok(row.completionTokens > 0, `${model}: ${JSON.stringify(row)}`);
+    }
+  });
+});
+
 describe("failures after streaming started arrive as in-stream errors", () => {
   test("OpenAI SDK: text first, then an error chunk it throws on", async () => {
     for (const model of ["claude-midstream-error", "gemini-midstream-error", "fake-midstream-error"]) {
@@ -164,17 +185,20 @@ describe("failures after streaming started arrive as in-stream errors", () => {
       assert.ok(error instanceof Error, model);
       assert.equal(text, "Partial", model);
     }
-    const response = await fetch(`${gateway.url}/v1beta/models/claude-midstream-error:streamGenerateContent?alt=sse`, {
-      method: "POST",
-      headers: { "x-goog-api-key": key, "content-type": "application/json" },
-      body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: "hi" }] }] }),
-    });
-    const body = await response.text();
-    assert.equal(response.status, 200);
-    assert.match(body, /"error":\{"code":503,"message":"Overloaded","status":"UNAVAILABLE"\}/);
-    const row = await logRow(response.headers.get("x-request-id"));
-    assert.equal(row.status, 200);
-    assert.equal(row.errorMessage, "Overloaded");
+    // Translated from Anthropic, and relayed from Gemini as the upstream's own chunks.
+    for (const [model, message] of [["claude-midstream-error", "Overloaded"], ["gemini-midstream-error", "The model is overloaded."]]) {
+      const response = await fetch(`${gateway.url}/v1beta/models/${model}:streamGenerateContent?alt=sse`, {
+        method: "POST",
+        headers: { "x-goog-api-key": key, "content-type": "application/json" },
+        body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: "hi" }] }] }),
+      });
+      const body = await response.text();
+      assert.equal(response.status, 200);
+      assert.ok(body.includes(`"error":{"code":503,"message":"${message}","status":"UNAVAILABLE"}`), body);
+      const row = await logRow(response.headers.get("x-request-id"));
+      assert.equal(row.status, 200);
+      assert.equal(row.errorMessage, message, model);
+    }
   });
 });
 
