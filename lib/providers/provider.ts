@@ -43,6 +43,8 @@ export interface RelayRequest {
   form?: SpooledForm;
   /** Gemini puts the model and the method in the path; the relay needs the path's parts. */
   geminiAction?: { method: string; alt?: string };
+  /** A Responses answer's response object, for the gateway's store; awaited before its end reaches the client. */
+  keepResponse?: (response: Record<string, unknown>) => Promise<void>;
 }
 
 /** What listing an upstream's models needs: no model, no meter. */

@@ -1,5 +1,4 @@
 import { GatewayError, isGatewayError } from "@/lib/canonical/gateway-error";
-import { safeJson } from "@/lib/canonical/json";
 import { messageText } from "@/lib/canonical/request";
 import { env } from "@/lib/env";
 import { openAIFormat } from "@/lib/formats/openai";
@@ -12,7 +11,7 @@ import { translatedChat } from "@/lib/gateway/call-chat";
 import { estimatePromptTokens, runCall } from "@/lib/gateway/call-pipeline";
 import { readJsonBody } from "@/lib/gateway/read-json-body";
 import { withApiKey, type GatewayContext } from "@/lib/gateway/with-api-key";
-import { isAsyncIterable, jsonResponse, type ApiResponse } from "@/lib/http/api-types";
+import { jsonResponse } from "@/lib/http/api-types";
 import { logger } from "@/lib/logger";
 import { providers } from "@/lib/providers/registry";
 import { ownerOf, type StoredResponseRecord } from "@/lib/responses/response-store";
@@ -100,7 +99,7 @@ export const handleResponses = withApiKey(openAIFormat, "/v1/responses", async (
       const capabilities = context.runtime.capabilities;
       if (relay && !capabilities.lacks(channel.id, call.upstreamModel, "responses")) {
         try {
-          return keepRelayed(await relay({ body, stream, includeUsage: true, clientHeaders: context.request.headers }, call), (object) => keep(object, true));
+          return await relay({ body, stream, includeUsage: true, clientHeaders: context.request.headers, keepResponse: (object) => keep(object, true) }, call);
         } catch (error) {
           if (!isGatewayError(error) || error.upstreamStatus !== 404 || previous?.native) throw error;
           capabilities.learnMissing(channel.id, call.upstreamModel, "responses");
@@ -122,31 +121,6 @@ export const handleResponses = withApiKey(openAIFormat, "/v1/responses", async (
   await saving;
   return response;
 });
-
-/** Notes the response object of a relayed answer (whole, or from its final stream event) for storage. */
-function keepRelayed(response: ApiResponse, keep: (object: ResponseObject) => Promise<void>): ApiResponse {
-  const { body } = response;
-  if (isAsyncIterable(body)) {
-    return {
-      ...response,
-      body: (async function* () {
-        for await (const frame of body) {
-          const text = typeof frame === "string" ? frame : Buffer.from(frame).toString("utf8");
-          if (text.startsWith("event: response.completed") || text.startsWith("event: response.incomplete")) {
-            const event = safeJson(text.slice(text.indexOf("data: ") + 6)) as { response?: ResponseObject } | undefined;
-            if (event?.response) await keep(event.response);
-          }
-          yield frame;
-        }
-      })(),
-    };
-  }
-  if (body instanceof Uint8Array || typeof body === "string") {
-    const object = safeJson(Buffer.from(body).toString("utf8")) as ResponseObject | undefined;
-    if (object) void keep(object);
-  }
-  return response;
-}
 
 /**
  * The request with its `item_reference` inputs replaced by the stored items they name,

@@ -1,0 +1,72 @@
+import { GatewayError } from "@/lib/canonical/gateway-error";
+import type { Usage } from "@/lib/canonical/usage";
+import { eventAround, eventBounds, eventJson, eventRegions, openingEventChecked } from "@/lib/sse/event-regions";
+import { truncatedStreamError } from "@/lib/sse/stream-errors";
+import type { UsageMeter } from "@/lib/usage/usage-meter";
+
+// A Responses API stream relayed to an OpenAI client as the upstream's own bytes: each
+// read is forwarded as one buffer of whole events, scanned once for the events that end
+// a stream (`response.completed`, `.incomplete`, `.failed`, `error`), which alone are
+// parsed: they carry the usage and the response object the gateway stores. Only the
+// first event is parsed in full, so a stream that starts with garbage still fails over.
+
+const FINAL = /"type"\s*:\s*"(?:response\.completed|response\.incomplete|response\.failed|error)"/g;
+const FINAL_TYPES = new Set(["response.completed", "response.incomplete", "response.failed", "error"]);
+/** The first output: any delta (text, reasoning, a call's arguments). */
+const FIRST_OUTPUT = /"type"\s*:\s*"response\.[a-z_.]*delta"/;
+
+type FinalEvent = { type?: unknown; response?: Record<string, unknown> & { usage?: unknown; error?: { message?: unknown } | null }; message?: unknown };
+
+export interface ResponsesStreamSpec {
+  usage(raw: unknown): Usage | undefined;
+  /**
+   * Called with the response object of a completed or incomplete answer, and awaited
+   * before the event that carries it is forwarded (so a continuation sent the moment the
+   * client sees the end finds it).
+   */
+  keep?: (response: Record<string, unknown>) => Promise<void>;
+}
+
+export async function* passThroughResponsesStream(source: AsyncIterable<Uint8Array>, spec: ResponsesStreamSpec, meter: UsageMeter): AsyncGenerator<Uint8Array> {
+  let first = true;
+  let ended = false;
+  // Kept only in case no usage ever arrives: then the deltas are read back for an estimate.
+  const unmetered: Buffer[] = [];
+  try {
+    for await (const region of eventRegions(source)) {
+      const { bytes, text } = region;
+      if (first) first = !openingEventChecked(region);
+      if (meter.firstTokenAt === undefined && FIRST_OUTPUT.test(text)) meter.markFirstToken();
+      let lastEvent = -1;
+      FINAL.lastIndex = 0;
+      for (let match = FINAL.exec(text); match !== null; match = FINAL.exec(text)) {
+        const [start, end] = eventAround(text, match.index);
+        if (start === lastEvent) continue;
+        lastEvent = start;
+        const event = eventJson(bytes.subarray(start, end)) as FinalEvent | undefined;
+        if (typeof event?.type !== "string" || !FINAL_TYPES.has(event.type)) continue;
+        ended = true;
+        const usage = spec.usage(event.response?.usage);
+        if (usage) meter.recordUsage(usage);
+        if (event.type === "error" || event.type === "response.failed") {
+          const message = event.type === "error" ? event.message : event.response?.error?.message;
+          meter.recordError(new GatewayError("upstream_error", typeof message === "string" ? message : "The upstream reported an error mid-stream."));
+        } else if (event.response && spec.keep) await spec.keep(event.response);
+      }
+      if (meter.usage === undefined) unmetered.push(bytes);
+      yield bytes;
+    }
+  } finally {
+    // Also for a stream cut short (the client left): what was produced is estimated.
+    if (meter.usage === undefined) for (const region of unmetered) recordOutput(region, meter);
+  }
+  if (!ended) throw truncatedStreamError();
+}
+
+/** The deltas a region's events carry, for an estimate. */
+function recordOutput(region: Buffer, meter: UsageMeter): void {
+  for (const [start, end] of eventBounds(region.toString("latin1"))) {
+    const event = eventJson(region.subarray(start, end));
+    if (typeof event?.type === "string" && event.type.endsWith(".delta") && typeof event.delta === "string") meter.recordOutput(event.delta);
+  }
+}
