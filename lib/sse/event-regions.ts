@@ -16,7 +16,9 @@ const CR = Buffer.from("\r");
 
 /** LF line ends for CRLF and CR ones; on latin1 text the bytes round-trip exactly. */
 function toLf(text: string): string {
-  return text.replace(/\r\n?/g, "\n");
+  // CRLF is how some upstreams (Google's) frame every event: the plain replace is the fast one.
+  const lf = text.replaceAll("\r\n", "\n");
+  return lf.includes("\r") ? lf.replaceAll("\r", "\n") : lf;
 }
 
 /**
@@ -98,7 +100,7 @@ function eventData(event: Buffer): string | undefined {
  */
 export function eventDataBytes(event: Buffer): Buffer | undefined {
   const lineEnd = event.indexOf(0x0a);
-  const single = lineEnd === event.length - 2 && event.subarray(0, 5).toString("latin1") === "data:";
+  const single = lineEnd === event.length - 2 && event[0] === 0x64 && event[1] === 0x61 && event[2] === 0x74 && event[3] === 0x61 && event[4] === 0x3a;
   if (single) return event.subarray(event[5] === 0x20 ? 6 : 5, lineEnd);
   const data = eventData(event);
   return data === undefined ? undefined : Buffer.from(data, "utf8");

@@ -42,6 +42,17 @@ describe("same-format Gemini stream, passed through as the upstream's chunks", (
     }
   });
 
+  test("usage is the last chunk's, also when the client leaves mid-stream", async () => {
+    const events = Array.from({ length: 8 }, (_, index) => ({
+      candidates: [{ content: { role: "model", parts: [{ text: `w${index} ` }] }, index: 0 }],
+      usageMetadata: { promptTokenCount: 9, candidatesTokenCount: index + 1, totalTokenCount: 10 + index },
+    }));
+    const meter = new UsageMeter();
+    let seen = 0;
+    for await (const _ of passThroughGeminiStream(fromPieces(events.map((event) => sse([event]))), "sse", meter)) if (++seen === 5) break;
+    assert.deepEqual(meter.usage, { promptTokens: 9, completionTokens: 5, cachedTokens: undefined, reasoningTokens: undefined });
+  });
+
   test("a blocked prompt ends the stream", async () => {
     const { text } = await relay(sse([{ promptFeedback: { blockReason: "SAFETY" }, usageMetadata: { promptTokenCount: 3, totalTokenCount: 3 } }]), 1, "array");
     assert.deepEqual(JSON.parse(text), [{ promptFeedback: { blockReason: "SAFETY" }, usageMetadata: { promptTokenCount: 3, totalTokenCount: 3 } }]);

@@ -7,10 +7,10 @@ import type { UsageMeter } from "@/lib/usage/usage-meter";
 // A Gemini stream relayed to a Gemini client as the upstream's own chunks: each read is
 // forwarded as one buffer of whole events, as SSE (`alt=sse`, what the SDKs ask for) or
 // as elements of the JSON array `streamGenerateContent` returns without it. The bytes
-// are scanned once per read for the keys the gateway reads; only events holding one are
-// parsed, and of the usage (cumulative in every chunk) only the read's last counts. A
-// function call's `args` is a JSON object whose keys appear unescaped, so a marker only
-// picks an event to parse: what counts is the parsed chunk's own top-level field.
+// are scanned once per read for the keys the gateway reads, and few events are parsed:
+// those that may end the stream, and of the usage (cumulative, on every chunk) the first
+// and the last. A function call's `args` is a JSON object whose keys appear unescaped,
+// so a marker only picks an event to parse: what counts is the parsed chunk's own field.
 
 /** Keys the gateway reads: usage, and what ends a stream (a finish, an error, a blocked prompt). */
 const MARKERS = /"(?:usageMetadata|finishReason|error|blockReason)"\s*:/g;
@@ -26,11 +26,14 @@ type Chunk = {
 };
 
 export type GeminiFraming = "sse" | "array";
+const ARRAY_OPEN = Buffer.from("[");
+const ARRAY_SEPARATOR = Buffer.from(",\r\n");
 
 export async function* passThroughGeminiStream(source: AsyncIterable<Uint8Array>, framing: GeminiFraming, meter: UsageMeter): AsyncGenerator<Uint8Array> {
   let first = true;
   let ended = false;
   let elements = 0;
+  const usage = new LatestUsage(meter);
   // Kept only in case no usage ever arrives: then the text is read back for an estimate.
   const unmetered: Buffer[] = [];
   try {
@@ -38,7 +41,7 @@ export async function* passThroughGeminiStream(source: AsyncIterable<Uint8Array>
       const { bytes, text } = region;
       if (first) first = !openingEventChecked(region);
       if (meter.firstTokenAt === undefined && FIRST_OUTPUT.test(text)) meter.markFirstToken();
-      ended = readMarkedEvents(region.bytes, text, meter) || ended;
+      ended = readMarkedEvents(bytes, text, meter, usage) || ended;
       if (meter.usage === undefined) unmetered.push(bytes);
       if (framing === "sse") {
         yield bytes;
@@ -48,13 +51,15 @@ export async function* passThroughGeminiStream(source: AsyncIterable<Uint8Array>
       for (const [start, end] of eventBounds(text)) {
         const data = eventDataBytes(bytes.subarray(start, end));
         if (data === undefined) continue;
-        parts.push(Buffer.from(elements === 0 ? "[" : ",\r\n"), data);
+        parts.push(elements === 0 ? ARRAY_OPEN : ARRAY_SEPARATOR, data);
         elements += 1;
       }
       if (parts.length > 0) yield Buffer.concat(parts);
     }
   } finally {
-    // Also for a stream cut short (the client left): what was produced is estimated.
+    // Also for a stream cut short (the client left): the last usage counts, or what was
+    // produced is estimated.
+    usage.settle();
     if (meter.usage === undefined) for (const region of unmetered) recordOutput(region, meter);
   }
   if (!ended) throw truncatedStreamError();
@@ -62,45 +67,86 @@ export async function* passThroughGeminiStream(source: AsyncIterable<Uint8Array>
 }
 
 /**
- * Parses the region's events that hold a marker, last first: the last usage is the one
- * that counts, so earlier events are parsed only when they may end the stream. True when
- * one of them ends it.
+ * Gemini repeats the usage so far on every chunk, and only the last one counts: the first
+ * is read at once (from then on the meter has usage, so nothing is kept for an estimate),
+ * later ones are only noted and the last of them read when the stream ends. A marker
+ * that turns out not to be the chunk's own usage leaves the usage read before.
  */
-function readMarkedEvents(bytes: Buffer, text: string, meter: UsageMeter): boolean {
-  const marked: { start: number; end: number; mayEnd: boolean }[] = [];
-  MARKERS.lastIndex = 0;
-  for (let match = MARKERS.exec(text); match !== null; match = MARKERS.exec(text)) {
-    const last = marked.at(-1);
-    const mayEnd = !match[0].startsWith(USAGE_MARKER);
-    if (last && match.index < last.end) {
-      last.mayEnd ||= mayEnd;
-      continue;
-    }
-    const [start, end] = eventAround(text, match.index);
-    marked.push({ start, end, mayEnd });
+class LatestUsage {
+  private pending: Buffer | undefined;
+
+  constructor(private readonly meter: UsageMeter) {}
+
+  /** Reads a chunk's own usage; true when it had one. */
+  read(chunk: Chunk | undefined): boolean {
+    const usage = chunk?.usageMetadata === undefined ? undefined : parseGeminiUsage(chunk.usageMetadata);
+    if (usage) this.meter.recordUsage(usage);
+    return usage !== undefined;
   }
+
+  note(event: Buffer): void {
+    if (this.meter.usage === undefined) this.read(eventJson(event) as Chunk | undefined);
+    else this.pending = event;
+  }
+
+  /** The event noted last was read already. */
+  clear(): void {
+    this.pending = undefined;
+  }
+
+  settle(): void {
+    if (this.pending) this.read(eventJson(this.pending) as Chunk | undefined);
+    this.pending = undefined;
+  }
+}
+
+/**
+ * Reads the region's events that hold a marker: those that may end the stream at once,
+ * the last one holding usage through `usage`. True when one of them ends it.
+ */
+function readMarkedEvents(bytes: Buffer, text: string, meter: UsageMeter, usage: LatestUsage): boolean {
   let ended = false;
-  let usageSeen = false;
-  for (let index = marked.length - 1; index >= 0; index -= 1) {
-    const { start, end, mayEnd } = marked[index]!;
-    if (usageSeen && !mayEnd) continue;
-    const chunk = eventJson(bytes.subarray(start, end)) as Chunk | undefined;
-    if (chunk === undefined) continue;
-    if (!usageSeen && chunk.usageMetadata !== undefined) {
-      const usage = parseGeminiUsage(chunk.usageMetadata);
-      if (usage) {
-        usageSeen = true;
-        meter.recordUsage(usage);
+  let current: { start: number; end: number; usage: boolean; mayEnd: boolean } | undefined;
+  let lastUsage: Buffer | undefined;
+  const finish = () => {
+    if (!current) return;
+    const event = bytes.subarray(current.start, current.end);
+    if (current.mayEnd) {
+      const chunk = eventJson(event) as Chunk | undefined;
+      ended = endsStream(chunk, meter) || ended;
+      if (current.usage && usage.read(chunk)) {
+        lastUsage = undefined;
+        usage.clear();
+        return;
       }
     }
-    if (chunk.error !== undefined && chunk.error !== null) {
-      ended = true;
-      const message = typeof chunk.error === "object" ? chunk.error.message : undefined;
-      meter.recordError(new GatewayError("upstream_error", typeof message === "string" ? message : "The upstream reported an error mid-stream."));
+    if (current.usage) lastUsage = event;
+  };
+  MARKERS.lastIndex = 0;
+  for (let match = MARKERS.exec(text); match !== null; match = MARKERS.exec(text)) {
+    const isUsage = match[0].startsWith(USAGE_MARKER);
+    if (!current || match.index >= current.end) {
+      finish();
+      const [start, end] = eventAround(text, match.index);
+      current = { start, end, usage: false, mayEnd: false };
     }
-    if (chunk.promptFeedback?.blockReason || chunk.candidates?.some((candidate) => candidate?.finishReason)) ended = true;
+    if (isUsage) current.usage = true;
+    else current.mayEnd = true;
   }
+  finish();
+  if (lastUsage) usage.note(lastUsage);
   return ended;
+}
+
+/** Whether a chunk ends the stream (a finish, a blocked prompt, an error); an error is recorded. */
+function endsStream(chunk: Chunk | undefined, meter: UsageMeter): boolean {
+  if (chunk === undefined) return false;
+  if (chunk.error !== undefined && chunk.error !== null) {
+    const message = typeof chunk.error === "object" ? chunk.error.message : undefined;
+    meter.recordError(new GatewayError("upstream_error", typeof message === "string" ? message : "The upstream reported an error mid-stream."));
+    return true;
+  }
+  return Boolean(chunk.promptFeedback?.blockReason || chunk.candidates?.some((candidate) => candidate?.finishReason));
 }
 
 /** The text and function names a region's chunks carry, for an estimate. */
