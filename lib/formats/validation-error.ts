@@ -25,13 +25,18 @@ export function validationError(error: z.ZodError): GatewayError {
   return new GatewayError("invalid_request", message, { param: param || null, code: "invalid_value" });
 }
 
-// Union failures nest the useful message one level down; surface the deepest one.
-function pickIssue(issues: z.core.$ZodIssue[]): z.core.$ZodIssue {
+// Union failures nest the useful message down their branches: follow the deepest branch,
+// down to the issue itself. A branch that only refused the value with a check of its
+// own (`refine`, such as "a type the other branch knows") says less than the branch
+// that knows the value, so it is picked last.
+function pickIssue(issues: readonly z.core.$ZodIssue[], prefix: readonly PropertyKey[] = []): z.core.$ZodIssue {
   const first = issues[0]!;
+  const path = [...prefix, ...first.path];
   if (first.code === "invalid_union" && first.errors.length > 0) {
-    const candidates = first.errors.map((branch) => branch[0]).filter(Boolean) as z.core.$ZodIssue[];
-    const deepest = candidates.sort((a, b) => b.path.length - a.path.length)[0];
-    if (deepest) return { ...deepest, path: [...first.path, ...deepest.path] } as z.core.$ZodIssue;
+    const branches = first.errors.filter((branch) => branch.length > 0);
+    const telling = branches.filter((branch) => branch[0]!.code !== "custom");
+    const deepest = (telling.length > 0 ? telling : branches).sort((a, b) => b[0]!.path.length - a[0]!.path.length)[0];
+    if (deepest) return pickIssue(deepest, path);
   }
-  return first;
+  return { ...first, path } as z.core.$ZodIssue;
 }

@@ -135,6 +135,21 @@ describe("client formats -> canonical", () => {
     assert.throws(() => parseMessagesRequest({ model: "m", messages: [{ role: "user", content: "x" }] }), { param: "max_tokens" });
   });
 
+  test("Anthropic: a known block type is held to its fields, named in the 400; a newer block type passes through", () => {
+    const parse = (block: Record<string, unknown>) => parseMessagesRequest({ model: "m", max_tokens: 5, messages: [{ role: "user", content: [block] }] });
+    const cases: [Record<string, unknown>, string, RegExp][] = [
+      [{ type: "text" }, "messages[0].content[0].text", /^Missing required parameter/],
+      [{ type: "tool_use", name: "f", input: {} }, "messages[0].content[0].id", /^Missing required parameter/],
+      [{ type: "tool_result", content: "r" }, "messages[0].content[0].tool_use_id", /^Missing required parameter/],
+      [{ type: "image", source: { type: "base64", data: "x" } }, "messages[0].content[0].source.media_type", /^Missing required parameter/],
+      [{ type: "thinking", thinking: 5, signature: "s" }, "messages[0].content[0].thinking", /expected string/],
+      [{ text: "no type" }, "messages[0].content[0].type", /Invalid/],
+    ];
+    for (const [block, param, message] of cases) assert.throws(() => parse(block), (error: Error & { param?: string }) => error.param === param && message.test(error.message), JSON.stringify(block));
+    const newer = { type: "search_result", source: "https://example.com", title: "t", content: [{ type: "text", text: "x" }] };
+    assert.deepEqual(parse(newer).body.messages[0]!.content, [newer]);
+  });
+
   test("Gemini: thinkingConfig and upper-case schemas become canonical", () => {
     const { chat } = parseGenerateContentRequest(
       {

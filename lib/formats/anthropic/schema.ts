@@ -28,19 +28,13 @@ const toolResultBlock = z.looseObject({
 });
 const thinkingBlock = z.looseObject({ type: z.literal("thinking"), thinking: z.string(), signature: z.string().optional() });
 const redactedThinkingBlock = z.looseObject({ type: z.literal("redacted_thinking"), data: z.string() });
-// Server-tool and newer block types are accepted and handled by the converters.
-const otherBlock = z.looseObject({ type: z.string() });
+const knownBlocks = [textBlock, imageBlock, documentBlock, toolUseBlock, toolResultBlock, thinkingBlock, redactedThinkingBlock] as const;
+const KNOWN_TYPES = new Set<string>(knownBlocks.map((block) => block.shape.type.value));
+// Server-tool and newer block types are accepted and handled by the converters; a known
+// type is held to its fields, as Anthropic does. Found by its type, not tried in turn.
+const otherBlock = z.looseObject({ type: z.string().refine((type) => !KNOWN_TYPES.has(type), { abort: true }) });
 
-export const contentBlockSchema = z.union([
-  textBlock,
-  imageBlock,
-  documentBlock,
-  toolUseBlock,
-  toolResultBlock,
-  thinkingBlock,
-  redactedThinkingBlock,
-  otherBlock,
-]);
+export const contentBlockSchema = z.union([z.discriminatedUnion("type", knownBlocks), otherBlock]);
 export type AnthropicContentBlock = z.infer<typeof contentBlockSchema>;
 
 const systemSchema = z.union([z.string(), z.array(textBlock)]);
