@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { jsonObject } from "@/lib/formats/json-object";
 
 // Anthropic Messages request, to the documented bounds. Loose objects: unknown fields
 // pass through untouched to Anthropic upstreams.
@@ -49,7 +50,7 @@ const toolSchema = z.looseObject({
   name: z.string().min(1).max(128),
   type: z.string().optional(),
   description: z.string().optional(),
-  input_schema: z.record(z.string(), z.unknown()).optional(),
+  input_schema: jsonObject.optional(),
 });
 
 const toolChoiceSchema = z.discriminatedUnion("type", [

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { jsonObject } from "@/lib/formats/json-object";
 
 // Gemini generateContent request (camelCase, as @google/genai sends it). Loose objects:
 // unknown fields pass through untouched to Gemini upstreams.
@@ -9,9 +10,9 @@ export const partSchema = z.looseObject({
   thoughtSignature: z.string().optional(),
   inlineData: z.looseObject({ mimeType: z.string(), data: z.string() }).optional(),
   fileData: z.looseObject({ mimeType: z.string().optional(), fileUri: z.string() }).optional(),
-  functionCall: z.looseObject({ name: z.string(), args: z.record(z.string(), z.unknown()).optional(), id: z.string().optional() }).optional(),
+  functionCall: z.looseObject({ name: z.string(), args: jsonObject.optional(), id: z.string().optional() }).optional(),
   functionResponse: z
-    .looseObject({ name: z.string(), response: z.record(z.string(), z.unknown()).optional(), id: z.string().optional() })
+    .looseObject({ name: z.string(), response: jsonObject.optional(), id: z.string().optional() })
     .optional(),
 });
 export type GeminiPart = z.infer<typeof partSchema>;
@@ -24,7 +25,7 @@ export const contentSchema = z.looseObject({
 const functionDeclaration = z.looseObject({
   name: z.string().min(1).max(128),
   description: z.string().optional(),
-  parameters: z.record(z.string(), z.unknown()).optional(),
+  parameters: jsonObject.optional(),
   parametersJsonSchema: z.unknown().optional(),
 });
 

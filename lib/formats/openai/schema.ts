@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { jsonObject } from "@/lib/formats/json-object";
 
 // OpenAI Chat Completions request, validated to the documented bounds. Objects are
 // loose: fields this schema does not name pass through untouched to OpenAI-type upstreams.
@@ -48,7 +49,7 @@ const functionTool = z.looseObject({
   function: z.looseObject({
     name: z.string().min(1).max(64),
     description: z.string().optional(),
-    parameters: z.record(z.string(), z.unknown()).optional(),
+    parameters: jsonObject.optional(),
     strict: z.boolean().nullable().optional(),
   }),
 });
@@ -94,7 +95,7 @@ export const chatCompletionRequestSchema = z
         z.looseObject({ type: z.literal("json_object") }),
         z.looseObject({
           type: z.literal("json_schema"),
-          json_schema: z.looseObject({ name: z.string(), schema: z.record(z.string(), z.unknown()).optional() }),
+          json_schema: z.looseObject({ name: z.string(), schema: jsonObject.optional() }),
         }),
       ])
       .optional(),

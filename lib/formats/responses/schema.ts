@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { jsonObject } from "@/lib/formats/json-object";
 
 // The OpenAI Responses API request, as far as routing and translation read it; unknown
 // fields stay in the body for upstreams that serve /responses natively.
@@ -35,7 +36,7 @@ export const toolSchema = z.union([
     type: z.literal("function"),
     name: z.string().min(1),
     description: z.string().nullish(),
-    parameters: z.record(z.string(), z.unknown()).nullish(),
+    parameters: jsonObject.nullish(),
     strict: z.boolean().nullish(),
   }),
   z.looseObject({ type: z.literal("custom"), name: z.string().min(1), description: z.string().nullish(), format: z.unknown().optional() }),
@@ -68,7 +69,7 @@ export const responsesRequestSchema = z.looseObject({
     .looseObject({
       format: z
         .union([
-          z.looseObject({ type: z.literal("json_schema"), name: z.string().optional(), schema: z.record(z.string(), z.unknown()), strict: z.boolean().nullish() }),
+          z.looseObject({ type: z.literal("json_schema"), name: z.string().optional(), schema: jsonObject, strict: z.boolean().nullish() }),
           z.looseObject({ type: z.enum(["text", "json_object"]) }),
         ])
         .optional(),
