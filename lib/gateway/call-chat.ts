@@ -53,12 +53,27 @@ export async function translatedChat(
   render: Pick<ChatPlan, "renderResponse" | "renderStream">,
 ): Promise<ApiResponse> {
   // Waiting for the first event lets a dead or garbled stream fail over.
-  const events = await primeStream(await provider.chat!(chat, call), (batch) => batch[0]?.type === "error" && batch[0].error);
+  const source = chat.maxTokens === 0 ? nothingGenerated(chat, call) : await provider.chat!(chat, call);
+  const events = await primeStream(source, (batch) => batch[0]?.type === "error" && batch[0].error);
   // A non-streamed failure is the attempt's and fails over; only a started stream reports here.
   const metered = meterEvents(events, call.meter, chat.stream ? hooks.streamFailed : () => undefined);
   return chat.stream
     ? { status: 200, headers: { ...SSE_HEADERS }, body: render.renderStream(metered) }
     : jsonResponse(200, render.renderResponse(await collectResponse(metered)));
+}
+
+/**
+ * Anthropic's `max_tokens: 0` only pre-warms Anthropic's prompt cache. Other upstreams
+ * have no cache to warm (and refuse 0), so the reply it gets there, an empty one that
+ * stopped at its token limit, comes from the gateway without an upstream call.
+ */
+async function* nothingGenerated(chat: ChatRequest, call: CallContext): AsyncGenerator<StreamEvent[]> {
+  call.warnings.push("max_tokens 0 (prompt-cache pre-warming) answered by the gateway: this channel has no prompt cache to warm");
+  yield [
+    { type: "message-start", id: "", model: chat.model, created: Math.floor(Date.now() / 1000) },
+    { type: "finish", reason: "length" },
+    { type: "usage", usage: { promptTokens: 0, completionTokens: 0 } },
+  ];
 }
 
 async function* meterEvents(batches: StreamEventBatches, meter: UsageMeter, onFailure: (error: unknown) => void): AsyncGenerator<StreamEvent[]> {

@@ -17,7 +17,7 @@ function fail(response: http.ServerResponse, status: number, type: string, messa
 
 /** The reason a request is invalid for the real API, or undefined. */
 export function anthropicViolation(body: any): string | undefined {
-  if (!Number.isInteger(body?.max_tokens) || body.max_tokens < 1) return "max_tokens: Field required";
+  if (!Number.isInteger(body?.max_tokens) || body.max_tokens < 0) return "max_tokens: Field required";
   if (!Array.isArray(body.messages) || body.messages.length === 0) return "messages: Field required";
   if (body.temperature !== undefined && (body.temperature < 0 || body.temperature > 1)) return "temperature: must be within [0, 1]";
   for (const [index, message] of body.messages.entries()) {
@@ -37,7 +37,8 @@ export function anthropicViolation(body: any): string | undefined {
       if (!uses.every((id: string) => results.includes(id))) return "`tool_use` ids were found without `tool_result` blocks immediately after";
     }
   }
-  for (const tool of body.tools ?? []) if (!tool.input_schema) return "tools.input_schema: Field required";
+  // Client tools need a schema; server tools (`web_search_20250305`...) are named by their type.
+  for (const tool of body.tools ?? []) if ((tool.type === undefined || tool.type === "custom") && !tool.input_schema) return "tools.input_schema: Field required";
   if (body.thinking && !(body.thinking.budget_tokens >= 1024 && body.thinking.budget_tokens < body.max_tokens)) return "thinking.budget_tokens must be >= 1024 and < max_tokens";
   return undefined;
 }
@@ -82,24 +83,28 @@ async function handle(request: ReceivedRequest, response: http.ServerResponse, s
     }
     return;
   }
-  const reply = words(`Echo: ${lastUserText(body.messages)}`);
-  const usage = { input_tokens: 21, cache_creation_input_tokens: 0, cache_read_input_tokens: 5, output_tokens: reply.length };
+  // max_tokens 0 writes the prompt cache and generates nothing.
+  const reply = body.max_tokens === 0 ? [] : words(`Echo: ${lastUserText(body.messages)}`);
+  const usage = { input_tokens: 21, cache_creation_input_tokens: body.max_tokens === 0 ? 1200 : 0, cache_read_input_tokens: 5, output_tokens: reply.length };
+  const stopReason = body.max_tokens === 0 ? "max_tokens" : "end_turn";
   if (!body.stream) {
     response.writeHead(200, { "content-type": "application/json" });
     response.end(JSON.stringify({
-      id: "msg_fake01", type: "message", role: "assistant", model, content: [{ type: "text", text: reply.join("") }],
-      stop_reason: "end_turn", stop_sequence: null, usage,
+      id: "msg_fake01", type: "message", role: "assistant", model, content: reply.length > 0 ? [{ type: "text", text: reply.join("") }] : [],
+      stop_reason: stopReason, stop_sequence: null, usage,
     }));
     return;
   }
   response.writeHead(200, { "content-type": "text/event-stream" });
   sse(response, "message_start", { message: { id: "msg_fake01", type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } } });
   sse(response, "ping", {});
-  sse(response, "content_block_start", { index: 0, content_block: { type: "text", text: "" } });
-  for (const word of reply) sse(response, "content_block_delta", { index: 0, delta: { type: "text_delta", text: word } });
-  sse(response, "content_block_stop", { index: 0 });
+  if (reply.length > 0) {
+    sse(response, "content_block_start", { index: 0, content_block: { type: "text", text: "" } });
+    for (const word of reply) sse(response, "content_block_delta", { index: 0, delta: { type: "text_delta", text: word } });
+    sse(response, "content_block_stop", { index: 0 });
+  }
   // Like Bedrock: only output_tokens in message_delta; input comes from message_start.
-  sse(response, "message_delta", { delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: reply.length } });
+  sse(response, "message_delta", { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: reply.length } });
   sse(response, "message_stop", {});
   response.end();
 }

@@ -25,7 +25,41 @@ const FIXTURES = path.join(import.meta.dirname, "..", "fixtures", "openai");
 export interface FakeUpstream {
   baseUrl: string;
   received: ReceivedRequest[];
+  /** Why each refused chat request would be refused by OpenAI too. */
+  rejected: string[];
   close(): Promise<void>;
+}
+
+/**
+ * The reason OpenAI would refuse a chat request with a 400, or undefined: the tool-call
+ * pairing rules (every call answered by a tool message right after it, every tool
+ * message answering a call), tool names, image URLs and token limits.
+ */
+export function openAIChatViolation(body: Record<string, any>): string | undefined {
+  const messages = body.messages as Record<string, any>[] | undefined;
+  if (!Array.isArray(messages) || messages.length === 0) return "'messages' must be a non-empty array";
+  for (const field of ["max_tokens", "max_completion_tokens"]) {
+    if (body[field] !== undefined && body[field] !== null && !(Number.isInteger(body[field]) && body[field] >= 1)) return `Invalid '${field}': integer below minimum value 1`;
+  }
+  for (const tool of body.tools ?? []) {
+    if (tool.type === "function" && !/^[a-zA-Z0-9_-]{1,64}$/.test(tool.function?.name ?? "")) return `Invalid 'tools[].function.name': '${tool.function?.name}' does not match '^[a-zA-Z0-9_-]{1,64}$'`;
+  }
+  let open: string[] = [];
+  for (const [index, message] of messages.entries()) {
+    if (message.role === "tool") {
+      if (!open.includes(message.tool_call_id)) return `Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls' (messages[${index}])`;
+      open = open.filter((id) => id !== message.tool_call_id);
+      continue;
+    }
+    if (open.length > 0) return `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${open.join(", ")}`;
+    if (!["system", "developer", "user", "assistant", "function"].includes(message.role)) return `Invalid value: '${message.role}' at messages[${index}].role`;
+    if (message.role === "assistant") open = (message.tool_calls ?? []).map((call: { id: string }) => call.id);
+    for (const part of Array.isArray(message.content) ? message.content : []) {
+      if (part.type === "image_url" && !/^(https?:|data:image\/[a-z+.-]+;base64,)/.test(part.image_url?.url ?? "")) return `Invalid 'messages[${index}].content[].image_url.url': expected a URL or a base64 data URL`;
+    }
+  }
+  if (open.length > 0) return `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${open.join(", ")}`;
+  return undefined;
 }
 
 type Message = { role: string; content: unknown };
@@ -45,6 +79,7 @@ function chunk(model: string, delta: Record<string, unknown>, finishReason: stri
 
 export async function startFakeOpenAIUpstream(): Promise<FakeUpstream> {
   const received: ReceivedRequest[] = [];
+  const rejected: string[] = [];
   const server = http.createServer(async (request, response) => {
     const chunks: Buffer[] = [];
     for await (const part of request) chunks.push(part as Buffer);
@@ -88,6 +123,13 @@ export async function startFakeOpenAIUpstream(): Promise<FakeUpstream> {
     if (request.url !== "/v1/chat/completions") {
       response.writeHead(404, { "content-type": "application/json" });
       response.end(JSON.stringify({ error: { message: `Invalid URL (${request.method} ${request.url})`, type: "invalid_request_error", param: null, code: null } }));
+      return;
+    }
+    const violation = openAIChatViolation(body);
+    if (violation) {
+      rejected.push(violation);
+      response.writeHead(400, { "content-type": "application/json" });
+      response.end(JSON.stringify({ error: { message: violation, type: "invalid_request_error", param: "messages", code: null } }));
       return;
     }
     const model = String(body.model);
@@ -166,6 +208,7 @@ export async function startFakeOpenAIUpstream(): Promise<FakeUpstream> {
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     received,
+    rejected,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

@@ -80,7 +80,7 @@ describe("Anthropic clients get Anthropic errors", () => {
   });
 
   test("validation, unknown model, quota and rate limit use Anthropic's types and statuses", async () => {
-    const invalid = await rejection(anthropic().messages.create({ model: "claude-test", max_tokens: 0, messages: user }));
+    const invalid = await rejection(anthropic().messages.create({ model: "claude-test", max_tokens: -1, messages: user }));
     assert.ok(invalid instanceof Anthropic.BadRequestError);
     assert.equal(errorType(invalid), "invalid_request_error");
     const missing = await rejection(anthropic().messages.create({ model: "no-such", max_tokens: 5, messages: user }));

@@ -62,7 +62,8 @@ const toolChoiceSchema = z.discriminatedUnion("type", [
 
 export const messagesRequestSchema = z.looseObject({
   model: z.string().min(1),
-  max_tokens: z.number().int().min(1),
+  // 0 pre-warms the prompt cache without generating.
+  max_tokens: z.number().int().min(0),
   messages: z.array(messageSchema).min(1),
   system: systemSchema.optional(),
   stop_sequences: z.array(z.string()).optional(),
