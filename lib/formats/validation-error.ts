@@ -25,18 +25,19 @@ export function validationError(error: z.ZodError): GatewayError {
   return new GatewayError("invalid_request", message, { param: param || null, code: "invalid_value" });
 }
 
-// Union failures nest the useful message down their branches: follow the deepest branch,
-// down to the issue itself. A branch that only refused the value with a check of its
-// own (`refine`, such as "a type the other branch knows") says less than the branch
-// that knows the value, so it is picked last.
+// Union failures nest the useful message down their branches: each branch is followed to
+// the issue it ends in, and the deepest one wins (the earlier branch on a tie). A branch
+// that only refused the value with a check of its own (`refine`, such as "a type the
+// other branch knows"), or found no member for its type, says less than a branch that
+// knows the value: picked last.
 function pickIssue(issues: readonly z.core.$ZodIssue[], prefix: readonly PropertyKey[] = []): z.core.$ZodIssue {
   const first = issues[0]!;
   const path = [...prefix, ...first.path];
   if (first.code === "invalid_union" && first.errors.length > 0) {
-    const branches = first.errors.filter((branch) => branch.length > 0);
-    const telling = branches.filter((branch) => branch[0]!.code !== "custom");
-    const deepest = (telling.length > 0 ? telling : branches).sort((a, b) => b[0]!.path.length - a[0]!.path.length)[0];
-    if (deepest) return pickIssue(deepest, path);
+    const ends = first.errors.filter((branch) => branch.length > 0).map((branch) => pickIssue(branch, path));
+    const telling = ends.filter((issue) => issue.code !== "custom" && !(issue.code === "invalid_union" && issue.errors.length === 0));
+    const deepest = (telling.length > 0 ? telling : ends).reduce<z.core.$ZodIssue | undefined>((best, issue) => (!best || issue.path.length > best.path.length ? issue : best), undefined);
+    if (deepest) return deepest;
   }
   return { ...first, path } as z.core.$ZodIssue;
 }

@@ -3,6 +3,7 @@ import { describe, test } from "node:test";
 import type { ChatRequest } from "@/lib/canonical/request";
 import { parseMessagesRequest } from "@/lib/formats/anthropic/parse-request";
 import { parseGenerateContentRequest } from "@/lib/formats/gemini/parse-request";
+import { parseResponsesBody } from "@/lib/formats/responses/parse-request";
 import { parseChatCompletionRequest } from "@/lib/formats/openai/parse-request";
 import { toAnthropicBody } from "@/lib/providers/anthropic/convert-request";
 import { toGeminiBody } from "@/lib/providers/gemini/convert-request";
@@ -143,11 +144,25 @@ describe("client formats -> canonical", () => {
       [{ type: "tool_result", content: "r" }, "messages[0].content[0].tool_use_id", /^Missing required parameter/],
       [{ type: "image", source: { type: "base64", data: "x" } }, "messages[0].content[0].source.media_type", /^Missing required parameter/],
       [{ type: "thinking", thinking: 5, signature: "s" }, "messages[0].content[0].thinking", /expected string/],
-      [{ text: "no type" }, "messages[0].content[0].type", /Invalid/],
+      [{ text: "no type" }, "messages[0].content[0].type", /^Missing required parameter/],
     ];
     for (const [block, param, message] of cases) assert.throws(() => parse(block), (error: Error & { param?: string }) => error.param === param && message.test(error.message), JSON.stringify(block));
     const newer = { type: "search_result", source: "https://example.com", title: "t", content: [{ type: "text", text: "x" }] };
     assert.deepEqual(parse(newer).body.messages[0]!.content, [newer]);
+  });
+
+  test("Responses: a known item, content or tool type is held to its fields, named in the 400; other types pass through", () => {
+    const parse = (fields: Record<string, unknown>) => parseResponsesBody({ model: "m", ...fields });
+    const cases: [Record<string, unknown>, string, RegExp][] = [
+      [{ input: [{ type: "function_call", name: "f", arguments: "{}" }] }, "input[0].call_id", /^Missing required parameter/],
+      [{ input: [{ type: "function_call_output", call_id: "c", output: 5 }] }, "input[0].output", /expected string/],
+      [{ input: [{ type: "message", role: "user", content: [{ type: "input_text" }] }] }, "input[0].content[0].text", /^Missing required parameter/],
+      [{ input: [{ role: "wizard", content: "x" }] }, "input[0].role", /Invalid option/],
+      [{ input: "x", tools: [{ type: "function", parameters: {} }] }, "tools[0].name", /^Missing required parameter/],
+    ];
+    for (const [fields, param, message] of cases) assert.throws(() => parse(fields), (error: Error & { param?: string }) => error.param === param && message.test(error.message), JSON.stringify(fields));
+    const passing = { input: [{ role: "user", content: "short form" }, { type: "item_reference", id: "msg_1" }, { type: "local_shell_call", call_id: "c", action: { type: "exec" } }], tools: [{ type: "web_search" }, { type: "local_shell" }] };
+    assert.deepEqual(parse(passing), { model: "m", ...passing });
   });
 
   test("Gemini: thinkingConfig and upper-case schemas become canonical", () => {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { byType } from "@/lib/formats/by-type";
 import { jsonObject } from "@/lib/formats/json-object";
 
 // Anthropic Messages request, to the documented bounds. Loose objects: unknown fields
@@ -29,13 +30,8 @@ const toolResultBlock = z.looseObject({
 });
 const thinkingBlock = z.looseObject({ type: z.literal("thinking"), thinking: z.string(), signature: z.string().optional() });
 const redactedThinkingBlock = z.looseObject({ type: z.literal("redacted_thinking"), data: z.string() });
-const knownBlocks = [textBlock, imageBlock, documentBlock, toolUseBlock, toolResultBlock, thinkingBlock, redactedThinkingBlock] as const;
-const KNOWN_TYPES = new Set<string>(knownBlocks.map((block) => block.shape.type.value));
-// Server-tool and newer block types are accepted and handled by the converters; a known
-// type is held to its fields, as Anthropic does. Found by its type, not tried in turn.
-const otherBlock = z.looseObject({ type: z.string().refine((type) => !KNOWN_TYPES.has(type), { abort: true }) });
-
-export const contentBlockSchema = z.union([z.discriminatedUnion("type", knownBlocks), otherBlock]);
+// Server-tool and newer block types are accepted and handled by the converters.
+export const contentBlockSchema = byType([textBlock, imageBlock, documentBlock, toolUseBlock, toolResultBlock, thinkingBlock, redactedThinkingBlock]);
 export type AnthropicContentBlock = z.infer<typeof contentBlockSchema>;
 
 const systemSchema = z.union([z.string(), z.array(textBlock)]);

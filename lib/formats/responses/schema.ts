@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { byType } from "@/lib/formats/by-type";
 import { jsonObject } from "@/lib/formats/json-object";
 
 // The OpenAI Responses API request, as far as routing and translation read it; unknown
@@ -6,32 +7,32 @@ import { jsonObject } from "@/lib/formats/json-object";
 
 const text = z.string();
 
-const inputContentSchema = z.union([
+const inputContentSchema = byType([
   z.looseObject({ type: z.enum(["input_text", "output_text"]), text }),
   z.looseObject({ type: z.literal("refusal"), refusal: text }),
   z.looseObject({ type: z.literal("input_image"), image_url: z.string().nullish(), file_id: z.string().nullish(), detail: z.string().optional() }),
-  z.looseObject({ type: z.string() }),
 ]);
 export type InputContent = z.infer<typeof inputContentSchema>;
 
-export const messageItemSchema = z.looseObject({
-  type: z.literal("message").optional(),
+const messageFields = {
   role: z.enum(["user", "assistant", "system", "developer"]),
   content: z.union([text, z.array(inputContentSchema)]),
-});
+};
+export const messageItemSchema = z.looseObject({ type: z.literal("message").optional(), ...messageFields });
+const output = z.union([text, z.array(inputContentSchema)]);
 
-export const inputItemSchema = z.union([
+// A message may come without a type (the short form); every other item names its type.
+export const inputItemSchema = byType([
   messageItemSchema,
   z.looseObject({ type: z.literal("function_call"), call_id: z.string(), name: z.string(), arguments: z.string() }),
-  z.looseObject({ type: z.literal("function_call_output"), call_id: z.string(), output: z.union([text, z.array(inputContentSchema)]) }),
+  z.looseObject({ type: z.literal("function_call_output"), call_id: z.string(), output }),
   z.looseObject({ type: z.literal("custom_tool_call"), call_id: z.string(), name: z.string(), input: z.string() }),
-  z.looseObject({ type: z.literal("custom_tool_call_output"), call_id: z.string(), output: z.union([text, z.array(inputContentSchema)]) }),
+  z.looseObject({ type: z.literal("custom_tool_call_output"), call_id: z.string(), output }),
   z.looseObject({ type: z.literal("reasoning"), summary: z.array(z.looseObject({ text: z.string() })).optional() }),
-  z.looseObject({ type: z.string() }),
 ]);
 export type InputItem = z.infer<typeof inputItemSchema>;
 
-export const toolSchema = z.union([
+export const toolSchema = byType([
   z.looseObject({
     type: z.literal("function"),
     name: z.string().min(1),
@@ -40,7 +41,6 @@ export const toolSchema = z.union([
     strict: z.boolean().nullish(),
   }),
   z.looseObject({ type: z.literal("custom"), name: z.string().min(1), description: z.string().nullish(), format: z.unknown().optional() }),
-  z.looseObject({ type: z.string(), name: z.string().optional() }),
 ]);
 export type ResponsesTool = z.infer<typeof toolSchema>;
 
