@@ -1,5 +1,6 @@
 import { safeJson } from "@/lib/canonical/json";
-import { malformedStreamError } from "./stream-errors";
+import type { UsageMeter } from "@/lib/usage/usage-meter";
+import { malformedStreamError, truncatedStreamError } from "./stream-errors";
 
 // For relays that forward an upstream's SSE bytes as they come and only scan them: each
 // read becomes one region of whole events (a partial event waits for the rest), given as
@@ -112,4 +113,34 @@ export function eventJson(event: Buffer): Record<string, unknown> | undefined {
   if (data === undefined || data.trim() === "[DONE]") return undefined;
   const json = safeJson(data);
   return json !== null && typeof json === "object" && !Array.isArray(json) ? (json as Record<string, unknown>) : undefined;
+}
+
+export interface RegionMetering {
+  /** Whether a region holds output (the first token), read from its text. */
+  hasOutput(text: string): boolean;
+  /** A region's generated text, given to the meter for an estimate when no usage ever comes. */
+  estimate(region: Buffer, meter: UsageMeter): void;
+}
+
+/**
+ * The source's regions of whole events with what every byte relay does around them: the
+ * opening event checked (so garbage fails over), the first token marked, and regions kept
+ * for a tokenizer estimate until the relay records usage, read back at the end (also when
+ * the client leaves) if it never does. A source with no event at all was cut.
+ */
+export async function* meteredRegions(source: AsyncIterable<Uint8Array>, meter: UsageMeter, metering: RegionMetering): AsyncGenerator<EventRegion> {
+  let opened = false;
+  const unmetered: Buffer[] = [];
+  try {
+    for await (const region of eventRegions(source)) {
+      opened ||= openingEventChecked(region);
+      if (meter.firstTokenAt === undefined && metering.hasOutput(region.text)) meter.markFirstToken();
+      if (meter.usage === undefined) unmetered.push(region.bytes);
+      yield region;
+      if (meter.usage !== undefined) unmetered.length = 0;
+    }
+  } finally {
+    if (meter.usage === undefined) for (const bytes of unmetered) metering.estimate(bytes, meter);
+  }
+  if (!opened) throw truncatedStreamError();
 }

@@ -1,7 +1,7 @@
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import type { Usage } from "@/lib/canonical/usage";
 import { parseAnthropicUsage } from "@/lib/formats/anthropic/render-usage";
-import { eventAround, eventBounds, eventJson, eventRegions, openingEventChecked } from "@/lib/sse/event-regions";
+import { eventAround, eventBounds, eventJson, meteredRegions } from "@/lib/sse/event-regions";
 import { truncatedStreamError } from "@/lib/sse/stream-errors";
 import type { UsageMeter } from "@/lib/usage/usage-meter";
 
@@ -18,47 +18,35 @@ const MARKERS = /"type"\s*:\s*"(?:message_start|message_delta|message_stop|error
 const FIRST_OUTPUT = /"type"\s*:\s*"(?:content_block_delta|tool_use)"/;
 
 export async function* passThroughMessageStream(source: AsyncIterable<Uint8Array>, meter: UsageMeter): AsyncGenerator<Uint8Array> {
-  let first = true;
   let ended = false;
   let startUsage: Usage | undefined;
-  // Kept only in case no usage ever arrives: then the text is read back for an estimate.
-  const unmetered: Buffer[] = [];
-  try {
-    for await (const region of eventRegions(source)) {
-      const { bytes, text } = region;
-      if (first) first = !openingEventChecked(region);
-      if (meter.firstTokenAt === undefined && FIRST_OUTPUT.test(text)) meter.markFirstToken();
-      let lastEvent = -1;
-      MARKERS.lastIndex = 0;
-      for (let match = MARKERS.exec(text); match !== null; match = MARKERS.exec(text)) {
-        const [start, end] = eventAround(text, match.index);
-        if (start === lastEvent) continue;
-        lastEvent = start;
-        const event = eventJson(bytes.subarray(start, end));
-        switch (event?.type) {
-          case "message_start":
-            startUsage = parseAnthropicUsage((event.message as { usage?: unknown } | undefined)?.usage);
-            break;
-          case "message_delta": {
-            const usage = parseAnthropicUsage(event.usage, startUsage);
-            if (usage) meter.recordUsage(usage);
-            break;
-          }
-          case "message_stop":
-            ended = true;
-            break;
-          case "error":
-            ended = true;
-            meter.recordError(new GatewayError("upstream_error", String((event.error as { message?: unknown } | undefined)?.message ?? "upstream error")));
-            break;
+  for await (const { bytes, text } of meteredRegions(source, meter, { hasOutput: (text) => FIRST_OUTPUT.test(text), estimate: recordOutput })) {
+    let lastEvent = -1;
+    MARKERS.lastIndex = 0;
+    for (let match = MARKERS.exec(text); match !== null; match = MARKERS.exec(text)) {
+      const [start, end] = eventAround(text, match.index);
+      if (start === lastEvent) continue;
+      lastEvent = start;
+      const event = eventJson(bytes.subarray(start, end));
+      switch (event?.type) {
+        case "message_start":
+          startUsage = parseAnthropicUsage((event.message as { usage?: unknown } | undefined)?.usage);
+          break;
+        case "message_delta": {
+          const usage = parseAnthropicUsage(event.usage, startUsage);
+          if (usage) meter.recordUsage(usage);
+          break;
         }
+        case "message_stop":
+          ended = true;
+          break;
+        case "error":
+          ended = true;
+          meter.recordError(new GatewayError("upstream_error", String((event.error as { message?: unknown } | undefined)?.message ?? "upstream error")));
+          break;
       }
-      if (meter.usage === undefined) unmetered.push(bytes);
-      yield bytes;
     }
-  } finally {
-    // Also for a stream cut short (the client left): what was produced is estimated.
-    if (meter.usage === undefined) for (const region of unmetered) recordOutput(region, meter);
+    yield bytes;
   }
   if (!ended) throw truncatedStreamError();
 }

@@ -1,6 +1,6 @@
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import { parseGeminiUsage } from "@/lib/formats/gemini/render-usage";
-import { eventAround, eventBounds, eventDataBytes, eventJson, eventRegions, openingEventChecked } from "@/lib/sse/event-regions";
+import { eventAround, eventBounds, eventDataBytes, eventJson, meteredRegions } from "@/lib/sse/event-regions";
 import { truncatedStreamError } from "@/lib/sse/stream-errors";
 import type { UsageMeter } from "@/lib/usage/usage-meter";
 
@@ -30,19 +30,14 @@ const ARRAY_OPEN = Buffer.from("[");
 const ARRAY_SEPARATOR = Buffer.from(",\r\n");
 
 export async function* passThroughGeminiStream(source: AsyncIterable<Uint8Array>, framing: GeminiFraming, meter: UsageMeter): AsyncGenerator<Uint8Array> {
-  let first = true;
   let ended = false;
   let elements = 0;
   const usage = new LatestUsage(meter);
-  // Kept only in case no usage ever arrives: then the text is read back for an estimate.
-  const unmetered: Buffer[] = [];
+  // Once the first usage is read nothing is kept for an estimate; a later one waits in `usage`.
+  const regions = meteredRegions(source, meter, { hasOutput: (text) => FIRST_OUTPUT.test(text), estimate: recordOutput });
   try {
-    for await (const region of eventRegions(source)) {
-      const { bytes, text } = region;
-      if (first) first = !openingEventChecked(region);
-      if (meter.firstTokenAt === undefined && FIRST_OUTPUT.test(text)) meter.markFirstToken();
+    for await (const { bytes, text } of regions) {
       ended = readMarkedEvents(bytes, text, meter, usage) || ended;
-      if (meter.usage === undefined) unmetered.push(bytes);
       if (framing === "sse") {
         yield bytes;
         continue;
@@ -57,10 +52,8 @@ export async function* passThroughGeminiStream(source: AsyncIterable<Uint8Array>
       if (parts.length > 0) yield Buffer.concat(parts);
     }
   } finally {
-    // Also for a stream cut short (the client left): the last usage counts, or what was
-    // produced is estimated.
+    // Also for a stream cut short (the client left): the last usage noted counts.
     usage.settle();
-    if (meter.usage === undefined) for (const region of unmetered) recordOutput(region, meter);
   }
   if (!ended) throw truncatedStreamError();
   if (framing === "array") yield Buffer.from(elements === 0 ? "[]" : "]");

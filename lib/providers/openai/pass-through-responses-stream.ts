@@ -1,6 +1,6 @@
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import type { Usage } from "@/lib/canonical/usage";
-import { eventAround, eventBounds, eventJson, eventRegions, openingEventChecked } from "@/lib/sse/event-regions";
+import { eventAround, eventBounds, eventJson, meteredRegions } from "@/lib/sse/event-regions";
 import { truncatedStreamError } from "@/lib/sse/stream-errors";
 import type { UsageMeter } from "@/lib/usage/usage-meter";
 
@@ -28,37 +28,25 @@ export interface ResponsesStreamSpec {
 }
 
 export async function* passThroughResponsesStream(source: AsyncIterable<Uint8Array>, spec: ResponsesStreamSpec, meter: UsageMeter): AsyncGenerator<Uint8Array> {
-  let first = true;
   let ended = false;
-  // Kept only in case no usage ever arrives: then the deltas are read back for an estimate.
-  const unmetered: Buffer[] = [];
-  try {
-    for await (const region of eventRegions(source)) {
-      const { bytes, text } = region;
-      if (first) first = !openingEventChecked(region);
-      if (meter.firstTokenAt === undefined && FIRST_OUTPUT.test(text)) meter.markFirstToken();
-      let lastEvent = -1;
-      FINAL.lastIndex = 0;
-      for (let match = FINAL.exec(text); match !== null; match = FINAL.exec(text)) {
-        const [start, end] = eventAround(text, match.index);
-        if (start === lastEvent) continue;
-        lastEvent = start;
-        const event = eventJson(bytes.subarray(start, end)) as FinalEvent | undefined;
-        if (typeof event?.type !== "string" || !FINAL_TYPES.has(event.type)) continue;
-        ended = true;
-        const usage = spec.usage(event.response?.usage);
-        if (usage) meter.recordUsage(usage);
-        if (event.type === "error" || event.type === "response.failed") {
-          const message = event.type === "error" ? event.message : event.response?.error?.message;
-          meter.recordError(new GatewayError("upstream_error", typeof message === "string" ? message : "The upstream reported an error mid-stream."));
-        } else if (event.response && spec.keep) await spec.keep(event.response);
-      }
-      if (meter.usage === undefined) unmetered.push(bytes);
-      yield bytes;
+  for await (const { bytes, text } of meteredRegions(source, meter, { hasOutput: (text) => FIRST_OUTPUT.test(text), estimate: recordOutput })) {
+    let lastEvent = -1;
+    FINAL.lastIndex = 0;
+    for (let match = FINAL.exec(text); match !== null; match = FINAL.exec(text)) {
+      const [start, end] = eventAround(text, match.index);
+      if (start === lastEvent) continue;
+      lastEvent = start;
+      const event = eventJson(bytes.subarray(start, end)) as FinalEvent | undefined;
+      if (typeof event?.type !== "string" || !FINAL_TYPES.has(event.type)) continue;
+      ended = true;
+      const usage = spec.usage(event.response?.usage);
+      if (usage) meter.recordUsage(usage);
+      if (event.type === "error" || event.type === "response.failed") {
+        const message = event.type === "error" ? event.message : event.response?.error?.message;
+        meter.recordError(new GatewayError("upstream_error", typeof message === "string" ? message : "The upstream reported an error mid-stream."));
+      } else if (event.response && spec.keep) await spec.keep(event.response);
     }
-  } finally {
-    // Also for a stream cut short (the client left): what was produced is estimated.
-    if (meter.usage === undefined) for (const region of unmetered) recordOutput(region, meter);
+    yield bytes;
   }
   if (!ended) throw truncatedStreamError();
 }

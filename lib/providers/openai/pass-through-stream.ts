@@ -1,6 +1,6 @@
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import type { Usage } from "@/lib/canonical/usage";
-import { eventAround, eventBounds, eventJson, eventRegions, openingEventChecked } from "@/lib/sse/event-regions";
+import { eventAround, eventBounds, eventJson, meteredRegions } from "@/lib/sse/event-regions";
 import { truncatedStreamError } from "@/lib/sse/stream-errors";
 import type { UsageMeter } from "@/lib/usage/usage-meter";
 
@@ -64,15 +64,10 @@ export async function* passThroughStream(
   spec: PassThroughSpec,
   meter: UsageMeter,
 ): AsyncGenerator<Uint8Array> {
-  let first = true;
   let finished = false;
   let done = false;
-  // Kept only in case no usage ever arrives: then the text is read back for an estimate.
-  const unmetered: Buffer[] = [];
 
   const inspect = (region: Buffer, text: string): Buffer => {
-    if (first) first = !openingEventChecked({ bytes: region, text });
-    if (meter.firstTokenAt === undefined && hasOutput(text)) meter.markFirstToken();
     const usageAt: number[] = [];
     // The upstream was asked for usage on the caller's behalf: a caller that did not ask
     // gets chunks without the `"usage":null` the upstream then adds to each.
@@ -93,11 +88,7 @@ export async function* passThroughStream(
         if (error !== undefined) meter.recordError(new GatewayError("upstream_error", errorText(error)));
       } else done = true;
     }
-    if (usageAt.length === 0) {
-      const relayed = applyEdits(region, edits);
-      if (meter.usage === undefined) unmetered.push(relayed);
-      return relayed;
-    }
+    if (usageAt.length === 0) return applyEdits(region, edits);
     let usageEvent = -1;
     for (const at of usageAt) {
       const [start, end] = eventAround(text, at);
@@ -114,35 +105,23 @@ export async function* passThroughStream(
         edits.push([start, end, Buffer.from(`data: ${JSON.stringify(json)}\n\n`)]);
       } else edits.push([start, end]);
     }
-    unmetered.length = 0;
     return applyEdits(region, edits);
   };
 
-  try {
-    yield* relayEvents();
-  } finally {
-    // Also for a stream cut short (the client left): what was produced is estimated.
-    if (meter.usage === undefined) {
-      for (const region of unmetered) {
-        for (const [start, end] of eventBounds(region.toString("latin1"))) {
-          const json = eventJson(region.subarray(start, end));
-          if (json) meter.recordOutput(spec.outputText(json));
-        }
-      }
+  const estimate = (region: Buffer) => {
+    for (const [start, end] of eventBounds(region.toString("latin1"))) {
+      const json = eventJson(region.subarray(start, end));
+      if (json) meter.recordOutput(spec.outputText(json));
     }
+  };
+  for await (const { bytes, text } of meteredRegions(source, meter, { hasOutput, estimate })) {
+    const region = inspect(bytes, text);
+    if (region.length > 0) yield region;
   }
-
-  async function* relayEvents(): AsyncGenerator<Uint8Array> {
-    for await (const { bytes, text } of eventRegions(source)) {
-      const region = inspect(bytes, text);
-      if (region.length > 0) yield region;
-    }
-    if (first) throw truncatedStreamError();
-    if (done) return;
-    // Some servers end a complete stream without `[DONE]`; clients expect it, so it is added.
-    if (!finished) throw truncatedStreamError();
-    yield DONE_EVENT;
-  }
+  if (done) return;
+  // Some servers end a complete stream without `[DONE]`; clients expect it, so it is added.
+  if (!finished) throw truncatedStreamError();
+  yield DONE_EVENT;
 }
 
 function errorText(error: unknown): string {
