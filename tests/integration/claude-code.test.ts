@@ -3,11 +3,10 @@ import fs from "node:fs";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import Anthropic from "@anthropic-ai/sdk";
-import { ANTHROPIC_KEY, startFakeAnthropicUpstream } from "../helpers/fake-anthropic-upstream";
-import { GEMINI_KEY, startFakeGeminiUpstream } from "../helpers/fake-gemini-upstream";
-import { startFakeOpenAIUpstream, UPSTREAM_API_KEY, type FakeUpstream } from "../helpers/fake-openai-upstream";
+import { ANTHROPIC_KEY } from "../helpers/fake-anthropic-upstream";
 import { eventually } from "../helpers/eventually";
 import { startGateway, type Gateway } from "../helpers/start-gateway";
+import { addVendorChannels, closeVendorFakes, startVendorFakes, type VendorFakes } from "../helpers/vendor-fakes";
 
 // Claude Code's own traffic, at its real size and shape: a mid-session turn (tools, cache
 // breakpoints, replayed signed and redacted thinking, parallel calls, errors, a
@@ -20,24 +19,18 @@ const fixture = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, "..", 
 
 let gateway: Gateway;
 let key: string;
-let fakes: { anthropic: Awaited<ReturnType<typeof startFakeAnthropicUpstream>>; openai: FakeUpstream; gemini: Awaited<ReturnType<typeof startFakeGeminiUpstream>> };
+let fakes: VendorFakes;
 
 before(async () => {
-  fakes = { anthropic: await startFakeAnthropicUpstream(), openai: await startFakeOpenAIUpstream(), gemini: await startFakeGeminiUpstream() };
+  fakes = await startVendorFakes();
   gateway = await startGateway();
-  for (const channel of [
-    { type: "anthropic", baseUrl: fakes.anthropic.baseUrl, apiKey: ANTHROPIC_KEY, models: ["claude-test"] },
-    { type: "openai", baseUrl: fakes.openai.baseUrl, apiKey: UPSTREAM_API_KEY, models: ["gpt-test"] },
-    { type: "gemini", baseUrl: fakes.gemini.baseUrl, apiKey: GEMINI_KEY, models: ["gemini-test"] },
-  ]) {
-    assert.equal((await gateway.admin("POST", "/api/admin/channels", { name: channel.type, ...channel })).status, 201);
-  }
+  await addVendorChannels(gateway, fakes, { openai: ["gpt-test"], anthropic: ["claude-test"], gemini: ["gemini-test"] });
   key = (await gateway.admin("POST", "/api/admin/tokens", { name: "claude-code" })).body.key;
 });
 
 after(async () => {
   await gateway?.stop();
-  await Promise.all(Object.values(fakes ?? {}).map((fake) => fake.close()));
+  await closeVendorFakes(fakes);
 });
 
 const client = () => new Anthropic({ apiKey: key, baseURL: gateway.url, maxRetries: 0, defaultHeaders: fixture.headers });

@@ -3,10 +3,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import OpenAI from "openai";
-import { ANTHROPIC_KEY, startFakeAnthropicUpstream } from "../helpers/fake-anthropic-upstream";
-import { GEMINI_KEY, startFakeGeminiUpstream } from "../helpers/fake-gemini-upstream";
-import { startFakeOpenAIUpstream, UPSTREAM_API_KEY, type FakeUpstream } from "../helpers/fake-openai-upstream";
 import { startGateway, type Gateway } from "../helpers/start-gateway";
+import { addVendorChannels, closeVendorFakes, startVendorFakes, type VendorFakes } from "../helpers/vendor-fakes";
 
 // Codex's own traffic: a mid-session /v1/responses turn (encrypted reasoning replayed,
 // shell calls, a freeform apply_patch call, store: false), through an upstream serving
@@ -20,24 +18,18 @@ const CALLS = 5;
 
 let gateway: Gateway;
 let key: string;
-let fakes: { anthropic: Awaited<ReturnType<typeof startFakeAnthropicUpstream>>; openai: FakeUpstream; gemini: Awaited<ReturnType<typeof startFakeGeminiUpstream>> };
+let fakes: VendorFakes;
 
 before(async () => {
-  fakes = { anthropic: await startFakeAnthropicUpstream(), openai: await startFakeOpenAIUpstream(), gemini: await startFakeGeminiUpstream() };
+  fakes = await startVendorFakes();
   gateway = await startGateway();
-  for (const channel of [
-    { type: "openai", baseUrl: fakes.openai.baseUrl, apiKey: UPSTREAM_API_KEY, models: ["gpt-test", "chat-only-test"] },
-    { type: "anthropic", baseUrl: fakes.anthropic.baseUrl, apiKey: ANTHROPIC_KEY, models: ["claude-test"] },
-    { type: "gemini", baseUrl: fakes.gemini.baseUrl, apiKey: GEMINI_KEY, models: ["gemini-test"] },
-  ]) {
-    assert.equal((await gateway.admin("POST", "/api/admin/channels", { name: channel.type, ...channel })).status, 201);
-  }
+  await addVendorChannels(gateway, fakes, { openai: ["gpt-test", "chat-only-test"], anthropic: ["claude-test"], gemini: ["gemini-test"] });
   key = (await gateway.admin("POST", "/api/admin/tokens", { name: "codex" })).body.key;
 });
 
 after(async () => {
   await gateway?.stop();
-  await Promise.all(Object.values(fakes ?? {}).map((fake) => fake.close()));
+  await closeVendorFakes(fakes);
 });
 
 const client = () => new OpenAI({ apiKey: key, baseURL: `${gateway.url}/v1`, maxRetries: 0, defaultHeaders: fixture.headers });
