@@ -1,5 +1,8 @@
 import { z } from "zod";
 
+/** Marks the issue of the catch-all member refusing a known type: it says less than the known member's own. */
+export const KNOWN_TYPE = "knownType";
+
 type Typed = z.ZodObject<{ type: z.ZodLiteral<string> | z.ZodEnum | z.ZodOptional<z.ZodLiteral<string>> }>;
 
 /**
@@ -11,6 +14,6 @@ type Typed = z.ZodObject<{ type: z.ZodLiteral<string> | z.ZodEnum | z.ZodOptiona
 export function byType<const Members extends readonly [Typed, ...Typed[]]>(members: Members) {
   const known = new Set<unknown>(members.flatMap((member) => [...member.shape.type._zod.values!]));
   // `abort` keeps this member's refusal of a known type from hiding the known member's issue.
-  const other = z.looseObject({ type: z.string().refine((type) => !known.has(type), { abort: true }) });
+  const other = z.looseObject({ type: z.string().refine((type) => !known.has(type), { abort: true, params: { [KNOWN_TYPE]: true } }) });
   return z.union([z.discriminatedUnion("type", members as never as Members), other]);
 }

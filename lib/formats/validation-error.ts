@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { GatewayError } from "@/lib/canonical/gateway-error";
+import { KNOWN_TYPE } from "./by-type";
 
 /** `messages[0].content` from a zod path. */
 export function formatIssuePath(path: readonly PropertyKey[]): string {
@@ -27,15 +28,14 @@ export function validationError(error: z.ZodError): GatewayError {
 
 // Union failures nest the useful message down their branches: each branch is followed to
 // the issue it ends in, and the deepest one wins (the earlier branch on a tie). A branch
-// that only refused the value with a check of its own (`refine`, such as "a type the
-// other branch knows"), or found no member for its type, says less than a branch that
-// knows the value: picked last.
+// that only refused a type another branch knows (by-type.ts), or found no member for its
+// type, says less than a branch that knows the value: picked last.
 function pickIssue(issues: readonly z.core.$ZodIssue[], prefix: readonly PropertyKey[] = []): z.core.$ZodIssue {
   const first = issues[0]!;
   const path = [...prefix, ...first.path];
   if (first.code === "invalid_union" && first.errors.length > 0) {
     const ends = first.errors.filter((branch) => branch.length > 0).map((branch) => pickIssue(branch, path));
-    const telling = ends.filter((issue) => issue.code !== "custom" && !(issue.code === "invalid_union" && issue.errors.length === 0));
+    const telling = ends.filter((issue) => !(issue.code === "custom" && issue.params?.[KNOWN_TYPE]) && !(issue.code === "invalid_union" && issue.errors.length === 0));
     const deepest = (telling.length > 0 ? telling : ends).reduce<z.core.$ZodIssue | undefined>((best, issue) => (!best || issue.path.length > best.path.length ? issue : best), undefined);
     if (deepest) return deepest;
   }

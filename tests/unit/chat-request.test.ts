@@ -35,6 +35,7 @@ describe("OpenAI chat request validation", () => {
     assert.equal(rejects({ ...base, max_tokens: 0 }), "max_tokens");
     assert.equal(rejects({ ...base, messages: [] }), "messages");
     assert.equal(rejects({ ...base, messages: [{ role: "tool", content: "x" }] }), "messages[0].tool_call_id");
+    assert.equal(rejects({ ...base, tools: [{ type: "function", function: { name: "f", parameters: "x" } }] }), "tools[0].function.parameters");
   });
 
   test("keeps unknown fields and maps to the canonical request", () => {

@@ -139,7 +139,8 @@ function endsStream(chunk: Chunk | undefined, meter: UsageMeter): boolean {
     meter.recordError(new GatewayError("upstream_error", typeof message === "string" ? message : "The upstream reported an error mid-stream."));
     return true;
   }
-  return Boolean(chunk.promptFeedback?.blockReason || chunk.candidates?.some((candidate) => candidate?.finishReason));
+  const candidates = Array.isArray(chunk.candidates) ? chunk.candidates : [];
+  return Boolean(chunk.promptFeedback?.blockReason || candidates.some((candidate) => candidate?.finishReason));
 }
 
 /** The text and function names a region's chunks carry, for an estimate. */
