@@ -99,7 +99,10 @@ export const handleResponses = withApiKey(openAIFormat, "/v1/responses", async (
       const capabilities = context.runtime.capabilities;
       if (relay && !capabilities.lacks(channel.id, call.upstreamModel, "responses")) {
         try {
-          return await relay({ body, stream, includeUsage: true, clientHeaders: context.request.headers, keepResponse: (object) => keep(object, true) }, call);
+          // The schema fills nothing in, so unless history was added the client's bytes say what `body` says.
+          const bytes = body === requested ? await context.request.body(env.MAX_BODY_BYTES) : undefined;
+          const keepResponse = (object: ResponseObject) => keep(object, true);
+          return await relay({ body, bytes, stream, includeUsage: true, clientHeaders: context.request.headers, keepResponse }, call);
         } catch (error) {
           if (!isGatewayError(error) || error.upstreamStatus !== 404 || previous?.native) throw error;
           capabilities.learnMissing(channel.id, call.upstreamModel, "responses");

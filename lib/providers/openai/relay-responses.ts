@@ -1,3 +1,4 @@
+import { relayedBody } from "@/lib/canonical/rewrite-json-object";
 import type { Usage } from "@/lib/canonical/usage";
 import type { Relay, RelayedResponse } from "@/lib/providers/provider";
 import { parseUpstreamJson } from "@/lib/providers/upstream-http";
@@ -5,9 +6,9 @@ import { SSE_HEADERS } from "@/lib/sse/encode-sse";
 import { postOpenAI } from "./call-upstream";
 import { passThroughResponsesStream } from "./pass-through-responses-stream";
 
-// OpenAI client -> an upstream that serves /responses itself: the body goes through as
-// sent but for the model, and the answer comes back as the upstream's bytes (a stream:
-// pass-through-responses-stream.ts), its response object handed to the gateway's store.
+// OpenAI client -> an upstream that serves /responses itself: the body goes up as the
+// client's bytes but for the model, and the answer comes back as the upstream's bytes (a
+// stream: pass-through-responses-stream.ts), its response object handed to the store.
 
 export function parseResponsesUsage(raw: unknown): Usage | undefined {
   if (typeof raw !== "object" || raw === null) return undefined;
@@ -22,7 +23,7 @@ export function parseResponsesUsage(raw: unknown): Usage | undefined {
 }
 
 export const relayResponses: Relay = async (request, context): Promise<RelayedResponse> => {
-  const response = await postOpenAI("/responses", { ...request.body, model: context.upstreamModel }, context);
+  const response = await postOpenAI("/responses", relayedBody(request.bytes, request.body, { model: context.upstreamModel }), context);
   if (request.stream) {
     const body = passThroughResponsesStream(response.body, { usage: parseResponsesUsage, keep: request.keepResponse }, context.meter);
     return { status: response.status, headers: SSE_HEADERS, body };
