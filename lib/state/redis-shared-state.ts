@@ -5,6 +5,7 @@ import type { CounterResult, SharedState } from "./shared-state";
 
 const PREFIX = "gw:";
 const EVENTS_CHANNEL = `${PREFIX}events`;
+const PUBLISH_WAIT_MS = 1000;
 
 // KEYS[1] counter; ARGV amount, limit (-1: none), ttl seconds. Returns {status, value}:
 // status -1 means the counter is absent and must be initialised first.
@@ -100,12 +101,14 @@ export class RedisSharedState implements SharedState {
 
   async publish(topic: string, message: unknown): Promise<void> {
     // Applied here at once; other processes get it through Redis, which has written it
-    // to every subscriber's connection by the time PUBLISH answers.
+    // to every subscriber's connection by the time PUBLISH answers. A Redis that does not
+    // answer holds the caller for at most PUBLISH_WAIT_MS (the caches' TTL catches up).
     queueMicrotask(() => this.deliver(topic, message));
-    await this.redis.publish(EVENTS_CHANNEL, JSON.stringify({ origin: this.origin, topic, message })).then(
-      () => undefined,
-      () => undefined,
-    );
+    const published = this.redis.publish(EVENTS_CHANNEL, JSON.stringify({ origin: this.origin, topic, message })).catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, PUBLISH_WAIT_MS)));
+    await Promise.race([published, waited]);
+    clearTimeout(timer);
   }
 
   subscribe(handler: (topic: string, message: unknown) => void): void {

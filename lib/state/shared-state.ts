@@ -30,8 +30,9 @@ export interface SharedState {
   rateLimiter(name: string, points: number, durationSeconds: number): RateLimiterAbstract;
   /**
    * Sends an event to every process, this one included. Settles once the event has
-   * been handed to every process (never rejects: a lost event is caught up by the
-   * caches' TTLs), so an admin change can answer only after the others have it.
+   * been handed to every process, or after a short wait if the store does not answer
+   * (never rejects: a lost event is caught up by the caches' TTLs), so an admin change
+   * can answer only after the others have it.
    */
   publish(topic: string, message: unknown): Promise<void>;
   subscribe(handler: (topic: string, message: unknown) => void): void;
