@@ -120,7 +120,7 @@ async function createRuntime(): Promise<Runtime> {
     }
     if (topic !== INVALIDATE_TOPIC) return;
     if (message === "tokens") tokens.invalidate();
-    if (message === "channels") channels.reload().catch((error) => logger.error({ err: error }, "channel reload failed"));
+    if (message === "channels") channels.reloadAnnounced().catch((error) => logger.error({ err: error }, "channel reload failed"));
   });
 
   const runtime: Runtime = {

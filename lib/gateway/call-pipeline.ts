@@ -76,6 +76,8 @@ export async function runCall(context: GatewayContext, plan: CallPlan): Promise<
     const provider = providers[channel.type];
     return channelServes(channel, plan.operation) && (plan.supports?.(provider, channel) ?? providerServes(provider, plan.operation, format.name));
   };
+  // Another process just changed the channels: route on the change, not on what it replaced.
+  if (runtime.channels.settling) await runtime.channels.settling;
   const pick = () =>
     runtime.channels.candidates(plan.model).filter((channel) => serves(channel) && (plan.pinnedChannelId === undefined || channel.id === plan.pinnedChannelId));
   let candidates = pick();

@@ -19,6 +19,7 @@ export class ChannelCache {
   private timer: NodeJS.Timeout | undefined;
   private loading: Promise<void> | undefined;
   private queued: Promise<void> | undefined;
+  private announced: Promise<void> | undefined;
 
   constructor(
     private readonly database: Database,
@@ -56,6 +57,26 @@ export class ChannelCache {
         return this.reload();
       });
     return this.queued;
+  }
+
+  /**
+   * Reloads for a change another process announced. Until it has loaded, `settling` holds
+   * it, so requests route on the changed channels rather than on what the change replaced.
+   */
+  reloadAnnounced(): Promise<void> {
+    const loaded = this.reload();
+    const settled: Promise<void> = loaded
+      .catch(() => undefined)
+      .finally(() => {
+        if (this.announced === settled) this.announced = undefined;
+      });
+    this.announced = settled;
+    return loaded;
+  }
+
+  /** An announced change still loading (never rejects), or undefined: nothing to wait for. */
+  get settling(): Promise<void> | undefined {
+    return this.announced;
   }
 
   private async load(): Promise<void> {

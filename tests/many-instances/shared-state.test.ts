@@ -47,11 +47,15 @@ describe("two processes, one PostgreSQL, one Redis", () => {
     await eventually(async () => (await chat(1, created.body.key)).status === 401, 2000);
   });
 
-  test("a channel created through one process serves through the other", async () => {
+  test("a channel created through one process serves through the other, and once disabled is left alone by it within 2 s", async () => {
     const created = await gateway.admin("POST", "/api/admin/channels", { type: "openai", name: "shared", baseUrl: upstream.baseUrl, apiKey: UPSTREAM_KEY, models: ["ok.shared"] }, 0);
     assert.equal(created.status, 201);
     const key = (await gateway.admin("POST", "/api/admin/tokens", { name: "channel" }, 1)).body.key as string;
     await eventually(async () => (await chat(1, key, "ok.shared")).status === 200, 3000);
+    assert.equal((await gateway.admin("PATCH", `/api/admin/channels/${created.body.id}`, { enabled: false }, 0)).status, 200);
+    const calls = upstream.calls.get("ok.shared");
+    await eventually(async () => (await chat(1, key, "ok.shared")).status === 404, 2000);
+    assert.equal(upstream.calls.get("ok.shared"), calls, "no call reached the disabled channel");
   });
 
   test("a circuit opened by failures in one process is skipped by the other", async () => {

@@ -63,12 +63,12 @@ describe("channel capabilities", () => {
 });
 
 describe("channel cache reloads", () => {
-  test("a reload asked for while one is under way waits for a load that started after it", async () => {
-    const row = (name: string) => ({
-      id: name, name, type: "openai", baseUrl: "http://upstream.test/v1", apiKeyEncrypted: null, models: ["m"], modelMap: {}, priority: 0, weight: 1,
-      enabled: true, autoDisabledReason: null, capabilities: [], prices: {}, timeouts: {}, createdAt: new Date(),
-    });
-    const stored = [row("first")];
+  const row = (name: string) => ({
+    id: name, name, type: "openai", baseUrl: "http://upstream.test/v1", apiKeyEncrypted: null, models: ["m"], modelMap: {}, priority: 0, weight: 1,
+    enabled: true, autoDisabledReason: null, capabilities: [], prices: {}, timeouts: {}, createdAt: new Date(),
+  });
+  /** A cache over a database whose queries answer only when the test says so. */
+  function controlledCache(stored: ReturnType<typeof row>[]) {
     const pending: (() => void)[] = [];
     let loads = 0;
     const database = {
@@ -81,6 +81,12 @@ describe("channel cache reloads", () => {
       },
     };
     const cache = new ChannelCache(database as never, [Buffer.alloc(32)], (error) => assert.fail(String(error)));
+    return { cache, pending, loads: () => loads };
+  }
+
+  test("a reload asked for while one is under way waits for a load that started after it", async () => {
+    const stored = [row("first")];
+    const { cache, pending, loads } = controlledCache(stored);
     const early = cache.reload(); // under way before the change
     stored.push(row("added"));
     const late = cache.reload();
@@ -89,9 +95,29 @@ describe("channel cache reloads", () => {
     await early;
     assert.deepEqual(cache.all().map((channel) => channel.name), ["first"]);
     await new Promise((resolve) => setImmediate(resolve));
-    assert.equal(loads, 2, "one more load, shared by both later callers");
+    assert.equal(loads(), 2, "one more load, shared by both later callers");
     pending.shift()!();
     await Promise.all([late, alsoLate]);
     assert.deepEqual(cache.all().map((channel) => channel.name), ["first", "added"]);
+  });
+
+  test("a change another process announced is there to wait for until it has loaded", async () => {
+    const stored = [row("first")];
+    const { cache, pending } = controlledCache(stored);
+    const settlingNow = () => cache.settling;
+    assert.equal(settlingNow(), undefined, "nothing announced: requests do not wait");
+    stored[0] = { ...row("first"), enabled: false };
+    const loading = cache.reloadAnnounced();
+    const settling = settlingNow();
+    assert.ok(settling);
+    let settled = false;
+    void settling.then(() => (settled = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(settled, false, "not before the load answers");
+    pending.shift()!();
+    await loading;
+    await settling;
+    assert.equal(cache.all()[0]!.enabled, false, "a request that waited routes on the change");
+    assert.equal(settlingNow(), undefined);
   });
 });
