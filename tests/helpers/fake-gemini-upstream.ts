@@ -43,8 +43,15 @@ function schemaViolation(schema: any, where: string): string | undefined {
   return schemaViolation(schema.items, `${where}.items`);
 }
 
-export function geminiViolation(body: any): string | undefined {
+/**
+ * The reason Gemini would refuse a request, or undefined. Besides shapes: a model turn's
+ * function calls are answered by as many function responses in the next turn, and
+ * Gemini 3 models (`gemini-3*` here) need the first call of each step to carry its
+ * thought signature back.
+ */
+export function geminiViolation(body: any, model = ""): string | undefined {
   if (!Array.isArray(body?.contents) || body.contents.length === 0) return "contents is not specified";
+  let unanswered = 0;
   for (const [index, content] of body.contents.entries()) {
     // Optional (single-turn calls leave it out), but only these two when set.
     if (content.role !== undefined && content.role !== "user" && content.role !== "model") return `contents[${index}].role must be user or model`;
@@ -54,6 +61,15 @@ export function geminiViolation(body: any): string | undefined {
         return "functionResponse.response must be an object";
       }
       if (part.text === "") return "text parts must not be empty";
+    }
+    const calls = content.parts.filter((part: any) => part.functionCall);
+    const responses = content.parts.filter((part: any) => part.functionResponse).length;
+    if (unanswered > 0 && responses !== unanswered) {
+      return "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.";
+    }
+    unanswered = content.role === "model" ? calls.length : 0;
+    if (model.startsWith("gemini-3") && calls.length > 0 && !calls[0].thoughtSignature) {
+      return `Function call is missing a thought_signature in functionCall parts. Position ${index}.`;
     }
   }
   if ((body.generationConfig?.stopSequences?.length ?? 0) > 5) return "stopSequences: at most 5";
@@ -87,7 +103,7 @@ async function handle(request: ReceivedRequest, response: http.ServerResponse, s
     response.end(JSON.stringify({ totalTokens: 777 }));
     return;
   }
-  const violation = geminiViolation(request.body);
+  const violation = geminiViolation(request.body, model);
   if (violation) {
     server.rejected.push(violation);
     return fail(response, 400, "INVALID_ARGUMENT", violation);

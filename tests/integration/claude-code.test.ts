@@ -24,7 +24,7 @@ let fakes: VendorFakes;
 before(async () => {
   fakes = await startVendorFakes();
   gateway = await startGateway();
-  await addVendorChannels(gateway, fakes, { openai: ["gpt-test"], anthropic: ["claude-test"], gemini: ["gemini-test"] });
+  await addVendorChannels(gateway, fakes, { openai: ["gpt-test"], anthropic: ["claude-test"], gemini: ["gemini-test", "gemini-3-test"] });
   key = (await gateway.admin("POST", "/api/admin/tokens", { name: "claude-code" })).body.key;
 });
 
@@ -71,7 +71,8 @@ describe("Claude Code's requests", () => {
   });
 
   test("through the SDK's beta client to OpenAI and Gemini channels: translated, refused by neither fake, streamed back as Anthropic events", async () => {
-    for (const model of ["gpt-test", "gemini-test"]) {
+    // Gemini 3 refuses replayed calls without thought signatures; Claude's history has none of its own.
+    for (const model of ["gpt-test", "gemini-3-test", "gemini-test"]) {
       const stream = client().beta.messages.stream({ ...fixture.request, model } as Anthropic.Beta.MessageCreateParamsStreaming);
       const message = await stream.finalMessage();
       assert.equal(message.stop_reason, "end_turn", model);
