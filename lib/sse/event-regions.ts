@@ -56,6 +56,23 @@ export function eventAround(text: string, at: number): [start: number, end: numb
   return [before === -1 ? 0 : before + 2, text.indexOf("\n\n", at) + 2];
 }
 
+/**
+ * Each event of a region that a marker matched (a global expression), once, with its data
+ * as a JSON object (undefined when it is not one). The whole region is scanned before the
+ * first event is given, so a caller may await between events while other streams scan
+ * with the same expression.
+ */
+export function* markedEvents({ bytes, text }: EventRegion, markers: RegExp): Generator<Record<string, unknown> | undefined> {
+  const found: [start: number, end: number][] = [];
+  markers.lastIndex = 0;
+  for (let match = markers.exec(text); match !== null; match = markers.exec(text)) {
+    const event = eventAround(text, match.index);
+    found.push(event);
+    markers.lastIndex = event[1]; // one event, however many markers it holds
+  }
+  for (const [start, end] of found) yield eventJson(bytes.subarray(start, end));
+}
+
 /** Each whole event of a region, as [start, end) positions. */
 export function* eventBounds(text: string): Generator<[start: number, end: number]> {
   let from = 0;

@@ -1,7 +1,7 @@
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import type { Usage } from "@/lib/canonical/usage";
 import { parseAnthropicUsage } from "@/lib/formats/anthropic/render-usage";
-import { eventAround, eventBounds, eventJson, meteredRegions } from "@/lib/sse/event-regions";
+import { eventBounds, eventJson, markedEvents, meteredRegions } from "@/lib/sse/event-regions";
 import { truncatedStreamError } from "@/lib/sse/stream-errors";
 import type { UsageMeter } from "@/lib/usage/usage-meter";
 
@@ -20,14 +20,8 @@ const FIRST_OUTPUT = /"type"\s*:\s*"(?:content_block_delta|tool_use)"/;
 export async function* passThroughMessageStream(source: AsyncIterable<Uint8Array>, meter: UsageMeter): AsyncGenerator<Uint8Array> {
   let ended = false;
   let startUsage: Usage | undefined;
-  for await (const { bytes, text } of meteredRegions(source, meter, { hasOutput: (text) => FIRST_OUTPUT.test(text), estimate: recordOutput })) {
-    let lastEvent = -1;
-    MARKERS.lastIndex = 0;
-    for (let match = MARKERS.exec(text); match !== null; match = MARKERS.exec(text)) {
-      const [start, end] = eventAround(text, match.index);
-      if (start === lastEvent) continue;
-      lastEvent = start;
-      const event = eventJson(bytes.subarray(start, end));
+  for await (const region of meteredRegions(source, meter, { hasOutput: (text) => FIRST_OUTPUT.test(text), estimate: recordOutput })) {
+    for (const event of markedEvents(region, MARKERS)) {
       switch (event?.type) {
         case "message_start":
           startUsage = parseAnthropicUsage((event.message as { usage?: unknown } | undefined)?.usage);
@@ -46,7 +40,7 @@ export async function* passThroughMessageStream(source: AsyncIterable<Uint8Array
           break;
       }
     }
-    yield bytes;
+    yield region.bytes;
   }
   if (!ended) throw truncatedStreamError();
 }

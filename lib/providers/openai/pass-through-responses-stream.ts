@@ -1,6 +1,6 @@
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import type { Usage } from "@/lib/canonical/usage";
-import { eventAround, eventBounds, eventJson, meteredRegions } from "@/lib/sse/event-regions";
+import { eventBounds, eventJson, markedEvents, meteredRegions } from "@/lib/sse/event-regions";
 import { truncatedStreamError } from "@/lib/sse/stream-errors";
 import type { UsageMeter } from "@/lib/usage/usage-meter";
 
@@ -29,14 +29,10 @@ export interface ResponsesStreamSpec {
 
 export async function* passThroughResponsesStream(source: AsyncIterable<Uint8Array>, spec: ResponsesStreamSpec, meter: UsageMeter): AsyncGenerator<Uint8Array> {
   let ended = false;
-  for await (const { bytes, text } of meteredRegions(source, meter, { hasOutput: (text) => FIRST_OUTPUT.test(text), estimate: recordOutput })) {
-    let lastEvent = -1;
-    FINAL.lastIndex = 0;
-    for (let match = FINAL.exec(text); match !== null; match = FINAL.exec(text)) {
-      const [start, end] = eventAround(text, match.index);
-      if (start === lastEvent) continue;
-      lastEvent = start;
-      const event = eventJson(bytes.subarray(start, end)) as FinalEvent | undefined;
+  for await (const region of meteredRegions(source, meter, { hasOutput: (text) => FIRST_OUTPUT.test(text), estimate: recordOutput })) {
+    // `keep` is awaited between events: markedEvents has scanned the region by then.
+    for (const found of markedEvents(region, FINAL)) {
+      const event = found as FinalEvent | undefined;
       if (typeof event?.type !== "string" || !FINAL_TYPES.has(event.type)) continue;
       ended = true;
       const usage = spec.usage(event.response?.usage);
@@ -46,7 +42,7 @@ export async function* passThroughResponsesStream(source: AsyncIterable<Uint8Arr
         meter.recordError(new GatewayError("upstream_error", typeof message === "string" ? message : "The upstream reported an error mid-stream."));
       } else if (event.response && spec.keep) await spec.keep(event.response);
     }
-    yield bytes;
+    yield region.bytes;
   }
   if (!ended) throw truncatedStreamError();
 }
