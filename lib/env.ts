@@ -34,6 +34,10 @@ const schema = z.object({
   UPSTREAM_TOTAL_TIMEOUT_MS: integer(0, 0),
   ROUTING_MAX_ATTEMPTS: integer(3, 1),
   ROUTING_BACKOFF_MS: integer(50, 0),
+  // Gateways a request may pass through (this one included) before it is refused as a loop.
+  GATEWAY_MAX_HOPS: integer(3, 1),
+  // The id upstream requests carry in x-gateway-hops; derived from ENCRYPTION_KEY when unset.
+  GATEWAY_DEPLOYMENT_ID: optionalString,
   CIRCUIT_CONSECUTIVE_FAILURES: integer(5, 1),
   CIRCUIT_ERROR_RATIO: z.preprocess((value) => (value === undefined || value === "" ? 0.5 : value), z.coerce.number().gt(0).max(1)),
   CIRCUIT_WINDOW_MS: integer(60_000, 1000),

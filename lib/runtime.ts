@@ -1,12 +1,18 @@
 import { TokenCache } from "@/lib/auth/token-cache";
 import { ChannelHealth } from "@/lib/channels/channel-health";
 import { ChannelProber } from "@/lib/channels/channel-prober";
-import { CHANNEL_DISABLED_TOPIC } from "@/lib/channels/channel-service";
+import { CHANNEL_DISABLED_TOPIC, recordAutoDisable } from "@/lib/channels/channel-service";
 import { seedAdmin } from "@/lib/auth/seed-admin";
 import { loadSecrets, type Secrets } from "@/lib/crypto/secrets";
 import type { Database } from "@/lib/db/client";
 import type { DatabaseKind } from "@/lib/db/database-url";
-import { openStorage } from "@/lib/db/open-storage";
+import { openStorage, type Storage } from "@/lib/db/open-storage";
+import type { CallServices } from "@/lib/gateway/call-services";
+import type { Provider } from "@/lib/providers/provider";
+import { providers as defaultProviders } from "@/lib/providers/registry";
+import type { Transport } from "@/lib/providers/transport";
+import type { Channel, ChannelType } from "@/lib/routing/channel";
+import { deploymentId } from "@/lib/routing/loop-guard";
 import { env } from "@/lib/env";
 import { logRequest } from "@/lib/observability/access-log";
 import { GatewayMetrics } from "@/lib/observability/metrics";
@@ -35,7 +41,7 @@ export const INVALIDATE_TOPIC = "invalidate";
 export type Invalidation = "tokens" | "channels";
 
 /** The process-wide services every handler uses. */
-export interface Runtime {
+export interface Runtime extends CallServices {
   databaseKind: DatabaseKind;
   database: Database;
   logStore: RequestLogStore;
@@ -58,27 +64,48 @@ export interface Runtime {
     save(requestId: string, capture: Capture): Promise<void>;
     find(requestId: string): Promise<Capture | undefined>;
   };
+  /** This deployment's id in the loop guard's hop header (the same in all its processes). */
+  deploymentId: string;
   /** Tells every process (this one included) to reload a cache; settles once they all have it. */
   invalidate(what: Invalidation): Promise<void>;
   close(): Promise<void>;
 }
 
-async function createRuntime(): Promise<Runtime> {
+/** What a runtime is built from: production opens them from the environment, tests build their own. */
+export interface RuntimeParts {
+  storage: Pick<Storage, "database" | "logStore"> & { kind: DatabaseKind };
+  secrets: Secrets;
+  shared: SharedState;
+  /** The upstream connection pool (a loopback-only or recording one in tests). */
+  upstream?: UpstreamHttp;
+  providers?: Record<ChannelType, Provider>;
+  clock?: () => number;
+  /** Background work on (reloads, flushes, probes); tests that drive a runtime by hand turn it off. */
+  background?: boolean;
+}
+
+/** The runtime this process serves with, opened from the environment. */
+async function openRuntime(): Promise<Runtime> {
   const storage = await openStorage();
   if (storage.applied.length > 0) logger.info({ migrations: storage.applied }, "database migrated");
-  const { database, logStore } = storage;
-
   const secrets = loadSecrets();
-  if (await seedAdmin(database, env.ADMIN_EMAIL, env.ADMIN_PASSWORD)) {
+  if (await seedAdmin(storage.database, env.ADMIN_EMAIL, env.ADMIN_PASSWORD)) {
     logger.info({ email: env.ADMIN_EMAIL }, "seeded the first admin account");
   }
   const shared = await openSharedState(env.REDIS_URL);
+  return createRuntime({ storage: { database: storage.database, logStore: storage.logStore, kind: storage.location.kind }, secrets, shared });
+}
 
+export async function createRuntime(parts: RuntimeParts): Promise<Runtime> {
+  const { database, logStore } = parts.storage;
+  const { secrets, shared } = parts;
+  const background = parts.background ?? true;
   const tokens = new TokenCache(database, env.AUTH_CACHE_TTL_MS, secrets.tokenHashKey);
   const channels = new ChannelCache(database, [secrets.encryptionKey, ...secrets.previousEncryptionKeys], (error) =>
     logger.error({ err: error }, "channel reload failed"),
   );
-  await channels.start(1000);
+  if (background) await channels.start(1000);
+  else await channels.reload();
   const metrics = new GatewayMetrics({
     logQueueDepth: () => logs.depth,
     circuitStates: () => {
@@ -98,17 +125,20 @@ async function createRuntime(): Promise<Runtime> {
       logRequest(entry);
     },
   });
-  logs.start(env.LOG_FLUSH_INTERVAL_MS);
-  const upstream = new UpstreamHttp({ connections: env.UPSTREAM_CONNECTIONS });
+  if (background) logs.start(env.LOG_FLUSH_INTERVAL_MS);
+  const upstream = parts.upstream ?? new UpstreamHttp({ connections: env.UPSTREAM_CONNECTIONS });
   const channelHealth = new ChannelHealth(database, (error) => logger.error({ err: error }, "channel health write failed"));
-  channelHealth.start(5000);
+  if (background) channelHealth.start(5000);
   const channelStates = new ChannelStates(shared, {
     consecutiveFailures: env.CIRCUIT_CONSECUTIVE_FAILURES,
     errorRatio: env.CIRCUIT_ERROR_RATIO,
     windowMs: env.CIRCUIT_WINDOW_MS,
     minimumRequests: env.CIRCUIT_MIN_REQUESTS,
     openMs: env.CIRCUIT_OPEN_MS,
-  });
+  }, parts.clock);
+  // Built once per channel version: a reload makes new Channel objects, and their transports anew.
+  const transports = new WeakMap<Channel, Transport>();
+  const providers = parts.providers ?? defaultProviders;
   // What a subject spent in its period, counted from the log rows (those written so far;
   // requests in flight are held by their reservations on top).
   const limits = new SpendLimiter(shared, (subject, _period, since) => logStore.usageSince(subject, since));
@@ -124,7 +154,7 @@ async function createRuntime(): Promise<Runtime> {
   });
 
   const runtime: Runtime = {
-    databaseKind: storage.location.kind,
+    databaseKind: parts.storage.kind,
     database,
     logStore,
     secrets,
@@ -144,6 +174,18 @@ async function createRuntime(): Promise<Runtime> {
       find: async (requestId) => (await shared.getJson(`capture:${requestId}`)) as Capture | undefined,
     },
     invalidate: (what) => shared.publish(INVALIDATE_TOPIC, what),
+    providers,
+    transportFor(channel) {
+      let transport = transports.get(channel);
+      if (!transport) {
+        transport = providers[channel.type].transport(channel);
+        transports.set(channel, transport);
+      }
+      return transport;
+    },
+    autoDisable: (channelId, reason) => recordAutoDisable(runtime, channelId, reason),
+    routing: { maxAttempts: env.ROUTING_MAX_ATTEMPTS, backoffMs: env.ROUTING_BACKOFF_MS },
+    deploymentId: deploymentId(secrets.encryptionKey, env.GATEWAY_DEPLOYMENT_ID),
     async close() {
       prober.stop();
       channels.stop();
@@ -155,7 +197,7 @@ async function createRuntime(): Promise<Runtime> {
     },
   };
   const prober = new ChannelProber(runtime, env.CHANNEL_PROBE_INTERVAL_MS);
-  prober.start();
+  if (background) prober.start();
   return runtime;
 }
 
@@ -164,6 +206,6 @@ async function createRuntime(): Promise<Runtime> {
 const holder = globalThis as typeof globalThis & { __gatewayRuntime?: Promise<Runtime> };
 
 export function getRuntime(): Promise<Runtime> {
-  holder.__gatewayRuntime ??= createRuntime();
+  holder.__gatewayRuntime ??= openRuntime();
   return holder.__gatewayRuntime;
 }

@@ -1,6 +1,6 @@
 import { toGatewayError } from "@/lib/canonical/gateway-error";
 import { renderOpenAIError } from "@/lib/formats/openai/render-error";
-import type { ApiResponse } from "@/lib/http/api-types";
+import type { ApiResponse } from "@/lib/canonical/api-types";
 import { logger } from "@/lib/logger";
 
 /** The admin API answers errors in the same `{error:{message,type,param,code}}` shape as /v1. */

@@ -1,5 +1,5 @@
 import * as service from "@/lib/channels/channel-service";
-import { jsonResponse } from "@/lib/http/api-types";
+import { jsonResponse } from "@/lib/canonical/api-types";
 import { parseAdminBody } from "./parse-admin-body";
 import { withAdmin } from "./with-admin";
 

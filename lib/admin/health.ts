@@ -1,5 +1,5 @@
-import type { ApiHandler } from "@/lib/http/api-types";
-import { jsonResponse } from "@/lib/http/api-types";
+import type { ApiHandler } from "@/lib/canonical/api-types";
+import { jsonResponse } from "@/lib/canonical/api-types";
 import { getRuntime } from "@/lib/runtime";
 
 /** GET /api/health: ok once the database is migrated and channels are loaded. */

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { GatewayError } from "@/lib/canonical/gateway-error";
-import { jsonResponse } from "@/lib/http/api-types";
+import { jsonResponse } from "@/lib/canonical/api-types";
 import { withAdmin } from "./with-admin";
 
 const querySchema = z.object({ limit: z.coerce.number().int().min(1).max(1000).default(100) });

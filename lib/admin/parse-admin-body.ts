@@ -2,7 +2,7 @@ import { GatewayError } from "@/lib/canonical/gateway-error";
 import type { z } from "zod";
 import { validationError } from "@/lib/formats/validation-error";
 import { readJsonBody } from "@/lib/gateway/read-json-body";
-import type { ApiRequest } from "@/lib/http/api-types";
+import type { ApiRequest } from "@/lib/canonical/api-types";
 
 /** A JSON body, sent as JSON: a form or `text/plain` post (what a cross-site page can send) is refused. */
 export async function parseAdminBody<Schema extends z.ZodType>(request: ApiRequest, schema: Schema): Promise<z.infer<Schema>> {

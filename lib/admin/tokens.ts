@@ -1,4 +1,4 @@
-import { jsonResponse } from "@/lib/http/api-types";
+import { jsonResponse } from "@/lib/canonical/api-types";
 import * as service from "@/lib/tokens/token-service";
 import { parseAdminBody } from "./parse-admin-body";
 import { withAdmin } from "./with-admin";

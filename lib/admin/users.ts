@@ -2,7 +2,7 @@ import { deleteUserAccount, updateUserAccount, userUpdateSchema } from "@/lib/co
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import { listUsers as list } from "@/lib/console/user-limits";
 import { createUser as createAccount, newUserSchema } from "@/lib/console/users";
-import { jsonResponse } from "@/lib/http/api-types";
+import { jsonResponse } from "@/lib/canonical/api-types";
 import { parseAdminBody } from "./parse-admin-body";
 import { withAdmin } from "./with-admin";
 

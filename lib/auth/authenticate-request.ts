@@ -1,5 +1,5 @@
 import { GatewayError } from "@/lib/canonical/gateway-error";
-import type { ApiRequest } from "@/lib/http/api-types";
+import type { ApiRequest } from "@/lib/canonical/api-types";
 import { isSameOrigin } from "@/lib/http/cors";
 import type { Runtime } from "@/lib/runtime";
 import { authenticateToken, checkTokenActive } from "./authenticate-token";

@@ -1,5 +1,5 @@
 import { decode } from "next-auth/jwt";
-import type { HeaderReader } from "@/lib/http/api-types";
+import type { HeaderReader } from "@/lib/canonical/api-types";
 import type { TokenCache } from "./token-cache";
 
 export interface ConsoleSession {

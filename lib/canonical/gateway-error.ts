@@ -15,6 +15,7 @@ export type GatewayErrorKind =
   | "overloaded" // 529 / 503
   | "bad_gateway" // 502
   | "timeout" // 504
+  | "loop_detected" // 508: the request came back to this deployment, or passed too many gateways
   | "internal"; // 500
 
 const DEFAULT_STATUS: Record<GatewayErrorKind, number> = {
@@ -31,6 +32,7 @@ const DEFAULT_STATUS: Record<GatewayErrorKind, number> = {
   overloaded: 503,
   bad_gateway: 502,
   timeout: 504,
+  loop_detected: 508,
   internal: 500,
 };
 
@@ -82,9 +84,6 @@ export class GatewayError extends Error {
     return this.upstreamFormat === format ? this.upstreamType : undefined;
   }
 
-  get retryable(): boolean {
-    return this.kind === "rate_limit" || this.kind === "overloaded" || this.kind === "timeout" || this.status >= 500;
-  }
 }
 
 export function isGatewayError(value: unknown): value is GatewayError {

@@ -19,7 +19,7 @@ export interface ChannelCheck {
  * the provider's segment added tells whether that was the mistake.
  */
 export async function checkChannelDraft(runtime: Runtime, draft: Channel): Promise<ChannelCheck> {
-  if (!providers[draft.type].chat || draft.type === "mock" || draft.models.length === 0) return { ok: true };
+  if (!providers[draft.type].probe || draft.type === "mock" || draft.models.length === 0) return { ok: true };
   const result = await probeChannel(runtime, draft);
   if (result.ok) return { ok: true, result };
   const candidate = versionSuggestion(draft.type, draft.baseUrl);

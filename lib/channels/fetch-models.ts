@@ -14,8 +14,11 @@ export async function fetchUpstreamModels(runtime: Runtime, channel: Channel): P
   const attempt = async (baseUrl: string): Promise<ModelListing> => {
     const waitMs = Math.min(env.UPSTREAM_TIMEOUT_MS, 20_000);
     try {
+      const target = { ...channel, baseUrl };
       const models = await list({
-        channel: { ...channel, baseUrl },
+        channel: target,
+        transport: runtime.providers[channel.type].transport(target),
+        hops: runtime.deploymentId,
         http: runtime.upstream,
         signal: AbortSignal.timeout(waitMs + 1000),
         timeouts: { connectMs: Math.min(env.UPSTREAM_CONNECT_TIMEOUT_MS, waitMs), firstByteMs: waitMs, idleMs: waitMs, totalMs: waitMs },

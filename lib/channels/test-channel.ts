@@ -51,16 +51,19 @@ export async function probeChannel(runtime: Runtime, channel: Channel, model?: s
     maxTokens: 16,
   };
   const provider = providers[channel.type];
-  if (!provider.chat) return { ok: false, model: publicModel, latencyMs: 0, error: "This channel type has no chat to test with.", warnings: [], exchanges: [] };
+  if (!provider.probe) return { ok: false, model: publicModel, latencyMs: 0, error: "This channel type has no chat to test with.", warnings: [], exchanges: [] };
   const recorder = new RecordingUpstream(runtime.upstream);
   const upstreamModel = channel.modelMap[publicModel] ?? publicModel;
   const waitMs = Math.min(env.UPSTREAM_TIMEOUT_MS, 30_000);
   const warnings: string[] = [];
   const started = performance.now();
   try {
-    const events = await provider.chat(request, {
+    const events = await provider.probe(request, {
       channel,
       upstreamModel,
+      transport: runtime.providers[channel.type].transport(channel),
+      // Sent as this deployment's own request: a base URL that leads back here is refused as a loop.
+      hops: runtime.deploymentId,
       http: recorder,
       signal: new AbortController().signal,
       timeouts: { connectMs: Math.min(env.UPSTREAM_CONNECT_TIMEOUT_MS, waitMs), firstByteMs: waitMs, idleMs: waitMs, totalMs: waitMs },
@@ -75,7 +78,12 @@ export async function probeChannel(runtime: Runtime, channel: Channel, model?: s
     const error = toGatewayError(thrown);
     const latencyMs = Math.round(performance.now() - started);
     // The same words real traffic records for a base URL that lacks the endpoint.
-    const message = isMissingPath(error, upstreamModel) ? missingPathReason(channel.type, channel.baseUrl, error.message) : error.message;
+    const message =
+      error.upstreamStatus === 508
+        ? "The base URL leads back to this gateway: a channel has to point at an upstream provider, not at this deployment."
+        : isMissingPath(error, upstreamModel)
+          ? missingPathReason(channel.type, channel.baseUrl, error.message)
+          : error.message;
     return { ok: false, model: publicModel, latencyMs, error: message, upstreamStatus: error.upstreamStatus, warnings, exchanges: recorder.exchanges };
   }
 }

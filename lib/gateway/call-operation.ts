@@ -3,26 +3,20 @@ import { validationError } from "@/lib/formats/validation-error";
 import { openAIFormat } from "@/lib/formats/openai";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import { env } from "@/lib/env";
-import type { ApiHandler, ApiResponse } from "@/lib/http/api-types";
+import type { ApiHandler, ApiResponse } from "@/lib/canonical/api-types";
 import { spoolMultipart } from "@/lib/http/multipart";
 import { logger } from "@/lib/logger";
-import type { Operation } from "@/lib/providers/operation";
-import type { CallContext, Provider } from "@/lib/providers/provider";
-import { providers } from "@/lib/providers/registry";
-import type { Channel } from "@/lib/routing/channel";
 import { estimatePromptTokens, runCall } from "./call-pipeline";
 import { readJsonBody } from "./read-json-body";
 import { withApiKey, type GatewayContext } from "./with-api-key";
 
-/** A provider's own (translated) way to serve an operation whose client speaks OpenAI's format. */
-export interface Translation<Body> {
-  supports(provider: Provider): boolean;
-  call(body: Body, provider: Provider, call: CallContext, context: GatewayContext): Promise<ApiResponse>;
-}
+/** The OpenAI-format operations with a JSON body, and those with an upload. */
+type JsonOperation = "completions" | "embeddings" | "images" | "audio-speech" | "rerank";
+type UploadOperation = "image-edits" | "audio-transcription";
 
 export interface OperationSpec<Schema extends z.ZodType<{ model: string }>> {
   endpoint: string;
-  operation: Operation;
+  operation: JsonOperation;
   schema: Schema;
   /** Whether `stream: true` is honoured (an SSE answer). */
   streams?: boolean;
@@ -30,14 +24,13 @@ export interface OperationSpec<Schema extends z.ZodType<{ model: string }>> {
   promptText(body: z.infer<Schema>): string;
   /** The most output it may produce, in tokens (0 when it produces none). */
   maxOutputTokens?(body: z.infer<Schema>): number;
-  /** A translated path for providers without a same-format relay. */
-  translation?: Translation<z.infer<Schema>>;
 }
 
 /**
  * An OpenAI-format JSON endpoint on the one call pipeline: the body is checked only as
  * far as routing and limits need (a missing `model` is a 400 before any upstream call),
- * then relayed to OpenAI-type channels as sent, or translated where a provider can.
+ * then handed to each channel's member for the operation (a relay of the client's bytes,
+ * or a provider's own translation).
  */
 export function openAIOperationHandler<Schema extends z.ZodType<{ model: string }>>(spec: OperationSpec<Schema>): ApiHandler {
   return withApiKey(openAIFormat, spec.endpoint, async (context) => {
@@ -47,31 +40,22 @@ export function openAIOperationHandler<Schema extends z.ZodType<{ model: string 
     const stream = spec.streams === true && body.stream === true;
     const promptText = spec.promptText(body);
     context.log.promptText = () => promptText;
-    const relayKey = `openai:${spec.operation}` as const;
-    const relayOf = (channel: Channel) => providers[channel.type].relays?.[relayKey];
+    const includeUsage = stream && (body.stream_options as { include_usage?: boolean } | null | undefined)?.include_usage === true;
     return runCall(context, {
       operation: spec.operation,
       model: body.model,
       stream,
       estimate: { inputTokens: estimatePromptTokens(promptText), outputTokens: spec.maxOutputTokens?.(body) ?? 0 },
-      supports: (provider, channel) => relayOf(channel) !== undefined || spec.translation?.supports(provider) === true,
       // Only an SSE answer has an error event; any other body is cut when it breaks.
       renderStreamError: stream ? openAIFormat.renderStreamError : () => undefined,
-      attempt(channel, call) {
-        const relay = relayOf(channel);
-        if (relay) {
-          const includeUsage = stream && (body.stream_options as { include_usage?: boolean } | null | undefined)?.include_usage === true;
-          return relay({ body, stream, includeUsage, clientHeaders: context.request.headers }, call);
-        }
-        return spec.translation!.call(body, providers[channel.type], call, context);
-      },
+      call: { body, model: body.model, stream, includeUsage, clientHeaders: context.request.headers },
     });
   });
 }
 
 export interface UploadSpec {
   endpoint: string;
-  operation: Operation;
+  operation: UploadOperation;
   /** The text field that carries the prompt, if any, for estimates. */
   promptField?: string;
 }
@@ -89,16 +73,13 @@ export function openAIUploadHandler(spec: UploadSpec): ApiHandler {
     const stream = form.field("stream") === "true";
     const promptText = spec.promptField ? (form.field(spec.promptField) ?? "") : "";
     context.log.promptText = () => promptText;
-    const relayKey = `openai:${spec.operation}` as const;
     return runCall(context, {
       operation: spec.operation,
       model,
       stream,
       estimate: { inputTokens: estimatePromptTokens(promptText), outputTokens: 0 },
-      supports: (provider) => provider.relays?.[relayKey] !== undefined,
       renderStreamError: stream ? openAIFormat.renderStreamError : () => undefined,
-      attempt: (channel, call) =>
-        providers[channel.type].relays![relayKey]!({ body: {}, form, stream, includeUsage: false, clientHeaders: context.request.headers }, call),
+      call: { body: {}, form, model, stream, includeUsage: false, clientHeaders: context.request.headers },
     });
   });
 }

@@ -1,5 +1,5 @@
 import type { GatewayError } from "@/lib/canonical/gateway-error";
-import type { ApiRequest, ApiResponse } from "@/lib/http/api-types";
+import type { ApiRequest, ApiResponse } from "@/lib/canonical/api-types";
 import type { ClientFormatName } from "@/lib/providers/operation";
 
 /** What the pipeline needs from a client API format before any body is parsed. */

@@ -1,7 +1,7 @@
 import { isUtf8 } from "node:buffer";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import { env } from "@/lib/env";
-import type { ApiRequest } from "@/lib/http/api-types";
+import type { ApiRequest } from "@/lib/canonical/api-types";
 
 /** Deeper than any real request (tool schemas included); deeper input would exhaust recursive walkers. */
 export const MAX_JSON_DEPTH = 128;

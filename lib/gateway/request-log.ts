@@ -1,5 +1,5 @@
 import type { GatewayError } from "@/lib/canonical/gateway-error";
-import { isAsyncIterable, type ApiResponse } from "@/lib/http/api-types";
+import { isAsyncIterable, type ApiResponse } from "@/lib/canonical/api-types";
 import { logger } from "@/lib/logger";
 import { countTokens } from "@/lib/usage/count-tokens";
 import { costOf, type Price } from "@/lib/limits/prices";

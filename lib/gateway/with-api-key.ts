@@ -2,8 +2,10 @@ import { authenticateRequest } from "@/lib/auth/authenticate-request";
 import type { ConsoleSession } from "@/lib/auth/console-session";
 import type { TokenRecord } from "@/lib/auth/token-record";
 import { GatewayError, toGatewayError } from "@/lib/canonical/gateway-error";
-import type { ApiHandler, ApiRequest, ApiResponse } from "@/lib/http/api-types";
+import type { ApiHandler, ApiRequest, ApiResponse } from "@/lib/canonical/api-types";
+import { env } from "@/lib/env";
 import { logger } from "@/lib/logger";
+import { checkHops, HOPS_HEADER } from "@/lib/routing/loop-guard";
 import { getRuntime, type Runtime } from "@/lib/runtime";
 import { RecordingUpstream } from "@/lib/providers/recording-upstream";
 import type { UpstreamClient } from "@/lib/providers/upstream-http";
@@ -19,6 +21,8 @@ export interface GatewayContext {
   /** The upstream client: the shared pool, or a recorder for the Playground's inspector. */
   upstream: UpstreamClient;
   session: ConsoleSession | null;
+  /** The loop guard's header for this request's upstream calls: the gateways it passed, this one last. */
+  hops: string;
 }
 
 /** Asks the gateway to keep the upstream exchange for the console (session required). */
@@ -41,6 +45,7 @@ export function withApiKey(
     const log = new RequestLog(runtime.logs, endpoint, format.name, request.method);
     log.clientRequestId = clientRequestId(request);
     try {
+      const hops = checkHops(request.headers.get(HOPS_HEADER), runtime.deploymentId, env.GATEWAY_MAX_HOPS);
       const { token, session } = await authenticateRequest(request, format.extractToken(request), runtime);
       log.tokenId = token.synthetic ? null : token.id;
       log.userId = token.userId ?? session?.userId ?? null;
@@ -55,7 +60,7 @@ export function withApiKey(
         });
         upstream = recorder;
       }
-      return log.finishWith(await handler({ request, format, token, log, runtime, upstream, session }));
+      return log.finishWith(await handler({ request, format, token, log, runtime, upstream, session, hops }));
     } catch (thrown) {
       return renderFailure(thrown, request, format, log);
     }

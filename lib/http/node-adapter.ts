@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { contentDecoders, decodeContent } from "@/lib/http/content-encoding";
-import { bodyTooLarge, collectBody, isAsyncIterable, limitBody, type ApiHandler, type ApiRequest, type ApiResponse } from "@/lib/http/api-types";
+import { bodyTooLarge, collectBody, isAsyncIterable, limitBody, type ApiHandler, type ApiRequest, type ApiResponse } from "@/lib/canonical/api-types";
 
 /**
  * The request body, decompressed, with the limit enforced on what it decodes to; what is

@@ -1,5 +1,5 @@
 import { contentDecoders, decodeContent } from "@/lib/http/content-encoding";
-import { collectBody, isAsyncIterable, limitBody, type ApiHandler, type ApiRequest, type ApiResponse } from "@/lib/http/api-types";
+import { collectBody, isAsyncIterable, limitBody, type ApiHandler, type ApiRequest, type ApiResponse } from "@/lib/canonical/api-types";
 
 // Exposes an ApiHandler as a Next.js App Router route handler.
 

@@ -3,7 +3,7 @@ import { renderAdminError } from "@/lib/admin/admin-error";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import { sameSecret } from "@/lib/crypto/same-secret";
 import { env } from "@/lib/env";
-import type { ApiHandler } from "@/lib/http/api-types";
+import type { ApiHandler } from "@/lib/canonical/api-types";
 import { getRuntime } from "@/lib/runtime";
 
 /** GET /metrics: Prometheus text, for `Authorization: Bearer $METRICS_TOKEN` (or the admin key). */

@@ -1,4 +1,4 @@
-import { jsonResponse, type ApiHandler } from "@/lib/http/api-types";
+import { jsonResponse, type ApiHandler } from "@/lib/canonical/api-types";
 import { openApiDocument } from "./build-document";
 
 /** GET /openapi.json: public, like every vendor's published spec. */

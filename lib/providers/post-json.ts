@@ -1,41 +1,24 @@
 import type { GatewayError } from "@/lib/canonical/gateway-error";
-import type { CallContext } from "./provider";
+import { HOPS_HEADER } from "@/lib/routing/loop-guard";
+import type { ListContext } from "./provider";
+import type { Endpoint, OutgoingRequest } from "./transport";
 import type { UpstreamResponse } from "./upstream-http";
-
-/**
- * POSTs JSON to `<channel baseUrl><path>` with the provider's own headers; a non-2xx
- * answer is read and turned into a GatewayError by the provider's error parser, with
- * the upstream's Retry-After kept. A Buffer is JSON already encoded (a relayed body).
- */
-export function postJson(
-  context: CallContext,
-  path: string,
-  headers: Record<string, string>,
-  body: unknown,
-  parseError: ParseError,
-): Promise<UpstreamResponse> {
-  const encoded = Buffer.isBuffer(body) ? body : JSON.stringify(body);
-  return postBody(context, path, { "content-type": "application/json", ...headers }, encoded, parseError);
-}
 
 type ParseError = (status: number, bodyText: string, apiKey: string | undefined) => GatewayError;
 
-/** POSTs any body (a multipart stream, say) with the given headers; errors as for postJson. */
-export async function postBody(
-  context: CallContext,
-  path: string,
-  headers: Record<string, string>,
-  body: string | Buffer | AsyncIterable<Uint8Array>,
-  parseError: ParseError,
-): Promise<UpstreamResponse> {
-  const { channel } = context;
-  const response = await context.http.send({
-    url: channelUrl(channel.baseUrl, path),
-    headers,
-    body,
-    signal: context.signal,
-    timeouts: context.timeouts,
-  });
+/** What sending needs: a listing has no meter, so the narrowest of the two contexts. */
+type SendContext = ListContext;
+
+/**
+ * Sends one request through the channel's transport: placed on its URL, credentials and
+ * the loop guard's hop header added. A non-2xx answer is read and turned into a
+ * GatewayError by the format's error parser, with the upstream's Retry-After kept.
+ */
+export async function sendUpstream(context: SendContext, endpoint: Endpoint, request: Omit<OutgoingRequest, "url">, parseError: ParseError): Promise<UpstreamResponse> {
+  const { channel, transport } = context;
+  const outgoing: OutgoingRequest = { ...request, url: transport.url(endpoint), headers: { ...request.headers, [HOPS_HEADER]: context.hops } };
+  await transport.authorize(outgoing, context.signal);
+  const response = await context.http.send({ ...outgoing, signal: context.signal, timeouts: context.timeouts });
   if (response.status >= 400) {
     const error = parseError(response.status, await response.body.text(), channel.apiKey);
     error.retryAfterSeconds ??= retryAfterSeconds(response.headers["retry-after"]);
@@ -44,27 +27,27 @@ export async function postBody(
   return response;
 }
 
-/** GETs JSON from `<channel baseUrl><path>` (a model list); errors as for postJson. */
-export async function getJson(
-  context: Pick<CallContext, "channel" | "http" | "signal" | "timeouts">,
-  path: string,
-  headers: Record<string, string>,
-  parseError: ParseError,
-): Promise<unknown> {
-  const { channel } = context;
-  const response = await context.http.send({
-    url: channelUrl(channel.baseUrl, path),
-    method: "GET",
-    headers: { accept: "application/json", ...headers },
-    signal: context.signal,
-    timeouts: context.timeouts,
-  });
-  if (response.status >= 400) throw parseError(response.status, await response.body.text(), channel.apiKey);
-  return response.body.json();
+/** POSTs JSON; a Buffer is JSON already encoded (a relayed body). */
+export function postJson(context: SendContext, endpoint: Endpoint, headers: Record<string, string>, body: unknown, parseError: ParseError): Promise<UpstreamResponse> {
+  const encoded = Buffer.isBuffer(body) ? body : JSON.stringify(body);
+  return sendUpstream(context, endpoint, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: encoded }, parseError);
 }
 
-function channelUrl(baseUrl: string, path: string): string {
-  return `${baseUrl.replace(/\/+$/, "")}${path}`;
+/** POSTs any body (a multipart stream, say) with the given headers. */
+export function postBody(
+  context: SendContext,
+  endpoint: Endpoint,
+  headers: Record<string, string>,
+  body: string | Buffer | AsyncIterable<Uint8Array>,
+  parseError: ParseError,
+): Promise<UpstreamResponse> {
+  return sendUpstream(context, endpoint, { method: "POST", headers, body }, parseError);
+}
+
+/** GETs JSON (a model list). */
+export async function getJson(context: SendContext, endpoint: Endpoint, headers: Record<string, string>, parseError: ParseError): Promise<unknown> {
+  const response = await sendUpstream(context, endpoint, { method: "GET", headers: { accept: "application/json", ...headers } }, parseError);
+  return response.body.json();
 }
 
 /** Retry-After as seconds (delta or HTTP date); undefined when absent or unreadable. */

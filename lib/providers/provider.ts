@@ -1,25 +1,41 @@
-import type { EmbeddingsRequest, EmbeddingsResult } from "@/lib/canonical/embeddings";
+import type { z } from "zod";
+import type { ChatResponse } from "@/lib/canonical/collect-response";
+import type { GatewayError } from "@/lib/canonical/gateway-error";
 import type { ChatRequest } from "@/lib/canonical/request";
 import type { StreamEventBatches } from "@/lib/canonical/stream-event";
-import type { HeaderReader, ResponseBody } from "@/lib/http/api-types";
+import type { ApiResponse, HeaderReader, ResponseBody } from "@/lib/canonical/api-types";
 import type { SpooledForm } from "@/lib/http/multipart";
 import type { Channel } from "@/lib/routing/channel";
 import type { UsageMeter } from "@/lib/usage/usage-meter";
-import type { ClientFormatName, Operation, RelayKey } from "./operation";
+import type { ClientFormatName, Operation } from "./operation";
+import type { Transport } from "./transport";
 import type { Timeouts, UpstreamClient } from "./upstream-http";
 
-export type { ClientFormatName, Operation, RelayKey } from "./operation";
+export type { ClientFormatName, Operation } from "./operation";
 
+/** What one upstream attempt on one channel has to work with. */
 export interface CallContext {
   channel: Channel;
   /** The model name to send upstream (after the channel's modelMap). */
   upstreamModel: string;
+  /** Where and how this channel's requests go: URL layout, credentials. */
+  transport: Transport;
   http: UpstreamClient;
   signal: AbortSignal;
   timeouts: Timeouts;
   meter: UsageMeter;
   /** Parameters dropped because the upstream cannot express them. */
   warnings: string[];
+  /** Deployments this request already passed through (the loop guard's hop header), this one last. */
+  hops: string;
+}
+
+/** What listing an upstream's models needs: no model, no meter. */
+export type ListContext = Pick<CallContext, "channel" | "transport" | "http" | "signal" | "timeouts" | "hops">;
+
+/** Reports a failure after the first byte reached the client (the stream then ends with an error event). */
+export interface AttemptHooks {
+  streamFailed(error: unknown): void;
 }
 
 /** A response relayed in the client's own wire format, untouched but for metering. */
@@ -29,6 +45,7 @@ export interface RelayedResponse {
   body: ResponseBody;
 }
 
+/** A client body in its own format, for an upstream that speaks that format. */
 export interface RelayRequest {
   /** The validated client body, with unknown fields intact. */
   body: Record<string, unknown>;
@@ -39,62 +56,139 @@ export interface RelayRequest {
   includeUsage: boolean;
   /** The client's headers, for the ones a same-format upstream should see (anthropic-beta). */
   clientHeaders: HeaderReader;
-  /** A multipart upload, for relays that take one (the `body` is then empty). */
-  form?: SpooledForm;
-  /** Gemini puts the model and the method in the path; the relay needs the path's parts. */
-  geminiAction?: { method: string; alt?: string };
-  /** A Responses answer's response object, for the gateway's store; awaited before its end reaches the client. */
-  keepResponse?: (response: Record<string, unknown>) => Promise<void>;
 }
 
-/** What listing an upstream's models needs: no model, no meter. */
-export type ListContext = Pick<CallContext, "channel" | "http" | "signal" | "timeouts">;
+/** How a canonical answer is written in the client's format. */
+export interface ChatRender {
+  renderResponse(response: ChatResponse): unknown;
+  renderStream(events: StreamEventBatches): AsyncIterable<string>;
+}
 
-export type Relay = (request: RelayRequest, context: CallContext) => Promise<RelayedResponse>;
+/** chat, from any client format. */
+export interface ChatCall {
+  format: ClientFormatName;
+  chat: ChatRequest;
+  /** The client's own body, for an upstream that speaks its format. */
+  relay?: RelayRequest & { geminiAction?: { method: string; alt?: string } };
+  render: ChatRender;
+}
+
+/** /v1/responses, relayed to upstreams that serve it, translated through chat for the rest. */
+export interface ResponsesCall {
+  relay: RelayRequest & {
+    /** A Responses answer's response object, for the gateway's store; awaited before its end reaches the client. */
+    keepResponse?: (response: Record<string, unknown>) => Promise<void>;
+  };
+  /** The request as a canonical chat, built on first use (translation may refuse what only OpenAI runs). */
+  translate(): { chat: ChatRequest; render: ChatRender };
+  /** Continuing a relayed answer: only the upstream that holds it can, so no translation. */
+  continuesRelayed: boolean;
+  /** Upstreams that answered 404 on /responses are translated for from then on. */
+  lacksResponses: { lacks(channelId: string, model: string): boolean; learn(channelId: string, model: string): void };
+}
+
+/** An OpenAI-format operation other than chat and Responses (JSON, or a multipart upload). */
+export interface OperationCall extends RelayRequest {
+  /** A multipart upload, for operations that take one (`body` is then empty). */
+  form?: SpooledForm;
+  /** The model as the client named it (answers name it so). */
+  model: string;
+}
+
+export interface CountTokensCall {
+  chat: ChatRequest;
+  render(count: number): unknown;
+}
+
+/** A realtime WebSocket to the upstream: opening it (its 101) is the attempt's first byte. */
+export interface RealtimeCall {
+  /** Client headers the upstream should see (openai-beta). */
+  clientHeaders: HeaderReader;
+}
+
+export interface RealtimeSocket {
+  /** The opened socket (a `ws` WebSocket), with what it sent before the proxy was wired. */
+  socket: import("ws").WebSocket;
+  early: [import("ws").RawData, boolean][];
+  stopBuffering(): void;
+}
+
+/** The input and answer of each operation. */
+export interface OperationCalls {
+  chat: [ChatCall, ApiResponse];
+  responses: [ResponsesCall, ApiResponse];
+  completions: [OperationCall, ApiResponse];
+  embeddings: [OperationCall, ApiResponse];
+  images: [OperationCall, ApiResponse];
+  "image-edits": [OperationCall, ApiResponse];
+  "audio-transcription": [OperationCall, ApiResponse];
+  "audio-speech": [OperationCall, ApiResponse];
+  rerank: [OperationCall, ApiResponse];
+  "count-tokens": [CountTokensCall, ApiResponse];
+  realtime: [RealtimeCall, RealtimeSocket];
+}
 
 /**
- * An upstream kind. Each operation it serves is a member; an absent one is "not
- * supported by this channel", never a branch in the pipeline.
+ * One operation a provider serves. It owns every decision about it: whether this call can
+ * be served here (`serves`), whether the body is relayed as bytes or translated, and where
+ * usage is read (the attempt meters `context.meter`).
+ */
+export interface OperationMember<O extends Operation> {
+  /** Defaults to yes. */
+  serves?(call: OperationCalls[O][0], channel: Channel): boolean;
+  attempt(call: OperationCalls[O][0], context: CallContext, hooks: AttemptHooks): Promise<OperationCalls[O][1]>;
+}
+
+export type ProviderOperations = { [O in Operation]?: OperationMember<O> };
+
+/** One setting of a channel type, as the console's form shows it. */
+export interface SettingField {
+  name: string;
+  label: string;
+  help: string;
+  required?: boolean;
+  /** Stored encrypted, never shown again once saved. */
+  secret?: boolean;
+  placeholder?: string;
+}
+
+/** A channel type's own settings: validated by `schema`, described for the console by `fields`. */
+export interface ProviderSettings {
+  schema: z.ZodType<Record<string, unknown>>;
+  fields: SettingField[];
+}
+
+/**
+ * An upstream kind: how its channels are reached (a transport) and one member per
+ * operation it serves; an absent member is "not supported by this channel", never a
+ * branch in the pipeline. A kind that reuses another's wire format passes its own
+ * transport to that format's members.
  */
 export interface Provider {
   /** Base URL used when a channel leaves it empty; includes the version segment. */
   defaultBaseUrl: string;
   /** The path segment the provider's endpoints hang off ("/v1"), suggested when a base URL lacks one. */
   versionSegment?: string;
+  requiresApiKey: boolean;
+  ownedBy: string;
+  /** Settings beyond base URL and key (an API version, a region); none when absent. */
+  settings?: ProviderSettings;
+  /** Builds the transport of one channel (called once per channel version and kept). */
+  transport(channel: Channel): Transport;
   /** The upstream's own model names, for the console's "fetch models". */
   listModels?(context: ListContext): Promise<string[]>;
-  requiresApiKey: boolean;
-  /** chat: a canonical request in, canonical events out (any client format). */
-  chat?(request: ChatRequest, context: CallContext): Promise<StreamEventBatches>;
-  /** embeddings: vectors for texts (a translated path; OpenAI-type channels relay instead). */
-  embeddings?(request: EmbeddingsRequest, context: CallContext): Promise<EmbeddingsResult>;
-  /** count-tokens: the exact prompt token count, where the upstream offers one. */
-  countTokens?(request: ChatRequest, context: CallContext): Promise<number>;
-  /**
-   * Same-format relays, keyed by (client format, operation): the body goes through
-   * without a lossy round trip through the canonical request.
-   */
-  relays?: Partial<Record<RelayKey, Relay>>;
-  /** realtime: the path of the upstream's realtime WebSocket under the channel's base URL. */
-  realtimePath?: string;
+  operations: ProviderOperations;
   /** Models the provider serves without any configuration (the mock). */
   builtinModels?: string[];
-  ownedBy: string;
+  /** The chat the channel check and the prober send (the provider's canonical chat). */
+  probe?(request: ChatRequest, context: CallContext): Promise<StreamEventBatches>;
 }
 
-/** Whether a provider can serve an operation for a client format at all. */
-export function providerServes(provider: Provider, operation: Operation, format: ClientFormatName): boolean {
-  if (provider.relays?.[`${format}:${operation}`]) return true;
-  switch (operation) {
-    case "chat":
-      return provider.chat !== undefined;
-    case "count-tokens":
-      return provider.countTokens !== undefined;
-    case "embeddings":
-      return provider.embeddings !== undefined;
-    case "realtime":
-      return provider.realtimePath !== undefined;
-    default:
-      return false;
-  }
+/** The member serving `operation` for this call on this channel, if the provider has one that will. */
+export function memberFor<O extends Operation>(provider: Provider, operation: O, call: OperationCalls[O][0], channel: Channel): OperationMember<O> | undefined {
+  const member = provider.operations[operation] as OperationMember<O> | undefined;
+  if (!member) return undefined;
+  return member.serves === undefined || member.serves(call, channel) ? member : undefined;
 }
+
+export type { GatewayError };

@@ -8,9 +8,9 @@ import { env } from "@/lib/env";
 import { openAIErrorBody } from "@/lib/formats/openai/render-error";
 import { RequestLog } from "@/lib/gateway/request-log";
 import { logger } from "@/lib/logger";
-import { priceFor } from "@/lib/limits/prices";
-import { providers } from "@/lib/providers/registry";
-import { channelServes, type Channel } from "@/lib/routing/channel";
+import { runCall } from "@/lib/gateway/call-pipeline";
+import type { RealtimeSocket } from "@/lib/providers/provider";
+import { checkHops, HOPS_HEADER } from "@/lib/routing/loop-guard";
 import type { Runtime } from "@/lib/runtime";
 
 // GET /v1/realtime?model=...: a WebSocket to the client, proxied both ways to the
@@ -71,66 +71,40 @@ export class RealtimeProxy {
         client.close(code, failure.message.slice(0, 120));
       }
     };
-    let upstream: BufferedSocket;
+    let upstream: RealtimeSocket;
     try {
+      const hops = checkHops(headerValue(request.headers[HOPS_HEADER]), this.runtime.deploymentId, env.GATEWAY_MAX_HOPS);
       const protocols = String(request.headers["sec-websocket-protocol"] ?? "").split(",").map((entry) => entry.trim());
       const key = bearerToken(String(request.headers.authorization ?? "")) ?? protocols.find((entry) => entry.startsWith(KEY_PROTOCOL))?.slice(KEY_PROTOCOL.length) ?? null;
       const token = await authenticateToken(key, this.runtime.tokens);
       log.tokenId = token.synthetic ? null : token.id;
       log.userId = token.userId;
-      if (token.models && !token.models.has(model)) {
-        throw new GatewayError("permission", `This API key is not allowed to use the model '${model}'.`, { code: "model_not_allowed", param: "model" });
-      }
-      await this.runtime.limits.consumeRequest(token.subject, token);
-      // A session's spend is unknown up front: it must at least not start past the quota.
-      const reservation = await this.runtime.limits.reserve(token.subject, token, { tokens: 1, usd: 0 });
-      log.onSettle = (spend) => void this.runtime.limits.settle(reservation, spend).catch(() => undefined);
-      upstream = await this.connectUpstream(model, log, request);
+      // The session lives as long as the client's socket: leaving while it connects cancels the attempt.
+      const abort = new AbortController();
+      client.once("close", () => abort.abort());
+      // A session's spend is unknown up front: it must at least not start past the quota (one token reserved).
+      upstream = await runCall(
+        { log, token, runtime: this.runtime, upstream: this.runtime.upstream, hops, request: { signal: abort.signal } },
+        {
+          operation: "realtime",
+          model,
+          stream: true,
+          estimate: { inputTokens: 1, outputTokens: 0 },
+          call: { clientHeaders: { get: (name) => headerValue(request.headers[name]) } },
+          renderStreamError: () => undefined,
+        },
+      );
     } catch (error) {
       fail(error, CLOSE_POLICY);
       return;
     }
     client.off("message", hold);
-    for (const [data, isBinary] of pending) upstream.send(data, { binary: isBinary });
+    for (const [data, isBinary] of pending) upstream.socket.send(data, { binary: isBinary });
     this.pipe(client, upstream, log);
   }
 
-  /** The first candidate whose realtime socket opens (failing over before anything is sent). */
-  private async connectUpstream(model: string, log: RequestLog, request: IncomingMessage): Promise<BufferedSocket> {
-    const candidates = this.runtime.channels
-      .candidates(model)
-      .filter((channel) => channelServes(channel, "realtime") && providers[channel.type].realtimePath !== undefined);
-    if (candidates.length === 0) {
-      throw new GatewayError("not_found", `The model '${model}' does not exist or you do not have access to it.`, { code: "model_not_found", param: "model" });
-    }
-    let lastError: unknown;
-    for (const channel of candidates.slice(0, env.ROUTING_MAX_ATTEMPTS)) {
-      if (!this.runtime.channelStates.tryAcquire(channel.id, model)) continue;
-      const started = performance.now();
-      const attempt = { channelId: channel.id, channelName: channel.name, model, status: 0, error: null as string | null, latencyMs: 0 };
-      log.attempts.push(attempt);
-      try {
-        const socket = await openUpstream(channel, channel.modelMap[model] ?? model, request.headers["openai-beta"]);
-        attempt.status = 101;
-        attempt.latencyMs = Math.round(performance.now() - started);
-        log.channelId = channel.id;
-        log.upstreamModel = channel.modelMap[model] ?? model;
-        log.price = priceFor(channel.prices, model);
-        this.runtime.channelStates.recordSuccess(channel.id, model);
-        return socket;
-      } catch (error) {
-        attempt.error = error instanceof Error ? error.message : String(error);
-        attempt.latencyMs = Math.round(performance.now() - started);
-        this.runtime.channelStates.recordFailure(channel.id, model, attempt.error);
-        lastError = error;
-      }
-    }
-    throw lastError instanceof GatewayError
-      ? lastError
-      : new GatewayError("bad_gateway", "The upstream realtime service could not be reached.", { code: "upstream_unreachable", cause: lastError });
-  }
-
-  private pipe(client: WebSocket, upstream: BufferedSocket, log: RequestLog): void {
+  private pipe(client: WebSocket, opened: RealtimeSocket, log: RequestLog): void {
+    const upstream = opened.socket;
     const total: Usage = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
     let sawUsage = false;
     const forward = (data: RawData, isBinary: boolean) => {
@@ -156,8 +130,8 @@ export class RealtimeProxy {
       if (client.readyState === WebSocket.OPEN) client.send(data, { binary: isBinary });
     };
     // What arrived while the session was being set up goes first, in order.
-    upstream.off("message", upstream.bufferEarly);
-    for (const [data, isBinary] of upstream.early) forward(data, isBinary);
+    opened.stopBuffering();
+    for (const [data, isBinary] of opened.early) forward(data, isBinary);
     upstream.on("message", forward);
     client.on("message", (data: RawData, isBinary) => {
       if (upstream.readyState === WebSocket.OPEN) upstream.send(data, { binary: isBinary });
@@ -184,27 +158,6 @@ export class RealtimeProxy {
   }
 }
 
-/** An upstream socket that keeps the events sent before the proxy is wired (session.created comes at once). */
-type BufferedSocket = WebSocket & { early: [RawData, boolean][]; bufferEarly: (data: RawData, isBinary: boolean) => void };
-
-/** Opens the channel's realtime socket with its own key; rejects if it does not open in time. */
-function openUpstream(channel: Channel, upstreamModel: string, beta: string | string[] | undefined): Promise<BufferedSocket> {
-  const base = channel.baseUrl.replace(/\/+$/, "").replace(/^http/, "ws");
-  const url = `${base}${providers[channel.type].realtimePath}?model=${encodeURIComponent(upstreamModel)}`;
-  const headers: Record<string, string> = {};
-  if (channel.apiKey) headers.authorization = `Bearer ${channel.apiKey}`;
-  if (typeof beta === "string") headers["openai-beta"] = beta;
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(url, ["realtime"], { headers, handshakeTimeout: Math.min(env.UPSTREAM_CONNECT_TIMEOUT_MS, env.UPSTREAM_TIMEOUT_MS) }) as BufferedSocket;
-    socket.early = [];
-    socket.bufferEarly = (data, isBinary) => socket.early.push([data, isBinary]);
-    socket.on("message", socket.bufferEarly);
-    socket.once("open", () => resolve(socket));
-    socket.once("unexpected-response", (_request, response) => {
-      socket.terminate();
-      const status = response.statusCode ?? 502;
-      reject(new GatewayError(status === 401 || status === 403 ? "bad_gateway" : "upstream_error", `The upstream realtime service answered HTTP ${status}.`, { upstreamStatus: status, status: status >= 500 ? status : 502 }));
-    });
-    socket.once("error", (error) => reject(new GatewayError("bad_gateway", `The upstream realtime service could not be reached: ${error.message}`, { code: "upstream_unreachable", cause: error })));
-  });
+function headerValue(value: string | string[] | undefined): string | null {
+  return typeof value === "string" ? value : (value?.[0] ?? null);
 }

@@ -1,7 +1,7 @@
 import { bearerToken } from "@/lib/auth/authenticate-token";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import type { ClientFormat } from "@/lib/gateway/client-format";
-import type { ApiRequest } from "@/lib/http/api-types";
+import type { ApiRequest } from "@/lib/canonical/api-types";
 import { encodeSse } from "@/lib/sse/encode-sse";
 import { anthropicErrorBody, renderAnthropicError } from "./render-error";
 

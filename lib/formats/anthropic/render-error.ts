@@ -1,5 +1,5 @@
 import { errorHeaders, type GatewayError, type GatewayErrorKind } from "@/lib/canonical/gateway-error";
-import { jsonResponse, type ApiResponse } from "@/lib/http/api-types";
+import { jsonResponse, type ApiResponse } from "@/lib/canonical/api-types";
 
 const ERROR_TYPE: Record<GatewayErrorKind, string> = {
   invalid_request: "invalid_request_error",
@@ -15,6 +15,7 @@ const ERROR_TYPE: Record<GatewayErrorKind, string> = {
   overloaded: "overloaded_error",
   bad_gateway: "api_error",
   timeout: "timeout_error",
+  loop_detected: "api_error",
   internal: "api_error",
 };
 

@@ -1,5 +1,5 @@
 import { errorHeaders, type GatewayError } from "@/lib/canonical/gateway-error";
-import { jsonResponse, type ApiResponse } from "@/lib/http/api-types";
+import { jsonResponse, type ApiResponse } from "@/lib/canonical/api-types";
 
 const STATUS_NAME: Record<number, string> = {
   400: "INVALID_ARGUMENT",
@@ -16,6 +16,7 @@ const STATUS_NAME: Record<number, string> = {
   502: "UNAVAILABLE",
   503: "UNAVAILABLE",
   504: "DEADLINE_EXCEEDED",
+  508: "ABORTED",
 };
 
 /** Gemini's status for each failure: overloaded is 503 UNAVAILABLE. */

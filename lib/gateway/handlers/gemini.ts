@@ -9,7 +9,7 @@ import { callChat } from "@/lib/gateway/call-chat";
 import { countPromptTokens } from "@/lib/gateway/count-prompt-tokens";
 import { readJsonBody } from "@/lib/gateway/read-json-body";
 import { withApiKey, type GatewayContext } from "@/lib/gateway/with-api-key";
-import { jsonResponse } from "@/lib/http/api-types";
+import { jsonResponse } from "@/lib/canonical/api-types";
 import { SSE_HEADERS } from "@/lib/sse/encode-sse";
 import { listedModels } from "./models";
 

@@ -1,8 +1,8 @@
 import { anthropicFormat, anthropicVersion } from "@/lib/formats/anthropic";
 import { openAIFormat } from "@/lib/formats/openai";
 import { withApiKey, type GatewayContext } from "@/lib/gateway/with-api-key";
-import type { ApiHandler } from "@/lib/http/api-types";
-import { jsonResponse } from "@/lib/http/api-types";
+import type { ApiHandler } from "@/lib/canonical/api-types";
+import { jsonResponse } from "@/lib/canonical/api-types";
 import { providers } from "@/lib/providers/registry";
 
 // Models have no creation time of their own here; a fixed epoch keeps the list stable.

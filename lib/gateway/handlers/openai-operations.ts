@@ -1,4 +1,3 @@
-import { GatewayError } from "@/lib/canonical/gateway-error";
 import {
   completionRequestSchema,
   embeddingsRequestSchema,
@@ -6,11 +5,8 @@ import {
   rerankRequestSchema,
   speechRequestSchema,
 } from "@/lib/formats/openai/operation-schemas";
-import { renderEmbeddings } from "@/lib/formats/openai/render-embeddings";
 import { openAIOperationHandler, openAIUploadHandler } from "@/lib/gateway/call-operation";
-import { jsonResponse } from "@/lib/http/api-types";
 import { env } from "@/lib/env";
-import { countTokens } from "@/lib/usage/count-tokens";
 
 const joined = (value: unknown): string => (typeof value === "string" ? value : Array.isArray(value) ? value.map(joined).join("\n") : "");
 
@@ -24,27 +20,12 @@ export const handleCompletions = openAIOperationHandler({
   maxOutputTokens: (body) => body.max_tokens ?? env.QUOTA_DEFAULT_OUTPUT_TOKENS,
 });
 
-/** POST /v1/embeddings: relayed to OpenAI-type channels, translated for Gemini. */
+/** POST /v1/embeddings: relayed to OpenAI-type channels, translated by providers that embed otherwise (Gemini). */
 export const handleEmbeddings = openAIOperationHandler({
   endpoint: "/v1/embeddings",
   operation: "embeddings",
   schema: embeddingsRequestSchema,
   promptText: (body) => joined(body.input),
-  translation: {
-    supports: (provider) => provider.embeddings !== undefined,
-    async call(body, provider, call) {
-      const inputs = typeof body.input === "string" ? [body.input] : body.input;
-      if (!inputs.every((input): input is string => typeof input === "string")) {
-        throw new GatewayError("invalid_request", "Token arrays can only be embedded by an OpenAI-type channel; send the text instead.", {
-          param: "input",
-        });
-      }
-      const result = await provider.embeddings!({ model: body.model, inputs, dimensions: body.dimensions }, call);
-      const promptTokens = result.promptTokens ?? (await countTokens(inputs.join("\n")));
-      call.meter.recordUsage({ promptTokens, completionTokens: 0 });
-      return jsonResponse(200, renderEmbeddings(result, body.model, body.encoding_format ?? "float", promptTokens));
-    },
-  },
 });
 
 /** POST /v1/images/generations */

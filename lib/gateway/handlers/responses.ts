@@ -1,4 +1,4 @@
-import { GatewayError, isGatewayError } from "@/lib/canonical/gateway-error";
+import { GatewayError } from "@/lib/canonical/gateway-error";
 import { messageText } from "@/lib/canonical/request";
 import { env } from "@/lib/env";
 import { openAIFormat } from "@/lib/formats/openai";
@@ -7,13 +7,11 @@ import { parseResponsesBody, toCanonical, type ParsedResponsesRequest } from "@/
 import { newEnvelope, renderResponse } from "@/lib/formats/responses/render-response";
 import { renderResponsesStream } from "@/lib/formats/responses/render-stream";
 import type { ResponsesRequest } from "@/lib/formats/responses/schema";
-import { translatedChat } from "@/lib/gateway/call-chat";
 import { estimatePromptTokens, runCall } from "@/lib/gateway/call-pipeline";
 import { readJsonBody } from "@/lib/gateway/read-json-body";
 import { withApiKey, type GatewayContext } from "@/lib/gateway/with-api-key";
-import { jsonResponse } from "@/lib/http/api-types";
+import { jsonResponse } from "@/lib/canonical/api-types";
 import { logger } from "@/lib/logger";
-import { providers } from "@/lib/providers/registry";
 import { ownerOf, type StoredResponseRecord } from "@/lib/responses/response-store";
 import { encodeSse } from "@/lib/sse/encode-sse";
 
@@ -84,41 +82,38 @@ export const handleResponses = withApiKey(openAIFormat, "/v1/responses", async (
     return saving;
   };
 
+  // The schema fills nothing in, so unless history was added the client's bytes say what `body` says.
+  const bytes = body === requested ? await context.request.body(env.MAX_BODY_BYTES) : undefined;
+  const capabilities = context.runtime.capabilities;
   const response = await runCall(context, {
     operation: "responses",
     model: requested.model,
     stream,
     pinnedChannelId: previous?.native ? (previous.channelId ?? undefined) : undefined,
     estimate: { inputTokens: estimatePromptTokens(promptText), outputTokens: body.max_output_tokens ?? env.QUOTA_DEFAULT_OUTPUT_TOKENS },
-    supports: (provider) => provider.relays?.["openai:responses"] !== undefined || (!previous?.native && provider.chat !== undefined),
     renderStreamError,
-    async attempt(channel, call, hooks) {
-      const provider = providers[channel.type];
-      const relay = provider.relays?.["openai:responses"];
-      // A channel that answered 404 on /responses (a chat-only server) is translated for from then on.
-      const capabilities = context.runtime.capabilities;
-      if (relay && !capabilities.lacks(channel.id, call.upstreamModel, "responses")) {
-        try {
-          // The schema fills nothing in, so unless history was added the client's bytes say what `body` says.
-          const bytes = body === requested ? await context.request.body(env.MAX_BODY_BYTES) : undefined;
-          const keepResponse = (object: ResponseObject) => keep(object, true);
-          return await relay({ body, bytes, stream, includeUsage: true, clientHeaders: context.request.headers, keepResponse }, call);
-        } catch (error) {
-          if (!isGatewayError(error) || error.upstreamStatus !== 404 || previous?.native) throw error;
-          capabilities.learnMissing(channel.id, call.upstreamModel, "responses");
-          call.warnings.push(`channel ${channel.name} has no /responses; translated through chat completions`);
-        }
-      }
-      const { chat, customTools } = translate();
-      const envelope = newEnvelope(requested.model, { ...requested, previous_response_id: requested.previous_response_id }, customTools);
-      return translatedChat(provider, chat, call, hooks, {
-        renderResponse: (answer) => {
-          const object = renderResponse(envelope, answer);
-          keep(object, false);
-          return object;
-        },
-        renderStream: (events) => renderResponsesStream(events, envelope, (object) => keep(object, false)),
-      });
+    call: {
+      relay: { body, bytes, stream, includeUsage: true, clientHeaders: context.request.headers, keepResponse: (object: ResponseObject) => keep(object, true) },
+      continuesRelayed: previous?.native === true,
+      lacksResponses: {
+        lacks: (channelId, model) => capabilities.lacks(channelId, model, "responses"),
+        learn: (channelId, model) => capabilities.learnMissing(channelId, model, "responses"),
+      },
+      translate() {
+        const { chat, customTools } = translate();
+        const envelope = newEnvelope(requested.model, { ...requested, previous_response_id: requested.previous_response_id }, customTools);
+        return {
+          chat,
+          render: {
+            renderResponse: (answer) => {
+              const object = renderResponse(envelope, answer);
+              keep(object, false);
+              return object;
+            },
+            renderStream: (events) => renderResponsesStream(events, envelope, (object) => keep(object, false)),
+          },
+        };
+      },
     },
   });
   await saving;

@@ -1,17 +1,20 @@
 import type { ChatRequest } from "@/lib/canonical/request";
 import type { StreamEventBatches } from "@/lib/canonical/stream-event";
 import { env } from "@/lib/env";
-import type { CallContext, Provider } from "@/lib/providers/provider";
+import { chatMember, exactTokenCountMember, translatedResponsesMember } from "@/lib/providers/members/chat-members";
+import type { CallContext, Provider, ProviderOperations } from "@/lib/providers/provider";
+import { keyHeaderTransport } from "@/lib/providers/transport";
 import { decodeSseBatches } from "@/lib/sse/decode-sse";
 import { postAnthropic } from "./call-upstream";
 import { toAnthropicBody } from "./convert-request";
+import { listAnthropicModels } from "./list-models";
 import { anthropicResponseEvents, parseAnthropicStream } from "./parse-stream";
 import { relayMessages } from "./relay-messages";
-import { listAnthropicModels } from "./list-models";
 
-async function chat(request: ChatRequest, context: CallContext): Promise<StreamEventBatches> {
+/** Anthropic's Messages API as the canonical chat (for clients of the other formats). */
+export async function anthropicChat(request: ChatRequest, context: CallContext): Promise<StreamEventBatches> {
   const body = toAnthropicBody(request, context.upstreamModel, env.ANTHROPIC_DEFAULT_MAX_TOKENS, context.warnings);
-  const response = await postAnthropic("/messages", body, context);
+  const response = await postAnthropic("/messages", body, context, { stream: request.stream });
   if (request.stream) return parseAnthropicStream(decodeSseBatches(response.body));
   const json = await response.body.json();
   return (async function* () {
@@ -26,14 +29,21 @@ async function countTokens(request: ChatRequest, context: CallContext): Promise<
   return json.input_tokens ?? 0;
 }
 
+/** The operations of Anthropic's wire format, for any transport that reaches it. */
+export const anthropicOperations: ProviderOperations = {
+  chat: chatMember(anthropicChat, { anthropic: relayMessages }),
+  responses: translatedResponsesMember(anthropicChat),
+  "count-tokens": exactTokenCountMember(countTokens),
+};
+
 /** Anthropic's Messages API (x-api-key auth). */
 export const anthropicProvider: Provider = {
   defaultBaseUrl: "https://api.anthropic.com/v1",
   versionSegment: "/v1",
-  listModels: listAnthropicModels,
   requiresApiKey: true,
   ownedBy: "anthropic",
-  chat,
-  countTokens,
-  relays: { "anthropic:chat": relayMessages },
+  transport: (channel) => keyHeaderTransport(channel, "x-api-key"),
+  listModels: listAnthropicModels,
+  operations: anthropicOperations,
+  probe: anthropicChat,
 };

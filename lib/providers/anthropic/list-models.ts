@@ -8,8 +8,7 @@ const modelListSchema = z.looseObject({ data: z.array(z.looseObject({ id: z.stri
 
 /** GET /models (one page of up to 1000): the model ids the key can use. */
 export async function listAnthropicModels(context: ListContext): Promise<string[]> {
-  const headers: Record<string, string> = { "anthropic-version": DEFAULT_ANTHROPIC_VERSION };
-  if (context.channel.apiKey) headers["x-api-key"] = context.channel.apiKey;
-  const json = modelListSchema.parse(await getJson(context, "/models?limit=1000", headers, parseAnthropicError));
+  const headers = { "anthropic-version": DEFAULT_ANTHROPIC_VERSION };
+  const json = modelListSchema.parse(await getJson(context, { path: "/models", query: "limit=1000" }, headers, parseAnthropicError));
   return json.data.map((model) => model.id);
 }

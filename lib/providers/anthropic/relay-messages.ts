@@ -13,7 +13,7 @@ import { passThroughMessageStream } from "./pass-through-stream";
 
 export async function relayMessages(request: RelayRequest, context: CallContext): Promise<RelayedResponse> {
   const changes = request.body.model === context.upstreamModel ? {} : { model: context.upstreamModel };
-  const response = await postAnthropic("/messages", relayedBody(request.bytes, request.body, changes), context, request.clientHeaders);
+  const response = await postAnthropic("/messages", relayedBody(request.bytes, request.body, changes), context, { clientHeaders: request.clientHeaders, stream: request.stream });
   if (!request.stream) {
     const bytes = Buffer.from(await response.body.arrayBuffer());
     context.meter.markFirstToken();

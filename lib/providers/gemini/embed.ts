@@ -1,7 +1,10 @@
 import { z } from "zod";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import type { EmbeddingsRequest, EmbeddingsResult } from "@/lib/canonical/embeddings";
-import type { CallContext } from "@/lib/providers/provider";
+import { jsonResponse } from "@/lib/canonical/api-types";
+import { renderEmbeddings } from "@/lib/formats/openai/render-embeddings";
+import type { CallContext, OperationMember } from "@/lib/providers/provider";
+import { countTokens } from "@/lib/usage/count-tokens";
 import { postGemini } from "./call-upstream";
 
 const batchEmbedResponseSchema = z.object({ embeddings: z.array(z.object({ values: z.array(z.number()) })) });
@@ -26,4 +29,24 @@ export async function embedWithGemini(request: EmbeddingsRequest, context: CallC
   }
   context.meter.markFirstToken();
   return { vectors: parsed.data.embeddings.map((embedding) => embedding.values) };
+}
+
+/** OpenAI-format /v1/embeddings served by Gemini: texts only (token arrays are OpenAI's own). */
+export const geminiEmbeddingsMember: OperationMember<"embeddings"> = {
+  async attempt(call, context) {
+    const body = call.body as { input: unknown; dimensions?: number; encoding_format?: "float" | "base64" };
+    const inputs = embeddingTexts(body.input);
+    if (!inputs) {
+      throw new GatewayError("invalid_request", "Token arrays can only be embedded by an OpenAI-type channel; send the text instead.", { param: "input" });
+    }
+    const result = await embedWithGemini({ model: call.model, inputs, dimensions: body.dimensions }, context);
+    const promptTokens = result.promptTokens ?? (await countTokens(inputs.join("\n")));
+    context.meter.recordUsage({ promptTokens, completionTokens: 0 });
+    return jsonResponse(200, renderEmbeddings(result, call.model, body.encoding_format ?? "float", promptTokens));
+  },
+};
+
+function embeddingTexts(input: unknown): string[] | undefined {
+  const inputs = typeof input === "string" ? [input] : input;
+  return Array.isArray(inputs) && inputs.every((item): item is string => typeof item === "string") ? inputs : undefined;
 }

@@ -1,18 +1,21 @@
 import type { ChatRequest } from "@/lib/canonical/request";
 import type { StreamEventBatches } from "@/lib/canonical/stream-event";
-import type { CallContext, Provider } from "@/lib/providers/provider";
+import { chatMember, exactTokenCountMember, translatedResponsesMember } from "@/lib/providers/members/chat-members";
+import type { CallContext, Provider, ProviderOperations } from "@/lib/providers/provider";
+import { keyHeaderTransport } from "@/lib/providers/transport";
 import { decodeSseBatches } from "@/lib/sse/decode-sse";
 import { postGemini } from "./call-upstream";
 import { toGeminiBody } from "./convert-request";
-import { geminiResponseEvents, parseGeminiStream } from "./parse-stream";
-import { embedWithGemini } from "./embed";
-import { relayGenerateContent } from "./relay-generate-content";
+import { geminiEmbeddingsMember } from "./embed";
 import { listGeminiModels } from "./list-models";
+import { geminiResponseEvents, parseGeminiStream } from "./parse-stream";
+import { relayGenerateContent } from "./relay-generate-content";
 
-async function chat(request: ChatRequest, context: CallContext): Promise<StreamEventBatches> {
+/** Gemini's generateContent as the canonical chat (for clients of the other formats). */
+export async function geminiChat(request: ChatRequest, context: CallContext): Promise<StreamEventBatches> {
   const body = await toGeminiBody(request, context);
   if (request.stream) {
-    const response = await postGemini("streamGenerateContent", body, context, "?alt=sse");
+    const response = await postGemini("streamGenerateContent", body, context, "alt=sse");
     return parseGeminiStream(decodeSseBatches(response.body));
   }
   const response = await postGemini("generateContent", body, context);
@@ -29,15 +32,22 @@ async function countTokens(request: ChatRequest, context: CallContext): Promise<
   return json.totalTokens ?? 0;
 }
 
+/** The operations of Gemini's wire format, for any transport that reaches it. */
+export const geminiOperations: ProviderOperations = {
+  chat: chatMember(geminiChat, { gemini: relayGenerateContent }),
+  responses: translatedResponsesMember(geminiChat),
+  embeddings: geminiEmbeddingsMember,
+  "count-tokens": exactTokenCountMember(countTokens),
+};
+
 /** Google's Gemini API (generativelanguage, x-goog-api-key auth). */
 export const geminiProvider: Provider = {
   defaultBaseUrl: "https://generativelanguage.googleapis.com/v1beta",
   versionSegment: "/v1beta",
-  listModels: listGeminiModels,
   requiresApiKey: true,
   ownedBy: "google",
-  chat,
-  countTokens,
-  embeddings: embedWithGemini,
-  relays: { "gemini:chat": relayGenerateContent },
+  transport: (channel) => keyHeaderTransport(channel, "x-goog-api-key"),
+  listModels: listGeminiModels,
+  operations: geminiOperations,
+  probe: geminiChat,
 };

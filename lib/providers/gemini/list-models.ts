@@ -9,7 +9,6 @@ const modelListSchema = z.looseObject({
 
 /** GET /models (one page of up to 1000): names without the `models/` prefix, the way clients write them. */
 export async function listGeminiModels(context: ListContext): Promise<string[]> {
-  const headers: Record<string, string> = context.channel.apiKey ? { "x-goog-api-key": context.channel.apiKey } : {};
-  const json = modelListSchema.parse(await getJson(context, "/models?pageSize=1000", headers, parseGeminiError));
+  const json = modelListSchema.parse(await getJson(context, { path: "/models", query: "pageSize=1000" }, {}, parseGeminiError));
   return (json.models ?? []).map((model) => model.name.replace(/^models\//, ""));
 }

@@ -1,5 +1,5 @@
 import { parseGeminiUsage } from "@/lib/formats/gemini/render-usage";
-import type { CallContext, RelayRequest, RelayedResponse } from "@/lib/providers/provider";
+import type { CallContext, ChatCall, RelayedResponse } from "@/lib/providers/provider";
 import { parseUpstreamJson } from "@/lib/providers/upstream-http";
 import { SSE_HEADERS } from "@/lib/sse/encode-sse";
 import type { UsageMeter } from "@/lib/usage/usage-meter";
@@ -11,7 +11,7 @@ import { passThroughGeminiStream } from "./pass-through-stream";
 // asked for (SSE, or the JSON array that `streamGenerateContent` without `alt=sse`
 // returns): pass-through-stream.ts.
 
-export async function relayGenerateContent(request: RelayRequest, context: CallContext): Promise<RelayedResponse> {
+export async function relayGenerateContent(request: NonNullable<ChatCall["relay"]>, context: CallContext): Promise<RelayedResponse> {
   if (!request.stream) {
     const response = await postGemini("generateContent", request.body, context);
     const bytes = Buffer.from(await response.body.arrayBuffer());
@@ -19,7 +19,7 @@ export async function relayGenerateContent(request: RelayRequest, context: CallC
     meterChunk(parseUpstreamJson(bytes.toString("utf8")), context.meter);
     return { status: response.status, headers: { "content-type": "application/json" }, body: bytes };
   }
-  const response = await postGemini("streamGenerateContent", request.body, context, "?alt=sse");
+  const response = await postGemini("streamGenerateContent", request.body, context, "alt=sse");
   const sse = request.geminiAction?.alt === "sse";
   return {
     status: response.status,

@@ -3,6 +3,7 @@ import type { FinishReason } from "@/lib/canonical/finish-reason";
 import { messageText, type ChatRequest } from "@/lib/canonical/request";
 import { oneEventPerBatch, type StreamEvent } from "@/lib/canonical/stream-event";
 import { env } from "@/lib/env";
+import { chatMember, estimatedTokenCountMember, translatedResponsesMember } from "@/lib/providers/members/chat-members";
 import type { CallContext, Provider } from "@/lib/providers/provider";
 import { countTokens } from "@/lib/usage/count-tokens";
 import { mockReplyText, splitWords } from "./generate-reply";
@@ -55,12 +56,23 @@ async function* generate(request: ChatRequest, context: CallContext): AsyncGener
   yield { type: "usage", usage: { promptTokens, completionTokens: await countTokens(words.join("")) } };
 }
 
+async function mockChat(request: ChatRequest, context: CallContext) {
+  return oneEventPerBatch(generate(request, context));
+}
+
 /** A deterministic built-in model for demos and offline use; it calls nothing. */
 export const mockProvider: Provider = {
   defaultBaseUrl: "",
   requiresApiKey: false,
   ownedBy: "gateway-mock",
-  async chat(request, context) {
-    return oneEventPerBatch(generate(request, context));
+  transport: () => ({
+    url: (endpoint) => endpoint.path,
+    authorize: () => undefined,
+  }),
+  operations: {
+    chat: chatMember(mockChat),
+    responses: translatedResponsesMember(mockChat),
+    "count-tokens": estimatedTokenCountMember,
   },
+  probe: mockChat,
 };

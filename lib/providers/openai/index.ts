@@ -1,10 +1,14 @@
 import type { ChatRequest } from "@/lib/canonical/request";
 import type { StreamEventBatches } from "@/lib/canonical/stream-event";
-import type { CallContext, Provider } from "@/lib/providers/provider";
+import { chatMember, estimatedTokenCountMember } from "@/lib/providers/members/chat-members";
+import type { CallContext, Provider, ProviderOperations } from "@/lib/providers/provider";
+import { bearer, keyHeaderTransport } from "@/lib/providers/transport";
 import { decodeSseBatches } from "@/lib/sse/decode-sse";
 import { postOpenAI } from "./call-upstream";
 import { toOpenAIChatBody } from "./convert-request";
+import { listOpenAIModels } from "./list-models";
 import { openAIResponseEvents, parseOpenAIStream } from "./parse-stream";
+import { openAIRealtimeMember } from "./realtime";
 import {
   chatCompletionsSpec,
   completionsSpec,
@@ -16,13 +20,14 @@ import {
   rerankSpec,
   speechSpec,
   transcriptionsSpec,
+  type Relay,
 } from "./relay-openai";
-import { relayResponses } from "./relay-responses";
-import { listOpenAIModels } from "./list-models";
+import { openAIResponsesMember } from "./responses-member";
 
-async function chat(request: ChatRequest, context: CallContext): Promise<StreamEventBatches> {
+/** OpenAI's chat completions as the canonical chat (for clients of the other formats). */
+export async function openAIChat(request: ChatRequest, context: CallContext): Promise<StreamEventBatches> {
   const body = toOpenAIChatBody(request, context.upstreamModel, context.warnings);
-  const response = await postOpenAI("/chat/completions", body, context);
+  const response = await postOpenAI("/chat/completions", body, context, request.stream);
   if (request.stream) return parseOpenAIStream(decodeSseBatches(response.body));
   const json = await response.body.json();
   return (async function* () {
@@ -30,24 +35,34 @@ async function chat(request: ChatRequest, context: CallContext): Promise<StreamE
   })();
 }
 
+const relayed = (relay: Relay) => ({ attempt: relay });
+
+/**
+ * The operations of OpenAI's wire format, for any transport that reaches it (OpenAI,
+ * OpenAI-compatible servers, Azure OpenAI): OpenAI clients are relayed as bytes.
+ */
+export const openAIOperations: ProviderOperations = {
+  chat: chatMember(openAIChat, { openai: openAIRelay(chatCompletionsSpec) }),
+  responses: openAIResponsesMember(openAIChat),
+  completions: relayed(openAIRelay(completionsSpec)),
+  embeddings: relayed(openAIRelay(embeddingsSpec)),
+  images: relayed(openAIRelay(imageGenerationsSpec)),
+  "image-edits": relayed(openAIMultipartRelay(imageEditsSpec)),
+  "audio-speech": relayed(openAIRelay(speechSpec)),
+  "audio-transcription": relayed(openAIMultipartRelay(transcriptionsSpec)),
+  rerank: relayed(openAIRelay(rerankSpec)),
+  "count-tokens": estimatedTokenCountMember,
+  realtime: openAIRealtimeMember,
+};
+
 /** Any OpenAI-compatible upstream: OpenAI, OpenRouter, vLLM, Ollama, llama.cpp server... */
 export const openAIProvider: Provider = {
   defaultBaseUrl: "https://api.openai.com/v1",
   versionSegment: "/v1",
-  listModels: listOpenAIModels,
   requiresApiKey: false, // local servers (Ollama, llama.cpp) often take none
   ownedBy: "openai-compatible",
-  chat,
-  realtimePath: "/realtime",
-  relays: {
-    "openai:chat": openAIRelay(chatCompletionsSpec),
-    "openai:completions": openAIRelay(completionsSpec),
-    "openai:embeddings": openAIRelay(embeddingsSpec),
-    "openai:images": openAIRelay(imageGenerationsSpec),
-    "openai:image-edits": openAIMultipartRelay(imageEditsSpec),
-    "openai:audio-speech": openAIRelay(speechSpec),
-    "openai:audio-transcription": openAIMultipartRelay(transcriptionsSpec),
-    "openai:rerank": openAIRelay(rerankSpec),
-    "openai:responses": relayResponses,
-  },
+  transport: (channel) => keyHeaderTransport(channel, "authorization", bearer),
+  listModels: listOpenAIModels,
+  operations: openAIOperations,
+  probe: openAIChat,
 };

@@ -7,7 +7,6 @@ const modelListSchema = z.looseObject({ data: z.array(z.looseObject({ id: z.stri
 
 /** GET /models: every id the OpenAI-compatible upstream offers. */
 export async function listOpenAIModels(context: ListContext): Promise<string[]> {
-  const headers: Record<string, string> = context.channel.apiKey ? { authorization: `Bearer ${context.channel.apiKey}` } : {};
-  const json = modelListSchema.parse(await getJson(context, "/models", headers, parseOpenAIError));
+  const json = modelListSchema.parse(await getJson(context, { path: "/models" }, {}, parseOpenAIError));
   return json.data.map((model) => model.id);
 }

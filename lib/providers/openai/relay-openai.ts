@@ -2,7 +2,8 @@ import { GatewayError } from "@/lib/canonical/gateway-error";
 import { relayedBody } from "@/lib/canonical/rewrite-json-object";
 import type { Usage } from "@/lib/canonical/usage";
 import { parseOpenAIUsage } from "@/lib/formats/openai/render-usage";
-import type { Relay, RelayedResponse } from "@/lib/providers/provider";
+import type { SpooledForm } from "@/lib/http/multipart";
+import type { CallContext, RelayRequest, RelayedResponse } from "@/lib/providers/provider";
 import { parseUpstreamJson } from "@/lib/providers/upstream-http";
 import { SSE_HEADERS } from "@/lib/sse/encode-sse";
 import type { UsageMeter } from "@/lib/usage/usage-meter";
@@ -13,6 +14,9 @@ import { passThroughStream } from "./pass-through-stream";
 // through as sent (unknown fields included) with only the model renamed, and the answer
 // comes back byte for byte, metered on the way. Streams always ask the upstream for
 // usage and hide that chunk from callers who did not ask for it.
+
+/** A relay of one OpenAI-format endpoint: the client's body (or upload) in, the upstream's answer out. */
+export type Relay = (request: RelayRequest & { form?: SpooledForm }, context: CallContext) => Promise<RelayedResponse>;
 
 export interface OpenAIRelaySpec {
   /** Upstream path under the channel's base URL. */
@@ -86,7 +90,7 @@ export function openAIRelay(spec: OpenAIRelaySpec): Relay {
     const changes: Record<string, unknown> = {};
     if (request.body.model !== context.upstreamModel) changes.model = context.upstreamModel;
     if (request.stream && streamOptions?.include_usage !== true) changes.stream_options = { ...streamOptions, include_usage: true };
-    const response = await postOpenAI(spec.path, relayedBody(request.bytes, request.body, changes), context);
+    const response = await postOpenAI(spec.path, relayedBody(request.bytes, request.body, changes), context, request.stream);
     if (request.stream) {
       const usage = spec.usage ?? defaultUsage;
       return { status: response.status, headers: SSE_HEADERS, body: passThroughStream(response.body, request.includeUsage, { usage, outputText: spec.outputText }, context.meter) };

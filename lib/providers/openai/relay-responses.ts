@@ -1,6 +1,6 @@
 import { relayedBody } from "@/lib/canonical/rewrite-json-object";
 import type { Usage } from "@/lib/canonical/usage";
-import type { Relay, RelayedResponse } from "@/lib/providers/provider";
+import type { CallContext, RelayedResponse, ResponsesCall } from "@/lib/providers/provider";
 import { parseUpstreamJson } from "@/lib/providers/upstream-http";
 import { SSE_HEADERS } from "@/lib/sse/encode-sse";
 import { postOpenAI } from "./call-upstream";
@@ -22,8 +22,8 @@ export function parseResponsesUsage(raw: unknown): Usage | undefined {
   };
 }
 
-export const relayResponses: Relay = async (request, context): Promise<RelayedResponse> => {
-  const response = await postOpenAI("/responses", relayedBody(request.bytes, request.body, { model: context.upstreamModel }), context);
+export async function relayResponses(request: ResponsesCall["relay"], context: CallContext): Promise<RelayedResponse> {
+  const response = await postOpenAI("/responses", relayedBody(request.bytes, request.body, { model: context.upstreamModel }), context, request.stream);
   if (request.stream) {
     const body = passThroughResponsesStream(response.body, { usage: parseResponsesUsage, keep: request.keepResponse }, context.meter);
     return { status: response.status, headers: SSE_HEADERS, body };
@@ -35,4 +35,4 @@ export const relayResponses: Relay = async (request, context): Promise<RelayedRe
   if (usage) context.meter.recordUsage(usage);
   if (json && typeof json === "object" && !Array.isArray(json)) await request.keepResponse?.(json);
   return { status: response.status, headers: { "content-type": "application/json" }, body: bytes };
-};
+}

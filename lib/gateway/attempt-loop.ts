@@ -1,0 +1,174 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { isAsyncIterable, type ApiResponse } from "@/lib/canonical/api-types";
+import { GatewayError, isGatewayError, toGatewayError } from "@/lib/canonical/gateway-error";
+import { guardStream, primeStream } from "@/lib/canonical/prime-stream";
+import { missingPathReason } from "@/lib/channels/base-url";
+import { priceFor } from "@/lib/limits/prices";
+import { logger } from "@/lib/logger";
+import { endSpan, tracer } from "@/lib/observability/tracing";
+import type { Operation } from "@/lib/providers/operation";
+import { memberFor, type CallContext, type OperationCalls } from "@/lib/providers/provider";
+import type { Channel } from "@/lib/routing/channel";
+import type { AttemptRecord } from "@/lib/usage/request-log-entry";
+import { classifyAttemptError, isCredentialRejection, isMissingPath } from "./attempt-outcome";
+import type { CallPlan } from "./call-pipeline";
+import type { CallScope } from "./call-services";
+import { upstreamTimeouts } from "./upstream-timeouts";
+
+/**
+ * Tries the candidates in order until one answers: an attempt that fails before its
+ * first byte reached the client fails over (when its failure says so), with jittered
+ * backoff between attempts. Every outcome feeds the channel's circuit, cool-down and
+ * health, and the log row's list of attempts. A WebSocket upgrade is an attempt like any
+ * other: its first byte is the upstream's 101.
+ */
+export async function attemptAll<O extends Operation>(scope: CallScope, plan: CallPlan<O>, candidates: Channel[]): Promise<OperationCalls[O][1]> {
+  const { log, runtime, request } = scope;
+  const states = runtime.channelStates;
+  const { maxAttempts, backoffMs } = runtime.routing;
+  let lastError: unknown;
+  let attempts = 0;
+  for (const channel of candidates) {
+    if (attempts >= maxAttempts) break;
+    if (!states.tryAcquire(channel.id, plan.model)) continue;
+    if (attempts > 0 && backoffMs > 0) {
+      // Full jitter, doubling per attempt: spreads retries from many clients apart.
+      const ceiling = Math.min(backoffMs * 2 ** (attempts - 1), 2000);
+      try {
+        await sleep(Math.random() * ceiling, undefined, { signal: request.signal });
+      } catch (error) {
+        states.release(channel.id, plan.model);
+        throw error;
+      }
+    }
+    attempts += 1;
+    const started = performance.now();
+    const record: AttemptRecord = { channelId: channel.id, channelName: channel.name, model: plan.model, status: 0, error: null, latencyMs: 0 };
+    log.attempts.push(record);
+    const context = callContextFor(scope, channel, plan.model, plan.stream);
+    const span = tracer.startSpan("upstream attempt", {
+      attributes: { "gateway.request_id": log.id, "gateway.channel": channel.name, "gateway.model": plan.model, "gateway.attempt": attempts },
+    });
+    const streamFailed = (error: unknown) => {
+      // A client that left is logged as such by the request log, not as an upstream failure.
+      if (request.signal.aborted) return;
+      const failure = toGatewayError(error);
+      record.error = `after the response started: ${failure.message}`;
+      log.meter.recordError(failure);
+      if (classifyAttemptError(failure).channelFault) {
+        states.recordFailure(channel.id, plan.model, failure.message);
+        runtime.channelHealth.record(channel.id, { error: failure.message, latencyMs: elapsed(started) });
+      }
+    };
+    try {
+      const member = memberFor(runtime.providers[channel.type], plan.operation, plan.call, channel)!;
+      let answer = await member.attempt(plan.call, context, { streamFailed });
+      if (isStreamedResponse(answer)) {
+        const primed = await primeStream(answer.body);
+        answer = {
+          ...answer,
+          body: guardStream(primed, (error) => {
+            streamFailed(error);
+            return plan.renderStreamError(toGatewayError(error));
+          }),
+        } as typeof answer;
+      }
+      record.status = answerStatus(answer);
+      record.latencyMs = elapsed(started);
+      span.setAttribute("http.response.status_code", record.status);
+      endSpan(span);
+      states.recordSuccess(channel.id, plan.model);
+      runtime.channelHealth.record(channel.id, { error: null, latencyMs: record.latencyMs });
+      return answer;
+    } catch (error) {
+      record.latencyMs = elapsed(started);
+      record.status = isGatewayError(error) ? (error.upstreamStatus ?? 0) : 0;
+      record.error = error instanceof Error ? error.message : String(error);
+      if (isGatewayError(error) && isMissingPath(error, context.upstreamModel)) {
+        record.error = missingPathReason(channel.type, channel.baseUrl, record.error);
+        error = misconfiguredChannel(error);
+      }
+      span.setAttribute("http.response.status_code", record.status);
+      endSpan(span, error);
+      if (request.signal.aborted) {
+        states.release(channel.id, plan.model);
+        throw error;
+      }
+      const outcome = classifyAttemptError(error);
+      if (outcome.channelFault) {
+        states.recordFailure(channel.id, plan.model, record.error);
+        runtime.channelHealth.record(channel.id, { error: record.error, latencyMs: record.latencyMs });
+      } else {
+        states.release(channel.id, plan.model);
+      }
+      if (outcome.coolDownSeconds) states.coolDown(channel.id, plan.model, Date.now() + outcome.coolDownSeconds * 1000, record.error);
+      if (outcome.disableReason) runtime.autoDisable(channel.id, outcome.disableReason);
+      lastError = error;
+      const next = outcome.failOver && attempts < maxAttempts && candidates.indexOf(channel) < candidates.length - 1;
+      logger.warn(
+        { channel: channel.name, model: plan.model, status: record.status || undefined, requestId: log.id },
+        `upstream attempt failed: ${record.error}${next ? "; trying the next channel" : ""}`,
+      );
+      logger.debug({ channelId: channel.id, requestId: log.id, err: error }, "upstream attempt failure in full");
+      if (!outcome.failOver) throw error;
+    }
+  }
+  if (lastError !== undefined) throw finalError(lastError);
+  // Every candidate is cooling down or has an open circuit.
+  const until = runtime.channelStates.nextAvailable(candidates.map((channel) => channel.id), plan.model);
+  throw new GatewayError("overloaded", `Every channel serving '${plan.model}' is temporarily unavailable; try again shortly.`, {
+    code: "no_channel_available",
+    retryAfterSeconds: until ? Math.max(1, Math.ceil((until - Date.now()) / 1000)) : 1,
+  });
+}
+
+function isStreamedResponse(answer: unknown): answer is ApiResponse & { body: AsyncIterable<string | Uint8Array> } {
+  return typeof answer === "object" && answer !== null && "body" in answer && isAsyncIterable((answer as ApiResponse).body);
+}
+
+/** An HTTP answer's status; a socket that opened is a 101. */
+function answerStatus(answer: unknown): number {
+  const status = (answer as { status?: unknown }).status;
+  return typeof status === "number" ? status : 101;
+}
+
+/** A path 404 is the gateway's configuration at fault: the caller gets a 502 that says so, never "not found". */
+function misconfiguredChannel(error: GatewayError): GatewayError {
+  return new GatewayError("bad_gateway", "The upstream serving this model answered 404 for the endpoint itself: the channel's base URL is misconfigured. An administrator has to check it.", {
+    code: "upstream_misconfigured",
+    upstreamStatus: error.upstreamStatus,
+    cause: error,
+  });
+}
+
+/** The error the client gets when no candidate is left: never the channel's 401 as theirs. */
+function finalError(error: unknown): unknown {
+  if (!isCredentialRejection(error)) return error;
+  return new GatewayError("bad_gateway", "The upstream provider refused the gateway's credentials for this model. An administrator has to check the channel.", {
+    code: "upstream_auth_failed",
+    cause: error,
+  });
+}
+
+/** The provider's view of one attempt on `channel`; the log records which channel it was. */
+export function callContextFor(scope: CallScope, channel: Channel, model: string, stream: boolean): CallContext {
+  const upstreamModel = channel.modelMap[model] ?? model;
+  scope.log.channelId = channel.id;
+  scope.log.upstreamModel = upstreamModel;
+  scope.log.price = priceFor(channel.prices, model) ?? priceFor(channel.prices, upstreamModel);
+  return {
+    channel,
+    upstreamModel,
+    transport: scope.runtime.transportFor(channel),
+    http: scope.upstream,
+    signal: scope.request.signal,
+    timeouts: upstreamTimeouts(channel, stream),
+    meter: scope.log.meter,
+    warnings: scope.log.warnings,
+    hops: scope.hops,
+  };
+}
+
+function elapsed(started: number): number {
+  return Math.round(performance.now() - started);
+}

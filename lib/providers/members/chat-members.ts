@@ -1,0 +1,48 @@
+import { messageText } from "@/lib/canonical/request";
+import { jsonResponse } from "@/lib/canonical/api-types";
+import type { ChatRequest } from "@/lib/canonical/request";
+import type { CallContext, ChatCall, ClientFormatName, OperationMember, RelayedResponse } from "@/lib/providers/provider";
+import { countTokens } from "@/lib/usage/count-tokens";
+import { translatedChat, type CanonicalChat } from "./translated-chat";
+
+// The members most providers assemble from their canonical chat: chat itself (relayed
+// as bytes to an upstream of the client's own format, translated otherwise), Responses
+// translated through chat, and token counting.
+
+type SameFormatRelay = (request: NonNullable<ChatCall["relay"]>, context: CallContext) => Promise<RelayedResponse>;
+
+/** Chat from any client format: the same-format relay where the provider has one, else the canonical path. */
+export function chatMember(chat: CanonicalChat, relays: Partial<Record<ClientFormatName, SameFormatRelay>> = {}): OperationMember<"chat"> {
+  return {
+    attempt(call, context, hooks) {
+      const relay = call.relay && relays[call.format];
+      if (relay) return relay(call.relay!, context);
+      return translatedChat(chat, call.chat, context, hooks, call.render);
+    },
+  };
+}
+
+/** /v1/responses through the canonical chat; a continuation of a relayed answer cannot be served here. */
+export function translatedResponsesMember(chat: CanonicalChat): OperationMember<"responses"> {
+  return {
+    serves: (call) => !call.continuesRelayed,
+    attempt(call, context, hooks) {
+      const translated = call.translate();
+      return translatedChat(chat, translated.chat, context, hooks, translated.render);
+    },
+  };
+}
+
+/** The exact count where the upstream's API offers one. */
+export function exactTokenCountMember(count: (request: ChatRequest, context: CallContext) => Promise<number>): OperationMember<"count-tokens"> {
+  return { attempt: async (call, context) => jsonResponse(200, call.render(await count(call.chat, context))) };
+}
+
+/** A tokenizer estimate, for upstreams whose API counts no tokens. */
+export const estimatedTokenCountMember: OperationMember<"count-tokens"> = {
+  async attempt(call) {
+    const { chat } = call;
+    const tools = (chat.tools ?? []).map((tool) => JSON.stringify(tool)).join("\n");
+    return jsonResponse(200, call.render(await countTokens([chat.system ?? "", ...chat.messages.map(messageText), tools].join("\n"))));
+  },
+};

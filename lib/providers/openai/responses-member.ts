@@ -1,0 +1,28 @@
+import { isGatewayError } from "@/lib/canonical/gateway-error";
+import { translatedChat, type CanonicalChat } from "@/lib/providers/members/translated-chat";
+import type { OperationMember } from "@/lib/providers/provider";
+import { relayResponses } from "./relay-responses";
+
+/**
+ * /v1/responses on an OpenAI-format upstream: relayed as the client's bytes. A chat-only
+ * server (vLLM, Ollama) answers 404 there: it is translated for through chat completions
+ * from then on, unless the call continues an answer only that upstream holds.
+ */
+export function openAIResponsesMember(chat: CanonicalChat): OperationMember<"responses"> {
+  return {
+    async attempt(call, context, hooks) {
+      const { channel, upstreamModel } = context;
+      if (!call.lacksResponses.lacks(channel.id, upstreamModel)) {
+        try {
+          return await relayResponses(call.relay, context);
+        } catch (error) {
+          if (!isGatewayError(error) || error.upstreamStatus !== 404 || call.continuesRelayed) throw error;
+          call.lacksResponses.learn(channel.id, upstreamModel);
+          context.warnings.push(`channel ${channel.name} has no /responses; translated through chat completions`);
+        }
+      }
+      const translated = call.translate();
+      return translatedChat(chat, translated.chat, context, hooks, translated.render);
+    },
+  };
+}

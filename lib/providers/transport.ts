@@ -1,0 +1,58 @@
+import type { Channel } from "@/lib/routing/channel";
+
+// A transport is everything about reaching one channel's upstream that is not the wire
+// format: where a format's endpoint lives on it (Azure puts a deployment in the path,
+// Vertex a project and location) and how a request proves who sends it (a key header, a
+// Bearer token fetched and cached, a signature over the body). The format's members
+// build bodies and read answers; the transport only places and authorizes them.
+
+/** An endpoint in the wire format's own terms. */
+export interface Endpoint {
+  /** The format's path under its base URL: "/chat/completions", "/messages", "/models/gemini-2.5-flash:generateContent". */
+  path: string;
+  /** The upstream model the request is for (a deployment, an inference profile). */
+  model?: string;
+  /** Whether the answer is asked for as a stream (some clouds use another path for it). */
+  stream?: boolean;
+  /** Query parameters beside the path ("alt=sse"), without the "?". */
+  query?: string;
+}
+
+/** One upstream request before credentials are added to it. */
+export interface OutgoingRequest {
+  url: string;
+  method: "GET" | "POST";
+  headers: Record<string, string>;
+  body?: string | Buffer | AsyncIterable<Uint8Array>;
+}
+
+export interface Transport {
+  url(endpoint: Endpoint): string;
+  /** Adds credentials to a request about to go out (may fetch and cache a token). */
+  authorize(request: OutgoingRequest, signal: AbortSignal): void | Promise<void>;
+  /** The WebSocket URL and headers of a realtime endpoint, where the provider has one. */
+  socket?(endpoint: Endpoint): Promise<{ url: string; headers: Record<string, string> }>;
+}
+
+export function joinUrl(baseUrl: string, path: string, query?: string): string {
+  return `${baseUrl.replace(/\/+$/, "")}${path}${query ? `?${query}` : ""}`;
+}
+
+/**
+ * The common case: endpoints under the channel's base URL as they are, and the key in
+ * one header (`authorization: Bearer <key>`, `x-api-key`, `x-goog-api-key`...).
+ */
+export function keyHeaderTransport(channel: Channel, header: string, format: (key: string) => string = (key) => key): Transport {
+  const key = channel.apiKey;
+  return {
+    url: (endpoint) => joinUrl(channel.baseUrl, endpoint.path, endpoint.query),
+    authorize(request) {
+      if (key) request.headers[header] = format(key);
+    },
+    async socket(endpoint) {
+      return { url: joinUrl(channel.baseUrl, endpoint.path, endpoint.query).replace(/^http/, "ws"), headers: key ? { [header]: format(key) } : {} };
+    },
+  };
+}
+
+export const bearer = (key: string) => `Bearer ${key}`;
