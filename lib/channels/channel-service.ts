@@ -9,6 +9,7 @@ import { providers } from "@/lib/providers/registry";
 import { channelTimeoutsSchema, channelTypeSchema, type Channel } from "@/lib/routing/channel";
 import type { Runtime } from "@/lib/runtime";
 import { normalizeBaseUrl } from "./base-url";
+import { openSettings, publicSettings, settingsToStore } from "./channel-settings";
 
 // Channel management shared by the admin API and the console's server actions.
 
@@ -27,6 +28,8 @@ const channelFields = {
   capabilities: z.array(operationSchema).max(20).optional(),
   prices: pricesSchema.optional(),
   timeouts: channelTimeoutsSchema.optional(),
+  /** The type's own settings (validated by its provider); secrets inside are sealed and never shown again. */
+  settings: z.record(z.string(), z.unknown()).optional(),
 };
 export const createChannelSchema = z.strictObject(channelFields);
 export const updateChannelSchema = z.strictObject(channelFields).partial();
@@ -50,6 +53,7 @@ export function channelJson(row: ChannelRow, runtime?: Runtime) {
     capabilities: Array.isArray(row.capabilities) ? (row.capabilities as string[]) : [],
     prices: (row.prices ?? {}) as Record<string, { input: number; output: number; cachedInput?: number }>,
     timeouts: (row.timeouts ?? {}) as Record<string, number>,
+    ...publicSettings(row.settings),
     autoDisabledReason: row.autoDisabledReason,
     autoDisabledAt: row.autoDisabledAt?.toISOString() ?? null,
     state: runtime?.channelStates.view(row.id) ?? null,
@@ -104,7 +108,18 @@ export async function draftChannel(runtime: Runtime, id: string | null, input: U
     capabilities: input.capabilities ?? saved?.capabilities ?? [],
     prices: input.prices ?? saved?.prices ?? {},
     timeouts: input.timeouts ?? saved?.timeouts ?? {},
+    settings:
+      input.settings === undefined && saved !== undefined && type === saved.type
+        ? saved.settings
+        : openSettings(settingsToStore(providers[type], type, input.settings, saved ? sealedSettings(saved, runtime) : {}, keysOf(runtime)), keysOf(runtime)),
   };
+}
+
+const keysOf = (runtime: Runtime) => [runtime.secrets.encryptionKey, ...runtime.secrets.previousEncryptionKeys];
+
+/** A saved channel's settings sealed again, as the store holds them (for merging an update). */
+function sealedSettings(channel: Channel, runtime: Runtime): Record<string, unknown> {
+  return settingsToStore(runtime.providers[channel.type], channel.type, channel.settings, {}, keysOf(runtime));
 }
 
 /** A stored base URL: trimmed, without trailing slashes or a pasted endpoint path. */
@@ -130,6 +145,7 @@ export async function createChannel(runtime: Runtime, input: CreateChannelInput)
       capabilities: input.capabilities ?? [],
       prices: input.prices ?? {},
       timeouts: input.timeouts ?? {},
+      settings: settingsToStore(providers[input.type], input.type, input.settings, {}, keysOf(runtime)) as object,
     },
   });
   await channelsChanged(runtime);
@@ -138,11 +154,15 @@ export async function createChannel(runtime: Runtime, input: CreateChannelInput)
 
 export async function updateChannel(runtime: Runtime, id: string, input: UpdateChannelInput): Promise<ChannelJson> {
   const existing = await findChannel(runtime, id);
-  const { apiKey, ...fields } = input;
+  const { apiKey, settings, ...fields } = input;
+  const type = channelTypeSchema.parse(fields.type ?? existing.type);
+  // A change of type starts its settings anew; otherwise unset secrets keep their stored values.
+  const storedSettings = fields.type !== undefined && fields.type !== existing.type ? {} : existing.settings;
   const row = await runtime.database.channel.update({
     where: { id: existing.id },
     data: {
       ...fields,
+      ...(settings !== undefined || type !== existing.type ? { settings: settingsToStore(providers[type], type, settings, storedSettings, keysOf(runtime)) as object } : {}),
       ...(fields.baseUrl !== undefined ? { baseUrl: storedBaseUrl(fields.baseUrl) } : {}),
       // An administrator's save (a new key, switching it on) is a fresh start.
       ...(apiKey !== undefined || input.enabled === true ? { autoDisabledReason: null, autoDisabledAt: null } : {}),

@@ -2,6 +2,7 @@ import { decryptSecret } from "@/lib/crypto/encryption";
 import type { Database } from "@/lib/db/client";
 import type { Channel as ChannelRow } from "@/lib/db/generated/client";
 import { providers } from "@/lib/providers/registry";
+import { openSettings } from "@/lib/channels/channel-settings";
 import { pricesSchema } from "@/lib/limits/prices";
 import { operationSchema } from "@/lib/providers/operation";
 import { channelTimeoutsSchema, channelTypeSchema, type Channel } from "./channel";
@@ -113,6 +114,7 @@ export class ChannelCache {
       capabilities: stringArray(row.capabilities).filter((item) => operationSchema.safeParse(item).success) as Channel["capabilities"],
       prices: pricesSchema.catch({}).parse(row.prices),
       timeouts: channelTimeoutsSchema.catch({}).parse(row.timeouts),
+      settings: openSettings(row.settings, this.encryptionKeys),
     };
   }
 

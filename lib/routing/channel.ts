@@ -34,6 +34,8 @@ export interface Channel {
   capabilities: Operation[];
   prices: Prices;
   timeouts: ChannelTimeouts;
+  /** The channel type's own settings, secrets decrypted (validated by its provider on save). */
+  settings: Record<string, unknown>;
 }
 
 /** Whether the channel takes traffic for this operation at all (token counting goes with chat). */

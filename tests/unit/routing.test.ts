@@ -7,7 +7,7 @@ import { RouteTable } from "@/lib/http/route-table";
 
 const channel = (id: string, fields: Partial<Channel> = {}): Channel => ({
   id, name: id, type: "openai", baseUrl: "http://x/v1", apiKey: undefined, models: ["m"], modelMap: {},
-  priority: 0, weight: 1, enabled: true, autoDisabledReason: null, capabilities: [], prices: {}, timeouts: {}, ...fields,
+  priority: 0, weight: 1, enabled: true, autoDisabledReason: null, capabilities: [], prices: {}, timeouts: {}, settings: {}, ...fields,
 });
 
 describe("channel selection", () => {
@@ -65,7 +65,7 @@ describe("channel capabilities", () => {
 describe("channel cache reloads", () => {
   const row = (name: string) => ({
     id: name, name, type: "openai", baseUrl: "http://upstream.test/v1", apiKeyEncrypted: null, models: ["m"], modelMap: {}, priority: 0, weight: 1,
-    enabled: true, autoDisabledReason: null, capabilities: [], prices: {}, timeouts: {}, createdAt: new Date(),
+    enabled: true, autoDisabledReason: null, capabilities: [], prices: {}, timeouts: {}, settings: {}, createdAt: new Date(),
   });
   /** A cache over a database whose queries answer only when the test says so. */
   function controlledCache(stored: ReturnType<typeof row>[]) {

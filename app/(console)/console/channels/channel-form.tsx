@@ -5,9 +5,11 @@ import { useState, useTransition, type FormEvent } from "react";
 import { Button, Card, ErrorNote, Field, Input, Select, Textarea } from "@/app/_components/ui";
 import type { ChannelJson } from "@/lib/channels/channel-service";
 import { fetchModelsAction, saveChannelAction } from "./actions";
+import type { SettingField } from "@/lib/providers/provider";
 import { formatModelMap, formatPrices, parseModelMap, parsePrices, splitModels } from "./channel-fields";
+import { ChannelSettingsFields, readSettings } from "./channel-settings-fields";
 
-export type TypeInfo = { type: string; defaultBaseUrl: string; requiresApiKey: boolean; canListModels: boolean };
+export type TypeInfo = { type: string; defaultBaseUrl: string; requiresApiKey: boolean; canListModels: boolean; settings: SettingField[] };
 
 type Problem = { error: string; suggestion?: string; checkFailed?: boolean };
 
@@ -41,6 +43,7 @@ export function ChannelForm({ channel, types, onClose }: { channel: ChannelJson 
     // An empty key field on edit keeps the stored key.
     const apiKey = String(data.get("apiKey") ?? "");
     if (apiKey) input.apiKey = apiKey;
+    if (info?.settings.length) input.settings = readSettings(data);
     return input;
   }
 
@@ -117,6 +120,12 @@ export function ChannelForm({ channel, types, onClose }: { channel: ChannelJson 
           <Field label="API key" htmlFor="channel-key" hint={channel?.hasApiKey ? "Stored encrypted. Leave empty to keep it." : info?.requiresApiKey ? "Required." : "Optional."}>
             <Input id="channel-key" name="apiKey" type="password" autoComplete="off" />
           </Field>
+          <ChannelSettingsFields
+            key={type}
+            fields={info?.settings ?? []}
+            values={channel?.type === type ? channel.settings : {}}
+            secretsSet={channel?.type === type ? channel.secretsSet : []}
+          />
           <Field label="Models" htmlFor="channel-models" hint="Public model names, separated by spaces or commas.">
             <Textarea id="channel-models" name="models" rows={2} required value={models} onChange={(event) => setModels(event.target.value)} />
             {info?.canListModels && (

@@ -18,6 +18,7 @@ export default async function ChannelsPage() {
     defaultBaseUrl: providers[type].defaultBaseUrl,
     requiresApiKey: providers[type].requiresApiKey,
     canListModels: providers[type].listModels !== undefined,
+    settings: providers[type].settings?.fields ?? [],
   }));
   const views = channels.map((channel) => {
     const stats = usage.get(channel.id);
