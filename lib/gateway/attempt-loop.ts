@@ -101,7 +101,7 @@ export async function attemptAll<O extends Operation>(scope: CallScope, plan: Ca
       } else {
         states.release(channel.id, plan.model);
       }
-      if (outcome.coolDownSeconds) states.coolDown(channel.id, plan.model, Date.now() + outcome.coolDownSeconds * 1000, record.error);
+      if (outcome.coolDownSeconds) states.coolDown(channel.id, plan.model, runtime.now() + outcome.coolDownSeconds * 1000, record.error);
       if (outcome.disableReason) runtime.autoDisable(channel.id, outcome.disableReason);
       lastError = error;
       const next = outcome.failOver && attempts < maxAttempts && candidates.indexOf(channel) < candidates.length - 1;
@@ -118,7 +118,7 @@ export async function attemptAll<O extends Operation>(scope: CallScope, plan: Ca
   const until = runtime.channelStates.nextAvailable(candidates.map((channel) => channel.id), plan.model);
   throw new GatewayError("overloaded", `Every channel serving '${plan.model}' is temporarily unavailable; try again shortly.`, {
     code: "no_channel_available",
-    retryAfterSeconds: until ? Math.max(1, Math.ceil((until - Date.now()) / 1000)) : 1,
+    retryAfterSeconds: until ? Math.max(1, Math.ceil((until - runtime.now()) / 1000)) : 1,
   });
 }
 

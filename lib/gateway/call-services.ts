@@ -24,6 +24,8 @@ export interface CallServices {
   /** Takes a channel out of rotation after the upstream refused its credentials. */
   autoDisable(channelId: string, reason: string): void;
   routing: { maxAttempts: number; backoffMs: number };
+  /** The clock cool-downs are set by (the channel states' own). */
+  now(): number;
 }
 
 /** One client request as the core sees it, whatever its transport (HTTP or a WebSocket upgrade). */

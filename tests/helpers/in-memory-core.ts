@@ -1,0 +1,102 @@
+import type { TokenRecord } from "@/lib/auth/token-record";
+import type { CallScope, CallServices } from "@/lib/gateway/call-services";
+import { RequestLog } from "@/lib/gateway/request-log";
+import { SpendLimiter } from "@/lib/limits/spend-limiter";
+import type { Provider } from "@/lib/providers/provider";
+import { providers } from "@/lib/providers/registry";
+import type { Transport } from "@/lib/providers/transport";
+import { UpstreamHttp } from "@/lib/providers/upstream-http";
+import type { Channel, ChannelType } from "@/lib/routing/channel";
+import { ChannelStates } from "@/lib/routing/channel-states";
+import { pickChannels } from "@/lib/routing/pick-channels";
+import { MemorySharedState } from "@/lib/state/memory-shared-state";
+import type { RequestLogEntry } from "@/lib/usage/request-log-entry";
+import { RequestLogWriter } from "@/lib/usage/request-log-writer";
+
+// The call core's services built in memory, the way production builds them from the
+// database: tests drive runCall in-process, in milliseconds, through the same interfaces.
+
+export function testChannel(id: string, fields: Partial<Channel> = {}): Channel {
+  return {
+    id, name: id, type: "openai", baseUrl: "http://127.0.0.1:9/v1", apiKey: "sk-upstream", models: ["m"], modelMap: {},
+    priority: 0, weight: 1, enabled: true, autoDisabledReason: null, capabilities: [], prices: {}, timeouts: {}, settings: {}, ...fields,
+  };
+}
+
+export const testToken: TokenRecord = {
+  id: "tok_test", name: "test", userId: null, enabled: true, expiresAt: null, usedTokens: 0, subject: { kind: "token", id: "tok_test" },
+  models: null, rpm: null, tpm: null, quotaTokens: null, budgetUsd: null, quotaPeriod: "none",
+};
+
+export interface InMemoryCore {
+  services: CallServices;
+  channels: Channel[];
+  health: { channelId: string; error: string | null }[];
+  disabled: { channelId: string; reason: string }[];
+  entries: RequestLogEntry[];
+  scope(options?: { signal?: AbortSignal; hops?: string }): CallScope;
+  /** Moves the core's clock (cool-downs, open circuits). */
+  advance(ms: number): void;
+  close(): Promise<void>;
+}
+
+export function inMemoryCore(options: { channels: Channel[]; providers?: Record<string, Provider>; maxAttempts?: number }): InMemoryCore {
+  let now = Date.now();
+  const shared = new MemorySharedState();
+  const registry = (options.providers ?? providers) as Record<ChannelType, Provider>;
+  const http = new UpstreamHttp({ connections: 8 });
+  const health: InMemoryCore["health"] = [];
+  const disabled: InMemoryCore["disabled"] = [];
+  const entries: RequestLogEntry[] = [];
+  const transports = new Map<string, Transport>();
+  const channelStates = new ChannelStates(
+    shared,
+    { consecutiveFailures: 2, errorRatio: 0.5, windowMs: 60_000, minimumRequests: 10, openMs: 30_000 },
+    () => now,
+  );
+  const services: CallServices = {
+    providers: registry,
+    channels: {
+      candidates: (model) => pickChannels(options.channels, model),
+      settling: undefined,
+      reload: async () => undefined,
+    },
+    channelStates,
+    channelHealth: { record: (channelId, sample) => health.push({ channelId, error: sample.error }) },
+    limits: new SpendLimiter(shared, async () => ({ tokens: 0, usd: 0 })),
+    transportFor(channel) {
+      let transport = transports.get(channel.id);
+      if (!transport) transports.set(channel.id, (transport = registry[channel.type]!.transport(channel)));
+      return transport;
+    },
+    autoDisable: (channelId, reason) => disabled.push({ channelId, reason }),
+    routing: { maxAttempts: options.maxAttempts ?? 3, backoffMs: 0 },
+    now: () => now,
+  };
+  const writer = new RequestLogWriter(
+    { writeBatch: async () => undefined, usageSince: async () => ({ tokens: 0, usd: 0 }), hourlyStats: async () => [], close: async () => undefined },
+    { onError: () => undefined, onUsageWritten: () => undefined, onEntry: (entry) => entries.push(entry), keepRows: true },
+  );
+  return {
+    services,
+    channels: options.channels,
+    health,
+    disabled,
+    entries,
+    scope: (scopeOptions = {}) => ({
+      log: new RequestLog(writer, "/test", "openai", "POST"),
+      token: testToken,
+      runtime: services,
+      upstream: http,
+      hops: scopeOptions.hops ?? "testdeployment",
+      request: { signal: scopeOptions.signal ?? new AbortController().signal },
+    }),
+    advance: (ms) => {
+      now += ms;
+    },
+    close: async () => {
+      await http.close();
+      await shared.close();
+    },
+  };
+}
