@@ -100,3 +100,87 @@ describe("realtime WebSocket", () => {
     assert.equal(upstream.connections.length, before);
   });
 });
+
+// Realtime on the one attempt core: a refused upgrade fails over like an HTTP attempt,
+// a 400 is the caller's (never counted against the channel), and cool-downs hold.
+describe("realtime failover", () => {
+  let failover: Gateway;
+  let broken: FakeRealtime;
+  let healthy: FakeRealtime;
+  let picky: FakeRealtime;
+  let limited: FakeRealtime;
+  let token: string;
+  const ids: Record<string, string> = {};
+
+  before(async () => {
+    [broken, healthy, picky, limited] = await Promise.all([1, 2, 3, 4].map(() => startFakeRealtimeUpstream(UPSTREAM_KEY)));
+    broken.refuse = { status: 500 };
+    picky.refuse = { status: 400 };
+    limited.refuse = { status: 429, headers: { "retry-after": "60" } };
+    // One counted failure opens a circuit: a 400 counted by mistake would show at once.
+    failover = await startGateway({ CIRCUIT_CONSECUTIVE_FAILURES: "1", ROUTING_BACKOFF_MS: "0" });
+    const channel = async (name: string, fake: FakeRealtime, models: string[], priority: number) => {
+      const { status, body } = await failover.admin("POST", "/api/admin/channels", { type: "openai", name, baseUrl: fake.baseUrl, apiKey: UPSTREAM_KEY, models, priority });
+      assert.equal(status, 201);
+      ids[name] = body.id;
+    };
+    await channel("broken", broken, ["rt-failover"], 10);
+    await channel("healthy", healthy, ["rt-failover", "rt-cooldown"], 0);
+    await channel("picky", picky, ["rt-picky"], 0);
+    await channel("limited", limited, ["rt-cooldown"], 10);
+    token = (await failover.admin("POST", "/api/admin/tokens", { name: "realtime-failover" })).body.key;
+  });
+  after(async () => {
+    await failover?.stop();
+    await Promise.all([broken, healthy, picky, limited].map((fake) => fake?.close()));
+  });
+
+  const open = (model: string) => new WebSocket(`${failover.url.replace(/^http/, "ws")}/v1/realtime?model=${model}`, { headers: { authorization: `Bearer ${token}` } });
+  const state = async (name: string) => (await failover.admin("GET", `/api/admin/channels/${ids[name]}`)).body.state as { circuit: string; until: number | null; models: Record<string, { circuit: string; coolDownUntil: number | null }> };
+
+  test("a channel that refuses the upgrade (500) is failed over to a healthy one, and its circuit opens", async () => {
+    const socket = open("rt-failover");
+    const received = events(socket);
+    await received.until("session.created");
+    assert.equal(broken.connections.length, 1, "the broken channel was tried first");
+    assert.equal(healthy.connections.length, 1);
+    const done = closed(socket);
+    socket.close();
+    await done;
+    await eventually(async () => {
+      const { body } = await failover.admin("GET", "/api/admin/logs?limit=100");
+      const row = (body.data as { model: string; status: number; attempts: { channelName: string; status: number }[] }[]).find((entry) => entry.model === "rt-failover");
+      assert.ok(row, "one row for the session");
+      assert.equal(row.status, 101);
+      assert.deepEqual(row.attempts.map((attempt) => [attempt.channelName, attempt.status]), [["broken", 500], ["healthy", 101]]);
+    });
+    await eventually(async () => assert.notEqual((await state("broken")).models["rt-failover"]?.circuit ?? "closed", "closed"));
+  });
+
+  test("a 400 from the upstream reaches the client and is not counted against the channel", async () => {
+    const socket = open("rt-picky");
+    const received = events(socket);
+    const done = closed(socket);
+    await received.until("error");
+    const error = received.list.find((event) => event.type === "error") as unknown as { error: { message: string } };
+    assert.match(error.error.message, /400/);
+    await done;
+    const view = await state("picky");
+    assert.equal(view.circuit, "closed");
+    assert.equal(view.models["rt-picky"]?.circuit ?? "closed", "closed");
+  });
+
+  test("a 429 with Retry-After cools the channel down: the next session goes straight to the other one", async () => {
+    for (let index = 0; index < 2; index += 1) {
+      const socket = open("rt-cooldown");
+      const received = events(socket);
+      await received.until("session.created");
+      const done = closed(socket);
+      socket.close();
+      await done;
+    }
+    assert.equal(limited.connections.length, 1, "tried once, then skipped while cooling down");
+    const cooling = (await state("limited")).models["rt-cooldown"];
+    assert.ok(cooling?.coolDownUntil && cooling.coolDownUntil > Date.now() + 30_000);
+  });
+});

@@ -1,6 +1,7 @@
 import WebSocket, { type RawData } from "ws";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import type { OperationMember, RealtimeSocket } from "@/lib/providers/provider";
+import { retryAfterSeconds } from "@/lib/providers/post-json";
 import { HOPS_HEADER } from "@/lib/routing/loop-guard";
 
 /**
@@ -47,6 +48,7 @@ function openSocket(url: string, headers: Record<string, string>, handshakeTimeo
           new GatewayError(status >= 500 ? "bad_gateway" : "upstream_error", `The upstream realtime service answered HTTP ${status}${detail ? `: ${detail}` : "."}`, {
             upstreamStatus: status,
             status: status >= 500 || status === 401 || status === 403 ? 502 : status,
+            retryAfterSeconds: retryAfterSeconds(response.headers["retry-after"]),
           }),
         );
       };
