@@ -10,6 +10,7 @@ import { channelTimeoutsSchema, channelTypeSchema, type Channel } from "@/lib/ro
 import type { Runtime } from "@/lib/runtime";
 import { normalizeBaseUrl } from "./base-url";
 import { openSettings, publicSettings, settingsToStore } from "./channel-settings";
+import { leadsBackHere, LOOP_MESSAGE } from "./loop-probe";
 
 // Channel management shared by the admin API and the console's server actions.
 
@@ -131,6 +132,7 @@ export async function createChannel(runtime: Runtime, input: CreateChannelInput)
   if (providers[input.type].requiresApiKey && !input.apiKey) {
     throw new GatewayError("invalid_request", `Channels of type '${input.type}' need an apiKey.`, { param: "apiKey" });
   }
+  if (input.baseUrl) await refuseLoop(runtime, await draftChannel(runtime, null, input));
   const row = await runtime.database.channel.create({
     data: {
       name: input.name,
@@ -154,6 +156,7 @@ export async function createChannel(runtime: Runtime, input: CreateChannelInput)
 
 export async function updateChannel(runtime: Runtime, id: string, input: UpdateChannelInput): Promise<ChannelJson> {
   const existing = await findChannel(runtime, id);
+  if (input.baseUrl) await refuseLoop(runtime, await draftChannel(runtime, existing.id, input));
   const { apiKey, settings, ...fields } = input;
   const type = channelTypeSchema.parse(fields.type ?? existing.type);
   // A change of type starts its settings anew; otherwise unset secrets keep their stored values.
@@ -177,6 +180,11 @@ export async function deleteChannel(runtime: Runtime, id: string): Promise<void>
   const existing = await findChannel(runtime, id);
   await runtime.database.channel.delete({ where: { id: existing.id } });
   await channelsChanged(runtime);
+}
+
+/** A channel that would send requests back to this deployment is never saved. */
+async function refuseLoop(runtime: Runtime, draft: Channel): Promise<void> {
+  if (await leadsBackHere(runtime, draft)) throw new GatewayError("invalid_request", LOOP_MESSAGE, { param: "baseUrl", code: "channel_loop" });
 }
 
 /** Reloads this process's channels now and tells the other processes to. */

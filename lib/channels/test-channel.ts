@@ -1,3 +1,4 @@
+import { LOOP_MESSAGE } from "./loop-probe";
 import { collectResponse } from "@/lib/canonical/collect-response";
 import { toGatewayError } from "@/lib/canonical/gateway-error";
 import type { ChatRequest } from "@/lib/canonical/request";
@@ -80,7 +81,7 @@ export async function probeChannel(runtime: Runtime, channel: Channel, model?: s
     // The same words real traffic records for a base URL that lacks the endpoint.
     const message =
       error.upstreamStatus === 508
-        ? "The base URL leads back to this gateway: a channel has to point at an upstream provider, not at this deployment."
+        ? LOOP_MESSAGE
         : isMissingPath(error, upstreamModel)
           ? missingPathReason(channel.type, channel.baseUrl, error.message)
           : error.message;

@@ -73,7 +73,14 @@ export function refuseHandler(format: ClientFormat, endpoint: string, error: Gat
     const runtime = await getRuntime();
     const log = new RequestLog(runtime.logs, endpoint, format.name, request.method);
     log.clientRequestId = clientRequestId(request);
-    const response = renderFailure(error, request, format, log);
+    // A looping request is told so wherever it lands (a base URL without its version segment).
+    let refusal = error;
+    try {
+      checkHops(request.headers.get(HOPS_HEADER), runtime.deploymentId, env.GATEWAY_MAX_HOPS);
+    } catch (loop) {
+      refusal = loop as GatewayError;
+    }
+    const response = renderFailure(refusal, request, format, log);
     Object.assign(response.headers, headers);
     return response;
   };
