@@ -28,8 +28,9 @@ const PROBES: Probe[] = [
   { name: "OpenAI chat", method: "POST", path: "/v1/chat/completions", credential: "bearer", body: chat, status: 200 },
   { name: "OpenAI chat, streamed", method: "POST", path: "/v1/chat/completions", credential: "bearer", body: { ...chat, stream: true, stream_options: { include_usage: true } }, status: 200 },
   { name: "OpenAI responses", method: "POST", path: "/v1/responses", credential: "bearer", body: { model: "mock-chat", input: "Hello there", store: false }, status: 200 },
-  { name: "OpenAI completions", method: "POST", path: "/v1/completions", credential: "bearer", body: { model: "mock-chat", prompt: "Once" }, status: 200 },
-  { name: "OpenAI embeddings (the mock serves none)", method: "POST", path: "/v1/embeddings", credential: "bearer", body: { model: "mock-chat", input: "hi" }, status: 400 },
+  // The built-in mock serves chat only: these are the "no channel serves it" answers.
+  { name: "OpenAI completions", method: "POST", path: "/v1/completions", credential: "bearer", body: { model: "mock-chat", prompt: "Once" }, status: 404 },
+  { name: "OpenAI embeddings", method: "POST", path: "/v1/embeddings", credential: "bearer", body: { model: "mock-chat", input: "hi" }, status: 404 },
   { name: "OpenAI models", method: "GET", path: "/v1/models", credential: "bearer", status: 200 },
   { name: "OpenAI one model", method: "GET", path: "/v1/models/mock-chat", credential: "bearer", status: 200 },
   { name: "OpenAI stored response, unknown", method: "GET", path: "/v1/responses/resp_missing", credential: "bearer", status: 404 },
@@ -157,7 +158,7 @@ describe("npm start and next start answer alike", () => {
     assert.deepEqual(openAI.body, { error: { code: "string", message: "string", param: "null", type: "string" } });
     const geminiError = await send(entries.next, PROBES.find((probe) => probe.name === "405 on a Gemini path")!);
     assert.deepEqual(geminiError.body, { error: { code: "number", message: "string", status: "string" } });
-    assert.equal(geminiError.headers.allow, "POST");
+    assert.equal(geminiError.headers.allow, "GET, POST");
     const anthropicError = await send(entries.next, PROBES.find((probe) => probe.name === "405 on an Anthropic path")!);
     assert.equal((anthropicError.body as { type: string }).type, "string");
     const preflight = await send(entries.next, PROBES.find((probe) => probe.name === "preflight")!);
