@@ -108,8 +108,10 @@ const request = fc.record({
 function formatOf(path: string, method: string): "anthropic" | "gemini" | "openai" {
   if (path.startsWith("/v1/messages")) return "anthropic";
   if (path.startsWith("/v1beta")) return "gemini";
-  // Gemini's methods under /v1 (@google/genai 3).
-  if (path.startsWith("/v1/models/") && method === "POST") return "gemini";
+  // Gemini's methods under /v1 (@google/genai 3). A GET there answers in the shape of the
+  // caller's credentials, which the OpenAI check (an error with a message) accepts.
+  const pathname = path.split("?")[0]!;
+  if (method === "POST" && pathname.startsWith("/v1/models/") && pathname !== "/v1/models/") return "gemini";
   return "openai";
 }
 

@@ -40,6 +40,7 @@ const PROBES: Probe[] = [
   { name: "Anthropic messages, streamed", method: "POST", path: "/v1/messages", credential: "x-api-key", headers: anthropicVersion, body: { ...chat, max_tokens: 64, stream: true }, status: 200 },
   { name: "Anthropic count_tokens", method: "POST", path: "/v1/messages/count_tokens", credential: "x-api-key", headers: anthropicVersion, body: chat, status: 200 },
   { name: "Anthropic models", method: "GET", path: "/v1/models", credential: "x-api-key", headers: anthropicVersion, status: 200 },
+  { name: "Anthropic one model", method: "GET", path: "/v1/models/mock-chat", credential: "x-api-key", headers: anthropicVersion, status: 200 },
   { name: "Anthropic without its version header", method: "POST", path: "/v1/messages", credential: "x-api-key", body: { ...chat, max_tokens: 64 }, status: 400 },
   { name: "Gemini generateContent, v1beta", method: "POST", path: "/v1beta/models/mock-chat:generateContent", credential: "goog-header", body: gemini, status: 200 },
   { name: "Gemini generateContent, v1", method: "POST", path: "/v1/models/mock-chat:generateContent", credential: "goog-header", body: gemini, status: 200 },
@@ -49,6 +50,7 @@ const PROBES: Probe[] = [
   { name: "Gemini models, v1beta", method: "GET", path: "/v1beta/models", credential: "goog-header", status: 200 },
   { name: "Gemini models, v1", method: "GET", path: "/v1/models", credential: "goog-header", status: 200 },
   { name: "Gemini one model, v1", method: "GET", path: "/v1/models/mock-chat", credential: "goog-query", status: 200 },
+  { name: "Gemini one model, unknown", method: "GET", path: "/v1/models/no-such-model", credential: "goog-header", status: 404 },
   { name: "Gemini unknown model", method: "POST", path: "/v1/models/no-such-model:generateContent", credential: "goog-header", body: gemini, status: 404 },
   { name: "Gemini unknown method", method: "POST", path: "/v1beta/models/mock-chat:predictLongRunning", credential: "goog-header", body: gemini, status: 404 },
   { name: "admin tokens", method: "GET", path: "/api/admin/tokens", credential: "admin", status: 200 },
@@ -163,5 +165,11 @@ describe("npm start and next start answer alike", () => {
     assert.equal((anthropicError.body as { type: string }).type, "string");
     const preflight = await send(entries.next, PROBES.find((probe) => probe.name === "preflight")!);
     assert.equal(preflight.headers["access-control-allow-origin"], "*");
+    // GET /v1/models/{model} answers in the caller's API's shape.
+    const byApi = async (name: string) => (await send(entries.next, PROBES.find((probe) => probe.name === name)!)).body;
+    assert.deepEqual(await byApi("OpenAI one model"), { created: "number", id: "string", object: "string", owned_by: "string" });
+    assert.deepEqual(await byApi("Anthropic one model"), { created_at: "string", display_name: "string", id: "string", type: "string" });
+    assert.equal((await byApi("Gemini one model, v1") as { name: string }).name, "string");
+    assert.deepEqual(await byApi("Gemini one model, unknown"), { error: { code: "number", message: "string", status: "string" } });
   });
 });
