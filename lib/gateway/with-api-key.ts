@@ -33,16 +33,18 @@ const CLIENT_CLOSED = 499;
 /**
  * Wraps an API handler with what every API request gets: one request log, the
  * format's header checks, token auth, and errors rendered in the caller's own format.
+ * `endpoint` names the route in the log, or derives it from the path called (one handler
+ * served under two version segments).
  * Limits and quotas are applied by the call pipeline, once the model is known.
  */
 export function withApiKey(
   format: ClientFormat,
-  endpoint: string,
+  endpoint: string | ((request: ApiRequest) => string),
   handler: (context: GatewayContext) => Promise<ApiResponse>,
 ): ApiHandler {
   return async (request) => {
     const runtime = await getRuntime();
-    const log = new RequestLog(runtime.logs, endpoint, format.name, request.method);
+    const log = new RequestLog(runtime.logs, typeof endpoint === "string" ? endpoint : endpoint(request), format.name, request.method);
     log.clientRequestId = clientRequestId(request);
     try {
       const hops = checkHops(request.headers.get(HOPS_HEADER), runtime.deploymentId, env.GATEWAY_MAX_HOPS);

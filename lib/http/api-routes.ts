@@ -12,7 +12,7 @@ import { handleChatCompletions } from "@/lib/gateway/handlers/chat-completions";
 import { handleCountTokens } from "@/lib/gateway/handlers/count-tokens";
 import { handleGeminiAction, handleGeminiGetModel, handleGeminiListModels } from "@/lib/gateway/handlers/gemini";
 import { handleMessages } from "@/lib/gateway/handlers/messages";
-import { handleListModels } from "@/lib/gateway/handlers/models";
+import { handleGetModel, handleListModels } from "@/lib/gateway/handlers/models";
 import { handleDeleteResponse, handleGetResponse, handleResponseInputItems, handleResponses } from "@/lib/gateway/handlers/responses";
 import {
   handleCompletions,
@@ -47,6 +47,9 @@ export const apiRoutes = new RouteTable()
   .add("POST", "/v1/audio/transcriptions", handleTranscriptions)
   .add("POST", "/v1/rerank", handleRerank)
   .add("GET", "/v1/models", handleListModels)
+  .add("GET", "/v1/models/*path", handleGetModel)
+  // Gemini's methods under /v1 as under /v1beta (@google/genai 3 calls /v1).
+  .add("POST", "/v1/models/*path", handleGeminiAction)
   .add("POST", "/v1/messages", handleMessages)
   .add("POST", "/v1/messages/count_tokens", handleCountTokens)
   .add("GET", "/v1beta/models", handleGeminiListModels)
@@ -75,6 +78,7 @@ export const apiRoutes = new RouteTable()
 function formatForPath(pathname: string): ClientFormat | undefined {
   if (pathname === "/v1/messages" || pathname.startsWith("/v1/messages/")) return anthropicFormat;
   if (pathname === "/v1beta" || pathname.startsWith("/v1beta/")) return geminiFormat;
+  if (pathname.startsWith("/v1/models/") && pathname.includes(":")) return geminiFormat;
   if (pathname === "/v1" || pathname.startsWith("/v1/")) return openAIFormat;
   return undefined;
 }

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { logger } from "@/lib/logger";
 import { scrubSecrets } from "@/lib/providers/scrub-secrets";
 import { matchApiRoute } from "./api-routes";
-import { corsHeaders } from "./cors";
+import { addCorsHeaders, INTERNAL_ERROR_BODY } from "./api-response-edge";
 import { toApiRequest, writeApiResponse } from "./node-adapter";
 
 const BASE = "http://gateway.local";
@@ -25,8 +25,6 @@ export function parseRequestUrl(raw: string | undefined): URL | undefined {
   }
 }
 
-const INTERNAL_ERROR = JSON.stringify({ error: { message: "Internal error", type: "server_error", param: null, code: null } });
-
 /**
  * Serves an API path on the fast node:http path; returns false for paths Next serves.
  * Never throws: a failure that escapes a handler is logged and answered with a 500.
@@ -34,13 +32,9 @@ const INTERNAL_ERROR = JSON.stringify({ error: { message: "Internal error", type
 export function serveApi(request: IncomingMessage, response: ServerResponse, url: URL): boolean {
   const route = matchApiRoute(request.method ?? "GET", url.pathname);
   if (!route) return false;
-  const browser = request.headers.origin;
   route
     .handler(toApiRequest(request, response, url, route.params))
-    .then((apiResponse) => {
-      if (browser && (url.pathname.startsWith("/v1/") || url.pathname.startsWith("/v1beta/"))) Object.assign(apiResponse.headers, corsHeaders(browser));
-      return writeApiResponse(response, apiResponse);
-    })
+    .then((apiResponse) => writeApiResponse(response, addCorsHeaders(apiResponse, url.pathname, request.headers.origin)))
     .catch((error: unknown) => {
       logger.error({ err: error, method: request.method, path: scrubSecrets(url.pathname) }, "unhandled API failure");
       if (response.headersSent) {
@@ -48,7 +42,7 @@ export function serveApi(request: IncomingMessage, response: ServerResponse, url
         return;
       }
       response.writeHead(500, { "content-type": "application/json" });
-      response.end(INTERNAL_ERROR);
+      response.end(INTERNAL_ERROR_BODY);
     });
   return true;
 }

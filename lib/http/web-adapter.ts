@@ -1,25 +1,47 @@
 import { contentDecoders, decodeContent } from "@/lib/http/content-encoding";
-import { collectBody, isAsyncIterable, limitBody, type ApiHandler, type ApiRequest, type ApiResponse } from "@/lib/canonical/api-types";
+import { collectBody, isAsyncIterable, limitBody, type ApiRequest, type ApiResponse } from "@/lib/canonical/api-types";
+import { logger } from "@/lib/logger";
+import { scrubSecrets } from "@/lib/providers/scrub-secrets";
+import { addCorsHeaders, INTERNAL_ERROR_BODY } from "./api-response-edge";
+import { matchApiRoute } from "./api-routes";
+import { parseRequestUrl } from "./serve-api";
 
-// Exposes an ApiHandler as a Next.js App Router route handler.
+// The API behind Next.js's router (`next start`). Every generated route file under app/
+// exports this one dispatcher for every method, and it answers from the same route table
+// as server.ts's node:http path: the same handlers, 405s with `Allow`, OPTIONS preflights,
+// CORS headers and errors in the caller's format. Next's own path parameters are not used.
 
-type RouteContext = { params: Promise<Record<string, string | string[]>> };
-
-export function toRouteHandler(handler: ApiHandler) {
-  return async (request: Request, context?: RouteContext): Promise<Response> => {
-    const rawParams = context?.params ? await context.params : {};
-    const params: Record<string, string> = {};
-    for (const [key, value] of Object.entries(rawParams)) params[key] = Array.isArray(value) ? value.join("/") : value;
-    const apiResponse = await handler(fromWebRequest(request, params));
-    return toWebResponse(apiResponse);
-  };
+async function serveWebRequest(request: Request): Promise<Response> {
+  const raw = new URL(request.url);
+  const url = parseRequestUrl(raw.pathname + raw.search) ?? raw;
+  const route = matchApiRoute(request.method, url.pathname);
+  // Route files sit only at API paths, every one of which the table answers or refuses.
+  if (!route) return new Response(null, { status: 404 });
+  try {
+    const apiResponse = await route.handler(fromWebRequest(request, url, route.params));
+    return toWebResponse(addCorsHeaders(apiResponse, url.pathname, request.headers.get("origin")));
+  } catch (error) {
+    logger.error({ err: error, method: request.method, path: scrubSecrets(url.pathname) }, "unhandled API failure");
+    return new Response(INTERNAL_ERROR_BODY, { status: 500, headers: { "content-type": "application/json" } });
+  }
 }
 
-function fromWebRequest(request: Request, params: Record<string, string>): ApiRequest {
+/** The route handlers every generated file under app/ re-exports. */
+export const apiRouteHandlers = {
+  GET: serveWebRequest,
+  HEAD: serveWebRequest,
+  POST: serveWebRequest,
+  PUT: serveWebRequest,
+  PATCH: serveWebRequest,
+  DELETE: serveWebRequest,
+  OPTIONS: serveWebRequest,
+};
+
+function fromWebRequest(request: Request, url: URL, params: Record<string, string>): ApiRequest {
   let bodyPromise: Promise<Buffer> | undefined;
   return {
     method: request.method,
-    url: new URL(request.url),
+    url,
     headers: request.headers,
     body(limitBytes) {
       bodyPromise ??= collectBody(readWebBody(request, limitBytes));

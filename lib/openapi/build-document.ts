@@ -27,7 +27,7 @@ const transcriptionForm = z.object({
   stream: z.boolean().optional(),
 });
 
-type Security = "openai" | "anthropic" | "gemini" | "admin" | "none";
+type Security = "openai" | "anthropic" | "gemini" | "any-api" | "admin" | "none";
 interface Endpoint {
   method: "get" | "post" | "patch" | "delete";
   path: string;
@@ -38,6 +38,23 @@ interface Endpoint {
   contentType?: string;
   /** Answers besides JSON (streams, audio, text). */
   produces?: string[];
+}
+
+/** Gemini's methods, served alike under `/v1beta` (@google/genai 2) and `/v1` (@google/genai 3). */
+function geminiEndpoints(version: "/v1beta" | "/v1"): Endpoint[] {
+  const endpoints: Endpoint[] = [
+    { method: "post", path: `${version}/models/{model}:generateContent`, summary: "Gemini generateContent", tag: "Gemini", security: "gemini", body: generateContentRequestSchema },
+    { method: "post", path: `${version}/models/{model}:streamGenerateContent`, summary: "Gemini stream (SSE with `alt=sse`, else a JSON array)", tag: "Gemini", security: "gemini", body: generateContentRequestSchema, produces: ["text/event-stream"] },
+    { method: "post", path: `${version}/models/{model}:countTokens`, summary: "Gemini token count", tag: "Gemini", security: "gemini" },
+  ];
+  // Under /v1 the two GETs are shared with OpenAI's and documented there.
+  if (version === "/v1beta") {
+    endpoints.push(
+      { method: "get", path: "/v1beta/models", summary: "Gemini model list", tag: "Gemini", security: "gemini" },
+      { method: "get", path: "/v1beta/models/{model}", summary: "One Gemini model", tag: "Gemini", security: "gemini" },
+    );
+  }
+  return endpoints;
 }
 
 const ENDPOINTS: Endpoint[] = [
@@ -54,14 +71,12 @@ const ENDPOINTS: Endpoint[] = [
   { method: "post", path: "/v1/audio/speech", summary: "Speech: the audio bytes", tag: "OpenAI", security: "openai", body: speechRequestSchema, produces: ["audio/mpeg", "application/octet-stream"] },
   { method: "post", path: "/v1/rerank", summary: "Rerank documents (Cohere/Jina shape)", tag: "OpenAI", security: "openai", body: rerankRequestSchema },
   { method: "get", path: "/v1/realtime", summary: "Realtime WebSocket (`?model=`; upgrade)", tag: "OpenAI", security: "openai" },
-  { method: "get", path: "/v1/models", summary: "Models the key may use (Anthropic's shape with `anthropic-version`)", tag: "OpenAI", security: "openai" },
+  { method: "get", path: "/v1/models", summary: "Models the key may use (Anthropic's shape with `anthropic-version`, Gemini's with a Gemini key)", tag: "OpenAI", security: "any-api" },
+  { method: "get", path: "/v1/models/{model}", summary: "One model (Anthropic's shape with `anthropic-version`, Gemini's with a Gemini key)", tag: "OpenAI", security: "any-api" },
   { method: "post", path: "/v1/messages", summary: "Anthropic Messages", tag: "Anthropic", security: "anthropic", body: messagesRequestSchema, produces: ["text/event-stream"] },
   { method: "post", path: "/v1/messages/count_tokens", summary: "Anthropic token count", tag: "Anthropic", security: "anthropic", body: countTokensRequestSchema },
-  { method: "post", path: "/v1beta/models/{model}:generateContent", summary: "Gemini generateContent", tag: "Gemini", security: "gemini", body: generateContentRequestSchema },
-  { method: "post", path: "/v1beta/models/{model}:streamGenerateContent", summary: "Gemini stream (SSE with `alt=sse`, else a JSON array)", tag: "Gemini", security: "gemini", body: generateContentRequestSchema, produces: ["text/event-stream"] },
-  { method: "post", path: "/v1beta/models/{model}:countTokens", summary: "Gemini token count", tag: "Gemini", security: "gemini" },
-  { method: "get", path: "/v1beta/models", summary: "Gemini model list", tag: "Gemini", security: "gemini" },
-  { method: "get", path: "/v1beta/models/{model}", summary: "One Gemini model", tag: "Gemini", security: "gemini" },
+  ...geminiEndpoints("/v1beta"),
+  ...geminiEndpoints("/v1"),
   { method: "get", path: "/api/health", summary: "Readiness", tag: "Admin", security: "none" },
   { method: "get", path: "/openapi.json", summary: "This document", tag: "Admin", security: "none" },
   { method: "get", path: "/metrics", summary: "Prometheus metrics (METRICS_TOKEN or the admin key)", tag: "Admin", security: "admin" },
@@ -86,6 +101,8 @@ const SECURITY: Record<Security, Record<string, string[]>[]> = {
   openai: [{ bearer: [] }],
   anthropic: [{ anthropicKey: [] }, { bearer: [] }],
   gemini: [{ googleKey: [] }, { googleKeyQuery: [] }],
+  // Answered in the shape of the API whose credentials the caller sent.
+  "any-api": [{ bearer: [] }, { anthropicKey: [] }, { googleKey: [] }, { googleKeyQuery: [] }],
   admin: [{ adminKey: [] }],
   none: [],
 };

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { apiRoutes } from "@/lib/http/api-routes";
+import { RouteTable } from "@/lib/http/route-table";
 import { documentedRoutes, openApiDocument } from "@/lib/openapi/build-document";
 
 // The document and the route table describe the same API: every route is documented,
@@ -19,6 +20,12 @@ describe("the OpenAPI document", () => {
     );
     for (const route of apiRoutes.routes()) {
       assert.ok(documentedHandlers.has(route.handler), `${route.method} ${route.path} is served but not documented`);
+      // By its own path too: one handler may serve several paths (Gemini's under /v1 and /v1beta).
+      const alone = new RouteTable().add(route.method, route.path, route.handler);
+      assert.ok(
+        documentedRoutes.some((documented) => alone.match(documented.method, sample(documented.path))),
+        `${route.method} ${route.path} is served but no documented path reaches it`,
+      );
     }
   });
 
@@ -31,5 +38,11 @@ describe("the OpenAPI document", () => {
     const channel = document.paths["/api/admin/channels"]!.post.requestBody.content["application/json"].schema;
     assert.deepEqual(channel.properties.type.enum, ["openai", "anthropic", "gemini", "mock"]);
     assert.ok(document.paths["/v1/images/edits"]!.post.requestBody.content["multipart/form-data"]);
+    // Gemini's methods are documented under both versions the SDKs call.
+    for (const version of ["/v1beta", "/v1"]) {
+      assert.ok(document.paths[`${version}/models/{model}:generateContent`]?.post.requestBody, `${version} generateContent`);
+      assert.ok(document.paths[`${version}/models/{model}:streamGenerateContent`]?.post, `${version} streamGenerateContent`);
+    }
+    assert.ok(document.paths["/v1/models/{model}"]!.get.security.some((scheme: Record<string, unknown>) => "googleKey" in scheme));
   });
 });

@@ -9,17 +9,25 @@ import { callChat } from "@/lib/gateway/call-chat";
 import { countPromptTokens } from "@/lib/gateway/count-prompt-tokens";
 import { readJsonBody } from "@/lib/gateway/read-json-body";
 import { withApiKey, type GatewayContext } from "@/lib/gateway/with-api-key";
-import { jsonResponse } from "@/lib/canonical/api-types";
+import { jsonResponse, type ApiRequest } from "@/lib/canonical/api-types";
 import { SSE_HEADERS } from "@/lib/sse/encode-sse";
-import { listedModels } from "./models";
+import { listedModels } from "./listed-models";
 
-/** POST /v1beta/models/{model}:{generateContent|streamGenerateContent|countTokens} */
-export const handleGeminiAction = withApiKey(geminiFormat, "/v1beta/models", async (context) => {
+/**
+ * The version segment the client called, `/v1beta` or `/v1`: Google serves the same methods
+ * under both (@google/genai 2 calls v1beta, 3 calls v1), and the log records what was called.
+ */
+export function geminiVersion(request: ApiRequest): "/v1beta" | "/v1" {
+  return request.url.pathname.startsWith("/v1beta/") ? "/v1beta" : "/v1";
+}
+
+/** POST /{v1beta|v1}/models/{model}:{generateContent|streamGenerateContent|countTokens} */
+export const handleGeminiAction = withApiKey(geminiFormat, (request) => `${geminiVersion(request)}/models`, async (context) => {
   const path = context.request.params.path ?? "";
   const colon = path.lastIndexOf(":");
   const model = (colon > 0 ? path.slice(0, colon) : path).replace(/^models\//, "");
   const method = colon > 0 ? path.slice(colon + 1) : "";
-  context.log.endpoint = `/v1beta/models/{model}:${method}`;
+  context.log.endpoint = `${geminiVersion(context.request)}/models/{model}:${method}`;
   switch (method) {
     case "generateContent":
       return generate(context, model, false);
@@ -73,13 +81,13 @@ function geminiModel(id: string, ownedBy: string) {
   };
 }
 
-/** GET /v1beta/models */
-export const handleGeminiListModels = withApiKey(geminiFormat, "/v1beta/models", async (context) =>
+/** GET /{v1beta|v1}/models */
+export const handleGeminiListModels = withApiKey(geminiFormat, (request) => `${geminiVersion(request)}/models`, async (context) =>
   jsonResponse(200, { models: listedModels(context).map(({ id, ownedBy }) => geminiModel(id, ownedBy)) }),
 );
 
-/** GET /v1beta/models/{model} */
-export const handleGeminiGetModel = withApiKey(geminiFormat, "/v1beta/models/{model}", async (context) => {
+/** GET /{v1beta|v1}/models/{model} */
+export const handleGeminiGetModel = withApiKey(geminiFormat, (request) => `${geminiVersion(request)}/models/{model}`, async (context) => {
   const id = (context.request.params.path ?? "").replace(/^models\//, "");
   const model = listedModels(context).find((entry) => entry.id === id);
   if (!model) throw new GatewayError("not_found", `models/${id} is not found.`, { code: "model_not_found" });

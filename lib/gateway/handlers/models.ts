@@ -1,38 +1,58 @@
+import { GatewayError } from "@/lib/canonical/gateway-error";
 import { anthropicFormat, anthropicVersion } from "@/lib/formats/anthropic";
 import { openAIFormat } from "@/lib/formats/openai";
 import { withApiKey, type GatewayContext } from "@/lib/gateway/with-api-key";
-import type { ApiHandler } from "@/lib/canonical/api-types";
+import type { ApiHandler, ApiRequest } from "@/lib/canonical/api-types";
 import { jsonResponse } from "@/lib/canonical/api-types";
-import { providers } from "@/lib/providers/registry";
+import { handleGeminiGetModel, handleGeminiListModels } from "./gemini";
+import { listedModels } from "./listed-models";
+
+// GET /v1/models and /v1/models/{model} belong to three APIs: Anthropic's SDKs send
+// `anthropic-version`, Gemini's authenticate with `x-goog-api-key` or `?key=` (and
+// @google/genai 3 calls /v1), everyone else is OpenAI's.
 
 // Models have no creation time of their own here; a fixed epoch keeps the list stable.
 const CREATED = 1_700_000_000;
 
-/** The models this token may use, sorted, with who serves them. */
-export function listedModels({ token, runtime }: Pick<GatewayContext, "token" | "runtime">) {
-  return [...runtime.channels.models()]
-    .filter(([model]) => !token.models || token.models.has(model))
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([id, channel]) => ({ id, ownedBy: providers[channel.type].ownedBy }));
+function findModel(context: GatewayContext) {
+  const id = context.request.params.path ?? "";
+  const model = listedModels(context).find((entry) => entry.id === id);
+  if (!model) throw new GatewayError("not_found", `The model '${id}' does not exist or this key may not use it.`, { code: "model_not_found" });
+  return model;
 }
 
+const openAIModel = ({ id, ownedBy }: { id: string; ownedBy: string }) => ({ id, object: "model", created: CREATED, owned_by: ownedBy });
+const anthropicModel = (id: string) => ({ type: "model", id, display_name: id, created_at: new Date(CREATED * 1000).toISOString() });
+
 const openAIList = withApiKey(openAIFormat, "/v1/models", async (context) =>
-  jsonResponse(200, {
-    object: "list",
-    data: listedModels(context).map(({ id, ownedBy }) => ({ id, object: "model", created: CREATED, owned_by: ownedBy })),
-  }),
+  jsonResponse(200, { object: "list", data: listedModels(context).map(openAIModel) }),
 );
 
+const openAIGet = withApiKey(openAIFormat, "/v1/models/{model}", async (context) => jsonResponse(200, openAIModel(findModel(context))));
+
 const anthropicList = withApiKey(anthropicFormat, "/v1/models", async (context) => {
-  const data = listedModels(context).map(({ id }) => ({
-    type: "model",
-    id,
-    display_name: id,
-    created_at: new Date(CREATED * 1000).toISOString(),
-  }));
+  const data = listedModels(context).map(({ id }) => anthropicModel(id));
   return jsonResponse(200, { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null });
 });
 
-/** GET /v1/models: Anthropic's shape when the client sends Anthropic's version header, else OpenAI's. */
-export const handleListModels: ApiHandler = (request) =>
-  anthropicVersion(request) ? anthropicList(request) : openAIList(request);
+const anthropicGet = withApiKey(anthropicFormat, "/v1/models/{model}", async (context) => jsonResponse(200, anthropicModel(findModel(context).id)));
+
+/** A Gemini client's credentials, and no Bearer token (which makes the caller OpenAI's). */
+function authenticatesTheGeminiWay(request: ApiRequest): boolean {
+  if (request.headers.get("authorization") !== null) return false;
+  return request.headers.get("x-goog-api-key") !== null || request.url.searchParams.has("key");
+}
+
+function byCaller(handlers: { openai: ApiHandler; anthropic: ApiHandler; gemini: ApiHandler }): ApiHandler {
+  return (request) => {
+    if (anthropicVersion(request)) return handlers.anthropic(request);
+    if (authenticatesTheGeminiWay(request)) return handlers.gemini(request);
+    return handlers.openai(request);
+  };
+}
+
+/** GET /v1/models in the caller's API's shape. */
+export const handleListModels = byCaller({ openai: openAIList, anthropic: anthropicList, gemini: handleGeminiListModels });
+
+/** GET /v1/models/{model} in the caller's API's shape. */
+export const handleGetModel = byCaller({ openai: openAIGet, anthropic: anthropicGet, gemini: handleGeminiGetModel });

@@ -54,8 +54,10 @@ const ai = new GoogleGenAI({ apiKey: "${key}", httpOptions: { baseUrl: "${baseUr
 const reply = await ai.models.generateContent({ model: "${model}", contents: "Hello!" });
 console.log(reply.text);
 
-// With curl:
-// curl "${baseUrl}/v1beta/models/${model}:generateContent" -H "x-goog-api-key: ${key}" \\
+// @google/genai 3 calls /v1/models/…, version 2 calls /v1beta/models/…: both are served.
+
+// With curl (/v1beta works the same):
+// curl "${baseUrl}/v1/models/${model}:generateContent" -H "x-goog-api-key: ${key}" \\
 //   -H "Content-Type: application/json" -d '{"contents":[{"parts":[{"text":"Hello!"}]}]}'`,
     "claude-code": `# Claude Code talks to the gateway's /v1/messages; any model here works.
 export ANTHROPIC_BASE_URL="${baseUrl}"
