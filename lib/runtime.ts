@@ -4,10 +4,8 @@ import { ChannelProber } from "@/lib/channels/channel-prober";
 import { CHANNEL_DISABLED_TOPIC, recordAutoDisable } from "@/lib/channels/channel-service";
 import { seedAdmin } from "@/lib/auth/seed-admin";
 import { loadSecrets, type Secrets } from "@/lib/crypto/secrets";
-import type { Database } from "@/lib/db/client";
 import type { DatabaseKind } from "@/lib/db/database-url";
 import { openStorage, type Storage } from "@/lib/db/open-storage";
-import type { CallServices } from "@/lib/gateway/call-services";
 import type { Provider } from "@/lib/providers/provider";
 import { providers as defaultProviders } from "@/lib/providers/registry";
 import type { Transport } from "@/lib/providers/transport";
@@ -18,7 +16,6 @@ import { logRequest } from "@/lib/observability/access-log";
 import { GatewayMetrics } from "@/lib/observability/metrics";
 import { SpendLimiter } from "@/lib/limits/spend-limiter";
 import { logger } from "@/lib/logger";
-import type { UpstreamExchange } from "@/lib/providers/recording-upstream";
 import { UpstreamHttp } from "@/lib/providers/upstream-http";
 import { ChannelCache } from "@/lib/routing/channel-cache";
 import { ChannelStates } from "@/lib/routing/channel-states";
@@ -26,50 +23,13 @@ import { LearnedCapabilities } from "@/lib/routing/learned-capabilities";
 import { ResponseStore } from "@/lib/responses/response-store";
 import { openSharedState } from "@/lib/state/open-shared-state";
 import type { SharedState } from "@/lib/state/shared-state";
-import type { RequestLogStore } from "@/lib/usage/request-log-store";
 import { RequestLogWriter } from "@/lib/usage/request-log-writer";
+import { INVALIDATE_TOPIC, type Capture, type Runtime } from "./runtime-types";
 
-export interface Capture {
-  userId: string;
-  exchanges: UpstreamExchange[];
-}
+export type { Capture, Invalidation, Runtime } from "./runtime-types";
+export { INVALIDATE_TOPIC };
 
 const CAPTURE_TTL_SECONDS = 30 * 60;
-
-/** Broadcast topics that make every process reload a cache at once. */
-export const INVALIDATE_TOPIC = "invalidate";
-export type Invalidation = "tokens" | "channels";
-
-/** The process-wide services every handler uses. */
-export interface Runtime extends CallServices {
-  databaseKind: DatabaseKind;
-  database: Database;
-  logStore: RequestLogStore;
-  secrets: Secrets;
-  shared: SharedState;
-  tokens: TokenCache;
-  channels: ChannelCache;
-  channelStates: ChannelStates;
-  /** Operations channels turned out not to serve (learned from their 404s). */
-  capabilities: LearnedCapabilities;
-  logs: RequestLogWriter;
-  metrics: GatewayMetrics;
-  limits: SpendLimiter;
-  upstream: UpstreamHttp;
-  channelHealth: ChannelHealth;
-  /** Responses API answers kept for continuation and retrieval. */
-  responses: ResponseStore;
-  /** Upstream exchanges recorded for the Playground, by request id, readable from any process. */
-  captures: {
-    save(requestId: string, capture: Capture): Promise<void>;
-    find(requestId: string): Promise<Capture | undefined>;
-  };
-  /** This deployment's id in the loop guard's hop header (the same in all its processes). */
-  deploymentId: string;
-  /** Tells every process (this one included) to reload a cache; settles once they all have it. */
-  invalidate(what: Invalidation): Promise<void>;
-  close(): Promise<void>;
-}
 
 /** What a runtime is built from: production opens them from the environment, tests build their own. */
 export interface RuntimeParts {

@@ -1,5 +1,5 @@
 import { logger } from "@/lib/logger";
-import type { Runtime } from "@/lib/runtime";
+import type { Runtime } from "@/lib/runtime-types";
 import { clearAutoDisable } from "./channel-service";
 import { testChannel } from "./test-channel";
 

@@ -7,7 +7,7 @@ import { logger } from "@/lib/logger";
 import { operationSchema } from "@/lib/providers/operation";
 import { providers } from "@/lib/providers/registry";
 import { channelTimeoutsSchema, channelTypeSchema, type Channel } from "@/lib/routing/channel";
-import type { Runtime } from "@/lib/runtime";
+import type { Runtime } from "@/lib/runtime-types";
 import { normalizeBaseUrl } from "./base-url";
 import { openSettings, publicSettings, settingsToStore } from "./channel-settings";
 import { leadsBackHere, LOOP_MESSAGE } from "./loop-probe";

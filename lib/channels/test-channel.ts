@@ -7,7 +7,7 @@ import { isMissingPath } from "@/lib/gateway/attempt-outcome";
 import { providers } from "@/lib/providers/registry";
 import { RecordingUpstream, type UpstreamExchange } from "@/lib/providers/recording-upstream";
 import type { Channel } from "@/lib/routing/channel";
-import type { Runtime } from "@/lib/runtime";
+import type { Runtime } from "@/lib/runtime-types";
 import { UsageMeter } from "@/lib/usage/usage-meter";
 import { missingPathReason } from "./base-url";
 import { recordChannelHealth } from "./channel-service";

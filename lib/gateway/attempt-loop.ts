@@ -11,8 +11,7 @@ import { memberFor, type CallContext, type OperationCalls } from "@/lib/provider
 import type { Channel } from "@/lib/routing/channel";
 import type { AttemptRecord } from "@/lib/usage/request-log-entry";
 import { classifyAttemptError, isCredentialRejection, isMissingPath } from "./attempt-outcome";
-import type { CallPlan } from "./call-pipeline";
-import type { CallScope } from "./call-services";
+import type { CallPlan, CallScope } from "./call-services";
 import { upstreamTimeouts } from "./upstream-timeouts";
 
 /**

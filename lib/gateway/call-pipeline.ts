@@ -5,29 +5,13 @@ import { memberFor, type OperationCalls } from "@/lib/providers/provider";
 import type { Operation } from "@/lib/providers/operation";
 import { channelServes, type Channel } from "@/lib/routing/channel";
 import { attemptAll } from "./attempt-loop";
-import type { CallScope } from "./call-services";
+import type { CallPlan, CallScope } from "./call-services";
+
+export type { CallPlan } from "./call-services";
 
 /** A quick upper bound of a prompt's tokens for reservations: ~3 characters a token is more than any tokenizer gives for text. */
 export function estimatePromptTokens(text: string): number {
   return Math.ceil(text.length / 3) + 16;
-}
-
-/** What one operation brings to the core: its parse is done; the providers' members do the rest. */
-export interface CallPlan<O extends Operation> {
-  operation: O;
-  model: string;
-  stream: boolean;
-  /** The worst case this request may spend, reserved against quotas before the call. */
-  estimate: { inputTokens: number; outputTokens: number };
-  /** Only this channel may serve (a continuation of a response it created). */
-  pinnedChannelId?: string;
-  /** The operation's input, handed to the member of each channel tried. */
-  call: OperationCalls[O][0];
-  /**
-   * The client format's in-stream error event, for a stream that breaks after it started;
-   * undefined for a body that has none (binary), which is then cut.
-   */
-  renderStreamError(error: GatewayError): string | undefined;
 }
 
 /** Never a header, a URL part or a log line: a model name with CR, LF or NUL is refused outright. */

@@ -1,4 +1,7 @@
 import type { TokenRecord } from "@/lib/auth/token-record";
+import type { GatewayError } from "@/lib/canonical/gateway-error";
+import type { Operation } from "@/lib/providers/operation";
+import type { OperationCalls } from "@/lib/providers/provider";
 import type { SpendLimiter } from "@/lib/limits/spend-limiter";
 import type { Provider } from "@/lib/providers/provider";
 import type { Transport } from "@/lib/providers/transport";
@@ -38,4 +41,22 @@ export interface CallScope {
   /** The loop guard's header value for requests this call sends upstream. */
   hops: string;
   request: { signal: AbortSignal };
+}
+
+/** What one operation brings to the core: its parse is done; the providers' members do the rest. */
+export interface CallPlan<O extends Operation> {
+  operation: O;
+  model: string;
+  stream: boolean;
+  /** The worst case this request may spend, reserved against quotas before the call. */
+  estimate: { inputTokens: number; outputTokens: number };
+  /** Only this channel may serve (a continuation of a response it created). */
+  pinnedChannelId?: string;
+  /** The operation's input, handed to the member of each channel tried. */
+  call: OperationCalls[O][0];
+  /**
+   * The client format's in-stream error event, for a stream that breaks after it started;
+   * undefined for a body that has none (binary), which is then cut.
+   */
+  renderStreamError(error: GatewayError): string | undefined;
 }
