@@ -150,7 +150,7 @@ function finalError(error: unknown): unknown {
 }
 
 /** The provider's view of one attempt on `channel`; the log records which channel it was. */
-export function callContextFor(scope: CallScope, channel: Channel, model: string, stream: boolean): CallContext {
+function callContextFor(scope: CallScope, channel: Channel, model: string, stream: boolean): CallContext {
   const upstreamModel = channel.modelMap[model] ?? model;
   scope.log.channelId = channel.id;
   scope.log.upstreamModel = upstreamModel;

@@ -1,4 +1,4 @@
-import type { ApiResponse } from "./api-types";
+import type { ApiResponse } from "@/lib/canonical/api-types";
 import { corsHeaders } from "./cors";
 
 // What both entries (server.ts's node:http path and Next's route files) add to every API

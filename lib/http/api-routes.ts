@@ -27,7 +27,7 @@ import type { ClientFormat } from "@/lib/gateway/client-format";
 import { refuseHandler } from "@/lib/gateway/with-api-key";
 import { handleMetrics } from "@/lib/observability/handle-metrics";
 import { handleOpenApi } from "@/lib/openapi/handle-openapi";
-import type { ApiHandler } from "./api-types";
+import type { ApiHandler } from "@/lib/canonical/api-types";
 import { handlePreflight } from "./cors";
 import { RouteTable, type RouteLookup, type RouteMatch } from "./route-table";
 

@@ -1,5 +1,5 @@
 import { env } from "@/lib/env";
-import type { ApiHandler, HeaderReader } from "./api-types";
+import type { ApiHandler, HeaderReader } from "@/lib/canonical/api-types";
 
 // Browsers may call /v1 and /v1beta from any origin the operator allows (CORS_ORIGINS,
 // default any), as the vendors' APIs do, but never with credentials: the console's

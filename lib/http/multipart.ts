@@ -6,7 +6,7 @@ import { Readable, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { Busboy } from "@fastify/busboy";
 import { GatewayError } from "@/lib/canonical/gateway-error";
-import type { ApiRequest } from "./api-types";
+import type { ApiRequest } from "@/lib/canonical/api-types";
 
 // Uploads (image edits, transcriptions) are read as they arrive and their files spooled
 // to disk, never held whole in memory; the form is then written out again, part by part

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { contentDecoders, decodeContent } from "@/lib/http/content-encoding";
-import { bodyTooLarge, collectBody, isAsyncIterable, limitBody, type ApiHandler, type ApiRequest, type ApiResponse } from "@/lib/canonical/api-types";
+import { bodyTooLarge, collectBody, isAsyncIterable, limitBody, type ApiRequest, type ApiResponse } from "@/lib/canonical/api-types";
 
 /**
  * The request body, decompressed, with the limit enforced on what it decodes to; what is
@@ -147,11 +147,4 @@ function drainOrClose(response: ServerResponse): Promise<void> {
     response.once("drain", done);
     response.once("close", done);
   });
-}
-
-export function nodeListener(handler: ApiHandler, params: Record<string, string> = {}) {
-  return async (request: IncomingMessage, response: ServerResponse, url: URL) => {
-    const apiResponse = await handler(toApiRequest(request, response, url, params));
-    await writeApiResponse(response, apiResponse);
-  };
 }

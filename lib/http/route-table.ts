@@ -1,5 +1,5 @@
 import { GatewayError } from "@/lib/canonical/gateway-error";
-import type { ApiHandler } from "./api-types";
+import type { ApiHandler } from "@/lib/canonical/api-types";
 
 export interface RouteMatch {
   handler: ApiHandler;

@@ -18,6 +18,3 @@ export const operationSchema = z.enum(OPERATIONS);
 export type Operation = z.infer<typeof operationSchema>;
 
 export type ClientFormatName = "openai" | "anthropic" | "gemini";
-
-/** Same-format relays are keyed by client format and operation, never by format alone. */
-export type RelayKey = `${ClientFormatName}:${Operation}`;

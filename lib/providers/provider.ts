@@ -1,6 +1,5 @@
 import type { z } from "zod";
 import type { ChatResponse } from "@/lib/canonical/collect-response";
-import type { GatewayError } from "@/lib/canonical/gateway-error";
 import type { ChatRequest } from "@/lib/canonical/request";
 import type { StreamEventBatches } from "@/lib/canonical/stream-event";
 import type { ApiResponse, HeaderReader, ResponseBody } from "@/lib/canonical/api-types";
@@ -178,8 +177,6 @@ export interface Provider {
   /** The upstream's own model names, for the console's "fetch models". */
   listModels?(context: ListContext): Promise<string[]>;
   operations: ProviderOperations;
-  /** Models the provider serves without any configuration (the mock). */
-  builtinModels?: string[];
   /** The chat the channel check and the prober send (the provider's canonical chat). */
   probe?(request: ChatRequest, context: CallContext): Promise<StreamEventBatches>;
 }
@@ -190,5 +187,3 @@ export function memberFor<O extends Operation>(provider: Provider, operation: O,
   if (!member) return undefined;
   return member.serves === undefined || member.serves(call, channel) ? member : undefined;
 }
-
-export type { GatewayError };
