@@ -7,7 +7,7 @@ import { priceFor } from "@/lib/limits/prices";
 import { logger } from "@/lib/logger";
 import { endSpan, tracer } from "@/lib/observability/tracing";
 import type { Operation } from "@/lib/providers/operation";
-import { memberFor, type CallContext, type OperationCalls } from "@/lib/providers/provider";
+import { memberFor, type AttemptContext, type OperationCalls } from "@/lib/providers/provider";
 import type { Channel } from "@/lib/routing/channel";
 import type { AttemptRecord } from "@/lib/usage/request-log-entry";
 import { classifyAttemptError, isCredentialRejection, isMissingPath } from "./attempt-outcome";
@@ -150,7 +150,7 @@ function finalError(error: unknown): unknown {
 }
 
 /** The provider's view of one attempt on `channel`; the log records which channel it was. */
-function callContextFor(scope: CallScope, channel: Channel, model: string, stream: boolean): CallContext {
+function callContextFor(scope: CallScope, channel: Channel, model: string, stream: boolean): AttemptContext {
   const upstreamModel = channel.modelMap[model] ?? model;
   scope.log.channelId = channel.id;
   scope.log.upstreamModel = upstreamModel;

@@ -13,7 +13,7 @@ import type { Timeouts, UpstreamClient } from "./upstream-http";
 export type { ClientFormatName, Operation } from "./operation";
 
 /** What one upstream attempt on one channel has to work with. */
-export interface CallContext {
+export interface AttemptContext {
   channel: Channel;
   /** The model name to send upstream (after the channel's modelMap). */
   upstreamModel: string;
@@ -30,7 +30,7 @@ export interface CallContext {
 }
 
 /** What listing an upstream's models needs: no model, no meter. */
-export type ListContext = Pick<CallContext, "channel" | "transport" | "http" | "signal" | "timeouts" | "hops">;
+export type ListContext = Pick<AttemptContext, "channel" | "transport" | "http" | "signal" | "timeouts" | "hops">;
 
 /** Reports a failure after the first byte reached the client (the stream then ends with an error event). */
 export interface AttemptHooks {
@@ -135,7 +135,7 @@ export interface OperationCalls {
 export interface OperationMember<O extends Operation> {
   /** Defaults to yes. */
   serves?(call: OperationCalls[O][0], channel: Channel): boolean;
-  attempt(call: OperationCalls[O][0], context: CallContext, hooks: AttemptHooks): Promise<OperationCalls[O][1]>;
+  attempt(call: OperationCalls[O][0], context: AttemptContext, hooks: AttemptHooks): Promise<OperationCalls[O][1]>;
 }
 
 export type ProviderOperations = { [O in Operation]?: OperationMember<O> };
@@ -178,7 +178,7 @@ export interface Provider {
   listModels?(context: ListContext): Promise<string[]>;
   operations: ProviderOperations;
   /** The chat the channel check and the prober send (the provider's canonical chat). */
-  probe?(request: ChatRequest, context: CallContext): Promise<StreamEventBatches>;
+  probe?(request: ChatRequest, context: AttemptContext): Promise<StreamEventBatches>;
 }
 
 /** The member serving `operation` for this call on this channel, if the provider has one that will. */

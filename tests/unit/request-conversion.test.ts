@@ -8,10 +8,10 @@ import { parseChatCompletionRequest } from "@/lib/formats/openai/parse-request";
 import { toAnthropicBody } from "@/lib/providers/anthropic/convert-request";
 import { toGeminiBody } from "@/lib/providers/gemini/convert-request";
 import { toOpenAIChatBody } from "@/lib/providers/openai/convert-request";
-import type { CallContext } from "@/lib/providers/provider";
+import type { AttemptContext } from "@/lib/providers/provider";
 
 const base: ChatRequest = { model: "m", messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }], stream: false };
-const geminiContext = (warnings: string[] = []) => ({ warnings }) as unknown as CallContext;
+const geminiContext = (warnings: string[] = []) => ({ warnings }) as unknown as AttemptContext;
 
 describe("canonical -> Anthropic", () => {
   test("max_tokens gets a default, and is clamped to the model's limit with a warning", () => {

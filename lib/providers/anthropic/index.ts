@@ -2,7 +2,7 @@ import type { ChatRequest } from "@/lib/canonical/request";
 import type { StreamEventBatches } from "@/lib/canonical/stream-event";
 import { env } from "@/lib/env";
 import { chatMember, exactTokenCountMember, translatedResponsesMember } from "@/lib/providers/members/chat-members";
-import type { CallContext, Provider, ProviderOperations } from "@/lib/providers/provider";
+import type { AttemptContext, Provider, ProviderOperations } from "@/lib/providers/provider";
 import { keyHeaderTransport } from "@/lib/providers/transport";
 import { decodeSseBatches } from "@/lib/sse/decode-sse";
 import { postAnthropic } from "./call-upstream";
@@ -12,7 +12,7 @@ import { anthropicResponseEvents, parseAnthropicStream } from "./parse-stream";
 import { relayMessages } from "./relay-messages";
 
 /** Anthropic's Messages API as the canonical chat (for clients of the other formats). */
-export async function anthropicChat(request: ChatRequest, context: CallContext): Promise<StreamEventBatches> {
+export async function anthropicChat(request: ChatRequest, context: AttemptContext): Promise<StreamEventBatches> {
   const body = toAnthropicBody(request, context.upstreamModel, env.ANTHROPIC_DEFAULT_MAX_TOKENS, context.warnings);
   const response = await postAnthropic("/messages", body, context, { stream: request.stream });
   if (request.stream) return parseAnthropicStream(decodeSseBatches(response.body));
@@ -22,7 +22,7 @@ export async function anthropicChat(request: ChatRequest, context: CallContext):
   })();
 }
 
-async function countTokens(request: ChatRequest, context: CallContext): Promise<number> {
+async function countTokens(request: ChatRequest, context: AttemptContext): Promise<number> {
   const { max_tokens: _max, stream: _stream, ...body } = toAnthropicBody(request, context.upstreamModel, 1, []);
   const response = await postAnthropic("/messages/count_tokens", body, context);
   const json = (await response.body.json()) as { input_tokens?: number };

@@ -1,6 +1,6 @@
 import { relayedBody } from "@/lib/canonical/rewrite-json-object";
 import { parseAnthropicUsage } from "@/lib/formats/anthropic/render-usage";
-import type { CallContext, RelayRequest, RelayedResponse } from "@/lib/providers/provider";
+import type { AttemptContext, RelayRequest, RelayedResponse } from "@/lib/providers/provider";
 import { parseUpstreamJson } from "@/lib/providers/upstream-http";
 import { SSE_HEADERS } from "@/lib/sse/encode-sse";
 import { postAnthropic } from "./call-upstream";
@@ -11,7 +11,7 @@ import { passThroughMessageStream } from "./pass-through-stream";
 // header are forwarded, and the stream comes back as the upstream's own bytes while the
 // meter reads usage from it (pass-through-stream.ts).
 
-export async function relayMessages(request: RelayRequest, context: CallContext): Promise<RelayedResponse> {
+export async function relayMessages(request: RelayRequest, context: AttemptContext): Promise<RelayedResponse> {
   const changes = request.body.model === context.upstreamModel ? {} : { model: context.upstreamModel };
   const response = await postAnthropic("/messages", relayedBody(request.bytes, request.body, changes), context, { clientHeaders: request.clientHeaders, stream: request.stream });
   if (!request.stream) {

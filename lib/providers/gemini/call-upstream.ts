@@ -1,10 +1,10 @@
-import type { CallContext } from "@/lib/providers/provider";
+import type { AttemptContext } from "@/lib/providers/provider";
 import { postJson } from "@/lib/providers/post-json";
 import type { UpstreamResponse } from "@/lib/providers/upstream-http";
 import { parseGeminiError } from "./parse-error";
 
 /** POSTs to `/models/<model>:<method>`, Gemini's format, through the channel's transport. */
-export function postGemini(method: string, body: unknown, context: CallContext, query?: string): Promise<UpstreamResponse> {
+export function postGemini(method: string, body: unknown, context: AttemptContext, query?: string): Promise<UpstreamResponse> {
   const model = context.upstreamModel.replace(/^models\//, "");
   return postJson(
     context,

@@ -1,6 +1,6 @@
 import type { ChatRequest, ContentPart, ToolChoice } from "@/lib/canonical/request";
 import { toolArgumentsObject } from "@/lib/canonical/json";
-import type { CallContext } from "@/lib/providers/provider";
+import type { AttemptContext } from "@/lib/providers/provider";
 import { cleanGeminiSchema, isEmptyObjectSchema } from "./clean-schema";
 import { fetchImage } from "./fetch-image";
 
@@ -15,7 +15,7 @@ const MAX_STOP_SEQUENCES = 5;
 type Part = Record<string, unknown>;
 type Content = { role: "user" | "model"; parts: Part[] };
 
-export async function toGeminiBody(request: ChatRequest, context: CallContext): Promise<Record<string, unknown>> {
+export async function toGeminiBody(request: ChatRequest, context: AttemptContext): Promise<Record<string, unknown>> {
   const warnings = context.warnings;
   // functionResponse needs the function's name; results only carry the call id.
   const callNames = new Map<string, string>();
@@ -102,7 +102,7 @@ function toolConfig(choice: ToolChoice | undefined): Record<string, unknown> | u
   }
 }
 
-async function toPart(part: ContentPart, callNames: Map<string, string>, context: CallContext): Promise<Part | undefined> {
+async function toPart(part: ContentPart, callNames: Map<string, string>, context: AttemptContext): Promise<Part | undefined> {
   switch (part.type) {
     case "text":
       return part.text ? { text: part.text } : undefined;

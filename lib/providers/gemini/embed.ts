@@ -3,14 +3,14 @@ import { GatewayError } from "@/lib/canonical/gateway-error";
 import type { EmbeddingsRequest, EmbeddingsResult } from "@/lib/canonical/embeddings";
 import { jsonResponse } from "@/lib/canonical/api-types";
 import { renderEmbeddings } from "@/lib/formats/openai/render-embeddings";
-import type { CallContext, OperationMember } from "@/lib/providers/provider";
+import type { AttemptContext, OperationMember } from "@/lib/providers/provider";
 import { countTokens } from "@/lib/usage/count-tokens";
 import { postGemini } from "./call-upstream";
 
 const batchEmbedResponseSchema = z.object({ embeddings: z.array(z.object({ values: z.array(z.number()) })) });
 
 /** OpenAI-style embeddings on Gemini: one batchEmbedContents call for every input, in order. */
-export async function embedWithGemini(request: EmbeddingsRequest, context: CallContext): Promise<EmbeddingsResult> {
+export async function embedWithGemini(request: EmbeddingsRequest, context: AttemptContext): Promise<EmbeddingsResult> {
   const model = `models/${context.upstreamModel.replace(/^models\//, "")}`;
   const response = await postGemini(
     "batchEmbedContents",

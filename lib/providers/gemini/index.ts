@@ -1,7 +1,7 @@
 import type { ChatRequest } from "@/lib/canonical/request";
 import type { StreamEventBatches } from "@/lib/canonical/stream-event";
 import { chatMember, exactTokenCountMember, translatedResponsesMember } from "@/lib/providers/members/chat-members";
-import type { CallContext, Provider, ProviderOperations } from "@/lib/providers/provider";
+import type { AttemptContext, Provider, ProviderOperations } from "@/lib/providers/provider";
 import { keyHeaderTransport } from "@/lib/providers/transport";
 import { decodeSseBatches } from "@/lib/sse/decode-sse";
 import { postGemini } from "./call-upstream";
@@ -12,7 +12,7 @@ import { geminiResponseEvents, parseGeminiStream } from "./parse-stream";
 import { relayGenerateContent } from "./relay-generate-content";
 
 /** Gemini's generateContent as the canonical chat (for clients of the other formats). */
-export async function geminiChat(request: ChatRequest, context: CallContext): Promise<StreamEventBatches> {
+export async function geminiChat(request: ChatRequest, context: AttemptContext): Promise<StreamEventBatches> {
   const body = await toGeminiBody(request, context);
   if (request.stream) {
     const response = await postGemini("streamGenerateContent", body, context, "alt=sse");
@@ -25,7 +25,7 @@ export async function geminiChat(request: ChatRequest, context: CallContext): Pr
   })();
 }
 
-async function countTokens(request: ChatRequest, context: CallContext): Promise<number> {
+async function countTokens(request: ChatRequest, context: AttemptContext): Promise<number> {
   const { generationConfig: _config, ...body } = await toGeminiBody(request, context);
   const response = await postGemini("countTokens", { generateContentRequest: { model: `models/${context.upstreamModel}`, ...body } }, context);
   const json = (await response.body.json()) as { totalTokens?: number };

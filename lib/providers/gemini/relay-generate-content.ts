@@ -1,5 +1,5 @@
 import { parseGeminiUsage } from "@/lib/formats/gemini/render-usage";
-import type { CallContext, ChatCall, RelayedResponse } from "@/lib/providers/provider";
+import type { AttemptContext, ChatCall, RelayedResponse } from "@/lib/providers/provider";
 import { parseUpstreamJson } from "@/lib/providers/upstream-http";
 import { SSE_HEADERS } from "@/lib/sse/encode-sse";
 import type { UsageMeter } from "@/lib/usage/usage-meter";
@@ -11,7 +11,7 @@ import { passThroughGeminiStream } from "./pass-through-stream";
 // asked for (SSE, or the JSON array that `streamGenerateContent` without `alt=sse`
 // returns): pass-through-stream.ts.
 
-export async function relayGenerateContent(request: NonNullable<ChatCall["relay"]>, context: CallContext): Promise<RelayedResponse> {
+export async function relayGenerateContent(request: NonNullable<ChatCall["relay"]>, context: AttemptContext): Promise<RelayedResponse> {
   if (!request.stream) {
     const response = await postGemini("generateContent", request.body, context);
     const bytes = Buffer.from(await response.body.arrayBuffer());

@@ -1,7 +1,7 @@
 import { messageText } from "@/lib/canonical/request";
 import { jsonResponse } from "@/lib/canonical/api-types";
 import type { ChatRequest } from "@/lib/canonical/request";
-import type { CallContext, ChatCall, ClientFormatName, OperationMember, RelayedResponse } from "@/lib/providers/provider";
+import type { AttemptContext, ChatCall, ClientFormatName, OperationMember, RelayedResponse } from "@/lib/providers/provider";
 import { countTokens } from "@/lib/usage/count-tokens";
 import { translatedChat, type CanonicalChat } from "./translated-chat";
 
@@ -9,7 +9,7 @@ import { translatedChat, type CanonicalChat } from "./translated-chat";
 // as bytes to an upstream of the client's own format, translated otherwise), Responses
 // translated through chat, and token counting.
 
-type SameFormatRelay = (request: NonNullable<ChatCall["relay"]>, context: CallContext) => Promise<RelayedResponse>;
+type SameFormatRelay = (request: NonNullable<ChatCall["relay"]>, context: AttemptContext) => Promise<RelayedResponse>;
 
 /** Chat from any client format: the same-format relay where the provider has one, else the canonical path. */
 export function chatMember(chat: CanonicalChat, relays: Partial<Record<ClientFormatName, SameFormatRelay>> = {}): OperationMember<"chat"> {
@@ -34,7 +34,7 @@ export function translatedResponsesMember(chat: CanonicalChat): OperationMember<
 }
 
 /** The exact count where the upstream's API offers one. */
-export function exactTokenCountMember(count: (request: ChatRequest, context: CallContext) => Promise<number>): OperationMember<"count-tokens"> {
+export function exactTokenCountMember(count: (request: ChatRequest, context: AttemptContext) => Promise<number>): OperationMember<"count-tokens"> {
   return { attempt: async (call, context) => jsonResponse(200, call.render(await count(call.chat, context))) };
 }
 

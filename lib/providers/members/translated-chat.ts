@@ -3,15 +3,15 @@ import { primeStream } from "@/lib/canonical/prime-stream";
 import type { ChatRequest } from "@/lib/canonical/request";
 import type { StreamEvent, StreamEventBatches } from "@/lib/canonical/stream-event";
 import { jsonResponse, type ApiResponse } from "@/lib/canonical/api-types";
-import type { AttemptHooks, CallContext, ChatRender } from "@/lib/providers/provider";
+import type { AttemptHooks, AttemptContext, ChatRender } from "@/lib/providers/provider";
 import { SSE_HEADERS } from "@/lib/sse/encode-sse";
 import type { UsageMeter } from "@/lib/usage/usage-meter";
 
 /** A provider's canonical chat: a canonical request in, canonical events out. */
-export type CanonicalChat = (request: ChatRequest, context: CallContext) => Promise<StreamEventBatches>;
+export type CanonicalChat = (request: ChatRequest, context: AttemptContext) => Promise<StreamEventBatches>;
 
 /** One attempt through the canonical path: the provider's chat, metered, rendered for the client. */
-export async function translatedChat(chat: CanonicalChat, request: ChatRequest, context: CallContext, hooks: AttemptHooks, render: ChatRender): Promise<ApiResponse> {
+export async function translatedChat(chat: CanonicalChat, request: ChatRequest, context: AttemptContext, hooks: AttemptHooks, render: ChatRender): Promise<ApiResponse> {
   // Waiting for the first event lets a dead or garbled stream fail over.
   const source = request.maxTokens === 0 ? nothingGenerated(request, context) : await chat(request, context);
   const events = await primeStream(source, (batch) => batch[0]?.type === "error" && batch[0].error);
@@ -27,7 +27,7 @@ export async function translatedChat(chat: CanonicalChat, request: ChatRequest, 
  * have no cache to warm (and refuse 0), so the reply it gets there, an empty one that
  * stopped at its token limit, comes from the gateway without an upstream call.
  */
-async function* nothingGenerated(request: ChatRequest, context: CallContext): AsyncGenerator<StreamEvent[]> {
+async function* nothingGenerated(request: ChatRequest, context: AttemptContext): AsyncGenerator<StreamEvent[]> {
   context.warnings.push("max_tokens 0 (prompt-cache pre-warming) answered by the gateway: this channel has no prompt cache to warm");
   yield [
     { type: "message-start", id: "", model: request.model, created: Math.floor(Date.now() / 1000) },

@@ -4,11 +4,11 @@ import { messageText, type ChatRequest } from "@/lib/canonical/request";
 import { oneEventPerBatch, type StreamEvent } from "@/lib/canonical/stream-event";
 import { env } from "@/lib/env";
 import { chatMember, estimatedTokenCountMember, translatedResponsesMember } from "@/lib/providers/members/chat-members";
-import type { CallContext, Provider } from "@/lib/providers/provider";
+import type { AttemptContext, Provider } from "@/lib/providers/provider";
 import { countTokens } from "@/lib/usage/count-tokens";
 import { mockReplyText, splitWords } from "./generate-reply";
 
-async function* generate(request: ChatRequest, context: CallContext): AsyncGenerator<StreamEvent> {
+async function* generate(request: ChatRequest, context: AttemptContext): AsyncGenerator<StreamEvent> {
   const id = `chatcmpl-mock${crypto.randomUUID().replaceAll("-", "").slice(0, 20)}`;
   yield { type: "message-start", id, model: context.upstreamModel, created: Math.floor(Date.now() / 1000) };
   const promptText = [request.system ?? "", ...request.messages.map(messageText)].join("\n");
@@ -56,7 +56,7 @@ async function* generate(request: ChatRequest, context: CallContext): AsyncGener
   yield { type: "usage", usage: { promptTokens, completionTokens: await countTokens(words.join("")) } };
 }
 
-async function mockChat(request: ChatRequest, context: CallContext) {
+async function mockChat(request: ChatRequest, context: AttemptContext) {
   return oneEventPerBatch(generate(request, context));
 }
 

@@ -1,7 +1,7 @@
 import type { ChatRequest } from "@/lib/canonical/request";
 import type { StreamEventBatches } from "@/lib/canonical/stream-event";
 import { chatMember, estimatedTokenCountMember } from "@/lib/providers/members/chat-members";
-import type { CallContext, Provider, ProviderOperations } from "@/lib/providers/provider";
+import type { AttemptContext, Provider, ProviderOperations } from "@/lib/providers/provider";
 import { bearer, keyHeaderTransport } from "@/lib/providers/transport";
 import { decodeSseBatches } from "@/lib/sse/decode-sse";
 import { postOpenAI } from "./call-upstream";
@@ -25,7 +25,7 @@ import {
 import { openAIResponsesMember } from "./responses-member";
 
 /** OpenAI's chat completions as the canonical chat (for clients of the other formats). */
-export async function openAIChat(request: ChatRequest, context: CallContext): Promise<StreamEventBatches> {
+export async function openAIChat(request: ChatRequest, context: AttemptContext): Promise<StreamEventBatches> {
   const body = toOpenAIChatBody(request, context.upstreamModel, context.warnings);
   const response = await postOpenAI("/chat/completions", body, context, request.stream);
   if (request.stream) return parseOpenAIStream(decodeSseBatches(response.body));

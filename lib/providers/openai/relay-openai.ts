@@ -3,7 +3,7 @@ import { relayedBody } from "@/lib/canonical/rewrite-json-object";
 import type { Usage } from "@/lib/canonical/usage";
 import { parseOpenAIUsage } from "@/lib/formats/openai/render-usage";
 import type { SpooledForm } from "@/lib/http/multipart";
-import type { CallContext, RelayRequest, RelayedResponse } from "@/lib/providers/provider";
+import type { AttemptContext, RelayRequest, RelayedResponse } from "@/lib/providers/provider";
 import { parseUpstreamJson } from "@/lib/providers/upstream-http";
 import { SSE_HEADERS } from "@/lib/sse/encode-sse";
 import type { UsageMeter } from "@/lib/usage/usage-meter";
@@ -16,7 +16,7 @@ import { passThroughStream } from "./pass-through-stream";
 // usage and hide that chunk from callers who did not ask for it.
 
 /** A relay of one OpenAI-format endpoint: the client's body (or upload) in, the upstream's answer out. */
-export type Relay = (request: RelayRequest & { form?: SpooledForm }, context: CallContext) => Promise<RelayedResponse>;
+export type Relay = (request: RelayRequest & { form?: SpooledForm }, context: AttemptContext) => Promise<RelayedResponse>;
 
 export interface OpenAIRelaySpec {
   /** Upstream path under the channel's base URL. */

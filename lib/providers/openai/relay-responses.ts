@@ -1,6 +1,6 @@
 import { relayedBody } from "@/lib/canonical/rewrite-json-object";
 import type { Usage } from "@/lib/canonical/usage";
-import type { CallContext, RelayedResponse, ResponsesCall } from "@/lib/providers/provider";
+import type { AttemptContext, RelayedResponse, ResponsesCall } from "@/lib/providers/provider";
 import { parseUpstreamJson } from "@/lib/providers/upstream-http";
 import { SSE_HEADERS } from "@/lib/sse/encode-sse";
 import { postOpenAI } from "./call-upstream";
@@ -22,7 +22,7 @@ export function parseResponsesUsage(raw: unknown): Usage | undefined {
   };
 }
 
-export async function relayResponses(request: ResponsesCall["relay"], context: CallContext): Promise<RelayedResponse> {
+export async function relayResponses(request: ResponsesCall["relay"], context: AttemptContext): Promise<RelayedResponse> {
   const response = await postOpenAI("/responses", relayedBody(request.bytes, request.body, { model: context.upstreamModel }), context, request.stream);
   if (request.stream) {
     const body = passThroughResponsesStream(response.body, { usage: parseResponsesUsage, keep: request.keepResponse }, context.meter);
