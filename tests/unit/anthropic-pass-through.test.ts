@@ -42,10 +42,16 @@ describe("same-format Anthropic stream, passed through as bytes", () => {
     assert.equal(meter.generatedText, "Hi there");
   });
 
-  test("a first event that is not JSON fails (so the call fails over); a stream without message_stop is truncated", async () => {
+  test("a first event that is not JSON fails (so the call fails over); a stream cut before message_delta is truncated", async () => {
     await assert.rejects(relay(Buffer.from("event: message_start\ndata: {not json\n\n"), 1), /could not read/);
-    const cut = fixture.toString("utf8").split("event: message_stop")[0]!;
+    const cut = fixture.toString("utf8").split("event: message_delta")[0]!;
     await assert.rejects(relay(Buffer.from(cut), 1), /ended before/);
+  });
+
+  test("a stream cut after message_delta is complete: the message_stop clients wait for is added", async () => {
+    const cut = fixture.toString("utf8").split("event: message_stop")[0]!;
+    const { text: out } = await relay(Buffer.from(cut), 1);
+    assert.equal(out, `${cut}event: message_stop\ndata: {"type":"message_stop"}\n\n`);
   });
 
   test("an error event is recorded and ends the stream; comments and spaced JSON are read too", async () => {

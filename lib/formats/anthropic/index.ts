@@ -2,8 +2,7 @@ import { bearerToken } from "@/lib/auth/authenticate-token";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import type { ClientFormat } from "@/lib/gateway/client-format";
 import type { ApiRequest } from "@/lib/canonical/api-types";
-import { encodeSse } from "@/lib/sse/encode-sse";
-import { anthropicErrorBody, renderAnthropicError } from "./render-error";
+import { renderAnthropicError, renderAnthropicStreamError } from "./render-error";
 
 const DATE_FORM = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -29,5 +28,5 @@ export const anthropicFormat: ClientFormat = {
     }
   },
   renderError: renderAnthropicError,
-  renderStreamError: (error) => encodeSse(JSON.stringify(anthropicErrorBody(error)), "error"),
+  renderStreamError: renderAnthropicStreamError,
 };

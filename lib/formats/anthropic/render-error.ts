@@ -1,5 +1,6 @@
 import { errorHeaders, type GatewayError, type GatewayErrorKind } from "@/lib/canonical/gateway-error";
 import { jsonResponse, type ApiResponse } from "@/lib/canonical/api-types";
+import { encodeSse } from "@/lib/sse/encode-sse";
 
 const ERROR_TYPE: Record<GatewayErrorKind, string> = {
   invalid_request: "invalid_request_error",
@@ -52,4 +53,9 @@ export function anthropicErrorBody(error: GatewayError) {
 export function renderAnthropicError(error: GatewayError): ApiResponse {
   const headers = errorHeaders(error);
   return jsonResponse(anthropicStatus(error), anthropicErrorBody(error), headers);
+}
+
+/** The `error` event that ends a Messages stream under way (no `message_stop` after it), relayed or translated. */
+export function renderAnthropicStreamError(error: GatewayError): string {
+  return encodeSse(JSON.stringify(anthropicErrorBody(error)), "error");
 }

@@ -5,7 +5,7 @@ import type { Usage } from "@/lib/canonical/usage";
 import { encodeSse } from "@/lib/sse/encode-sse";
 import { anthropicMessageId, anthropicToolId } from "./ids";
 import { toAnthropicStopReason } from "./map-stop-reason";
-import { anthropicErrorBody } from "./render-error";
+import { renderAnthropicStreamError } from "./render-error";
 import { renderAnthropicUsage } from "./render-usage";
 
 /** The most frequent event, written without building objects for it (the same bytes `send` gives). */
@@ -114,7 +114,7 @@ export async function* renderMessageStream(
     yield* renderPerBatch(events, onEvent);
   } catch (error) {
     yield* start();
-    yield send("error", anthropicErrorBody(toGatewayError(error)));
+    yield renderAnthropicStreamError(toGatewayError(error));
     return;
   }
   yield* start();

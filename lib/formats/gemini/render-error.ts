@@ -1,5 +1,6 @@
 import { errorHeaders, type GatewayError } from "@/lib/canonical/gateway-error";
 import { jsonResponse, type ApiResponse } from "@/lib/canonical/api-types";
+import { encodeSse } from "@/lib/sse/encode-sse";
 
 const STATUS_NAME: Record<number, string> = {
   400: "INVALID_ARGUMENT",
@@ -38,4 +39,14 @@ export function geminiErrorBody(error: GatewayError) {
 export function renderGeminiError(error: GatewayError): ApiResponse {
   const headers = errorHeaders(error);
   return jsonResponse(geminiStatus(error), geminiErrorBody(error), headers);
+}
+
+/**
+ * The error that ends a Gemini stream under way, relayed or translated: an SSE event
+ * (`alt=sse`), or else the last element of the JSON array, which it closes.
+ */
+export function renderGeminiStreamError(error: GatewayError, framing: { sse: boolean; arrayOpened?: boolean }): string {
+  const json = JSON.stringify(geminiErrorBody(error));
+  if (framing.sse) return encodeSse(json);
+  return `${framing.arrayOpened === false ? "[" : ",\r\n"}${json}]`;
 }

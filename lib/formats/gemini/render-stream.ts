@@ -5,7 +5,7 @@ import type { Usage } from "@/lib/canonical/usage";
 import { toolArgumentsObject } from "@/lib/canonical/json";
 import { encodeSse } from "@/lib/sse/encode-sse";
 import { toGeminiFinishReason } from "./map-finish-reason";
-import { geminiErrorBody } from "./render-error";
+import { renderGeminiStreamError } from "./render-error";
 import { renderGeminiUsage } from "./render-usage";
 
 /**
@@ -86,7 +86,8 @@ export async function* renderGenerateContentStream(
       responseId,
     });
   } catch (error) {
-    yield frame(geminiErrorBody(toGatewayError(error)));
+    yield renderGeminiStreamError(toGatewayError(error), { sse: options.sse, arrayOpened: !first });
+    return;
   }
   if (!options.sse) yield first ? "[]" : "]";
 }

@@ -1,11 +1,10 @@
 import { bearerToken } from "@/lib/auth/authenticate-token";
 import type { ClientFormat } from "@/lib/gateway/client-format";
-import { encodeSse } from "@/lib/sse/encode-sse";
-import { openAIErrorBody, renderOpenAIError } from "./render-error";
+import { renderOpenAIError, renderOpenAIStreamError } from "./render-error";
 
 export const openAIFormat: ClientFormat = {
   name: "openai",
   extractToken: (request) => bearerToken(request.headers.get("authorization")),
   renderError: renderOpenAIError,
-  renderStreamError: (error) => encodeSse(JSON.stringify(openAIErrorBody(error))),
+  renderStreamError: renderOpenAIStreamError,
 };

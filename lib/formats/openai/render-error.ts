@@ -1,5 +1,6 @@
 import { errorHeaders, type GatewayError, type GatewayErrorKind } from "@/lib/canonical/gateway-error";
 import { jsonResponse, type ApiResponse } from "@/lib/canonical/api-types";
+import { encodeSse } from "@/lib/sse/encode-sse";
 
 const ERROR_TYPE: Record<GatewayErrorKind, string> = {
   invalid_request: "invalid_request_error",
@@ -42,4 +43,9 @@ export function renderOpenAIError(error: GatewayError): ApiResponse {
   // Anthropic's 529 means overloaded; OpenAI clients know that as 503.
   const status = error.kind === "overloaded" ? 503 : error.status;
   return jsonResponse(status, openAIErrorBody(error), headers);
+}
+
+/** The chunk that ends a Chat Completions stream under way (no `[DONE]` after it), relayed or translated. */
+export function renderOpenAIStreamError(error: GatewayError): string {
+  return encodeSse(JSON.stringify(openAIErrorBody(error)));
 }

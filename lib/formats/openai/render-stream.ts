@@ -3,7 +3,7 @@ import { renderPerBatch, type StreamEvent, type StreamEventBatches } from "@/lib
 import type { Usage } from "@/lib/canonical/usage";
 import { encodeSse } from "@/lib/sse/encode-sse";
 import { toOpenAIFinishReason } from "./map-finish-reason";
-import { openAIErrorBody } from "./render-error";
+import { renderOpenAIStreamError } from "./render-error";
 import { renderOpenAIUsage } from "./render-usage";
 
 /** Renders canonical events as Chat Completions chunks, ending with `[DONE]`. */
@@ -72,7 +72,7 @@ export async function* renderChatCompletionStream(
   try {
     yield* renderPerBatch(events, onEvent);
   } catch (error) {
-    yield encodeSse(JSON.stringify(openAIErrorBody(toGatewayError(error))));
+    yield renderOpenAIStreamError(toGatewayError(error));
     return;
   }
   if (options.includeUsage && usage) {

@@ -2,7 +2,7 @@ import { toGatewayError, type GatewayError } from "@/lib/canonical/gateway-error
 import type { FinishReason } from "@/lib/canonical/finish-reason";
 import { renderPerBatch, type StreamEvent, type StreamEventBatches } from "@/lib/canonical/stream-event";
 import type { Usage } from "@/lib/canonical/usage";
-import { openAIErrorBody } from "@/lib/formats/openai/render-error";
+import { renderResponsesStreamError } from "./render-stream-error";
 import { encodeSse } from "@/lib/sse/encode-sse";
 import {
   messageItem,
@@ -17,7 +17,7 @@ import {
 
 // Canonical events as the Responses API's named stream events, each with an increasing
 // sequence_number: response.created, then every output item opened, filled and closed
-// in order, then response.completed (or .incomplete, or .failed).
+// in order, then response.completed (or .incomplete; a failure ends with `error`).
 
 type Open =
   | { kind: "reasoning"; id: string; index: number; text: string }
@@ -88,11 +88,10 @@ export class ResponsesStreamWriter {
     return frames;
   }
 
+  /** The open item closed, then the error event that ends the stream. */
   failed(error: GatewayError): string[] {
     const frames = this.close();
-    const body = openAIErrorBody(error).error;
-    const response = responseObject(this.envelope, { status: "failed", output: this.output, error: { code: body.code ?? body.type, message: body.message } });
-    frames.push(this.event("response.failed", { response }));
+    frames.push(renderResponsesStreamError(error, this.sequence++));
     return frames;
   }
 
@@ -159,7 +158,7 @@ export class ResponsesStreamWriter {
   }
 }
 
-/** Renders a canonical event stream; a failure ends it with response.failed. */
+/** Renders a canonical event stream; a failure ends it with the error event relays also end with. */
 export async function* renderResponsesStream(
   events: StreamEventBatches,
   envelope: ResponseEnvelope,

@@ -4,7 +4,7 @@ import { camelizeGeminiRequest } from "@/lib/formats/gemini/normalize-keys";
 import { parseGenerateContentRequest } from "@/lib/formats/gemini/parse-request";
 import { renderGenerateContentResponse } from "@/lib/formats/gemini/render-response";
 import { renderGenerateContentStream } from "@/lib/formats/gemini/render-stream";
-import { geminiErrorBody } from "@/lib/formats/gemini/render-error";
+import { renderGeminiStreamError } from "@/lib/formats/gemini/render-error";
 import { callChat } from "@/lib/gateway/call-chat";
 import { countPromptTokens } from "@/lib/gateway/count-prompt-tokens";
 import { readJsonBody } from "@/lib/gateway/read-json-body";
@@ -60,8 +60,7 @@ async function generate(context: GatewayContext, model: string, stream: boolean)
     },
     renderResponse: (result) => renderGenerateContentResponse(result, model),
     renderStream: (events) => renderGenerateContentStream(events, { model, sse }),
-    // Without alt=sse the stream is one JSON array: the error is its last element.
-    renderStreamError: sse ? undefined : (error) => `,\r\n${JSON.stringify(geminiErrorBody(error))}]`,
+    renderStreamError: (error) => renderGeminiStreamError(error, { sse }),
   });
   // Without alt=sse the stream is one JSON array, served as JSON.
   if (stream && !sse && response.headers["content-type"] === SSE_HEADERS["content-type"]) {

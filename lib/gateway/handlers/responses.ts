@@ -2,10 +2,10 @@ import { GatewayError } from "@/lib/canonical/gateway-error";
 import { messageText } from "@/lib/canonical/request";
 import { env } from "@/lib/env";
 import { openAIFormat } from "@/lib/formats/openai";
-import { openAIErrorBody } from "@/lib/formats/openai/render-error";
 import { parseResponsesBody, toCanonical, type ParsedResponsesRequest } from "@/lib/formats/responses/parse-request";
 import { newEnvelope, renderResponse } from "@/lib/formats/responses/render-response";
 import { renderResponsesStream } from "@/lib/formats/responses/render-stream";
+import { renderResponsesStreamError } from "@/lib/formats/responses/render-stream-error";
 import type { ResponsesRequest } from "@/lib/formats/responses/schema";
 import { estimatePromptTokens, runCall } from "@/lib/gateway/call-pipeline";
 import { readJsonBody } from "@/lib/gateway/read-json-body";
@@ -13,13 +13,6 @@ import { withApiKey, type GatewayContext } from "@/lib/gateway/with-api-key";
 import { jsonResponse } from "@/lib/canonical/api-types";
 import { logger } from "@/lib/logger";
 import { ownerOf, type StoredResponseRecord } from "@/lib/responses/response-store";
-import { encodeSse } from "@/lib/sse/encode-sse";
-
-/** The Responses API's own stream error event, for a relayed stream that breaks. */
-function renderStreamError(error: GatewayError): string {
-  const body = openAIErrorBody(error).error;
-  return encodeSse(JSON.stringify({ type: "error", code: body.code ?? body.type, message: body.message, param: body.param, sequence_number: 0 }), "error");
-}
 
 const notFound = (id: string, param?: string) =>
   new GatewayError("not_found", `Response with id '${id}' not found.`, { param: param ?? null, code: param ? "previous_response_not_found" : "response_not_found" });
@@ -91,7 +84,7 @@ export const handleResponses = withApiKey(openAIFormat, "/v1/responses", async (
     stream,
     pinnedChannelId: previous?.native ? (previous.channelId ?? undefined) : undefined,
     estimate: { inputTokens: estimatePromptTokens(promptText), outputTokens: body.max_output_tokens ?? env.QUOTA_DEFAULT_OUTPUT_TOKENS },
-    renderStreamError,
+    renderStreamError: (error) => renderResponsesStreamError(error),
     call: {
       relay: { body, bytes, stream, includeUsage: true, clientHeaders: context.request.headers, keepResponse: (object: ResponseObject) => keep(object, true) },
       continuesRelayed: previous?.native === true,

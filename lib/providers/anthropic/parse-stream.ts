@@ -5,22 +5,24 @@ import { fromAnthropicStopReason } from "@/lib/formats/anthropic/map-stop-reason
 import { parseAnthropicUsage } from "@/lib/formats/anthropic/render-usage";
 import { safeJson } from "@/lib/canonical/json";
 import type { SseMessage } from "@/lib/sse/decode-sse";
-import { malformedStreamError, truncatedStreamError } from "@/lib/sse/stream-errors";
+import { StreamEnd } from "@/lib/sse/stream-ends";
+import { malformedStreamError } from "@/lib/sse/stream-errors";
 import { messageResponseSchema, streamEventSchema } from "./anthropic-api";
+import { anthropicStreamEnds } from "./stream-ends";
 
 /** Anthropic SSE -> canonical events. Tool calls get their own dense index. */
 export async function* parseAnthropicStream(batches: AsyncIterable<SseMessage[]>): AsyncGenerator<StreamEvent[]> {
   const toolIndexes = new Map<number, number>();
   let startUsage: Usage | undefined;
-  let finished = false;
+  const end = new StreamEnd(anthropicStreamEnds);
   // Read to the close after message_stop rather than torn down (see the OpenAI parser).
   let stopped = false;
-  let failed = false;
   function* step(batch: SseMessage[]): Generator<StreamEvent> {
     for (const message of batch) {
       if (stopped) continue;
       const json = safeJson(message.data);
       if (json === undefined) throw malformedStreamError();
+      if (json !== null && typeof json === "object" && !Array.isArray(json)) end.see(json as Record<string, unknown>);
       const parsed = streamEventSchema.safeParse(json);
       if (!parsed.success) continue;
       const event = parsed.data;
@@ -58,7 +60,6 @@ export async function* parseAnthropicStream(batches: AsyncIterable<SseMessage[]>
           break;
         }
         case "message_delta": {
-          finished = true;
           yield {
             type: "finish",
             reason: fromAnthropicStopReason[event.delta.stop_reason ?? "end_turn"] ?? "other",
@@ -78,7 +79,6 @@ export async function* parseAnthropicStream(batches: AsyncIterable<SseMessage[]>
               upstreamFormat: "anthropic",
             }),
           };
-          failed = true;
           return;
         case "message_stop":
           stopped = true;
@@ -86,10 +86,8 @@ export async function* parseAnthropicStream(batches: AsyncIterable<SseMessage[]>
       }
     }
   }
-  yield* eventsPerInput(batches, step, () => failed);
-  if (failed) return;
-  // Ended without message_delta and message_stop: the connection was cut.
-  if (!stopped && !finished) throw truncatedStreamError();
+  yield* eventsPerInput(batches, step, () => end.failed);
+  end.close();
 }
 
 /** A non-streaming Anthropic message as the same canonical event sequence. */

@@ -2,13 +2,14 @@ import { GatewayError } from "@/lib/canonical/gateway-error";
 import type { Usage } from "@/lib/canonical/usage";
 import { parseAnthropicUsage } from "@/lib/formats/anthropic/render-usage";
 import { eventBounds, eventJson, markedEvents, meteredRegions } from "@/lib/sse/event-regions";
-import { truncatedStreamError } from "@/lib/sse/stream-errors";
+import { StreamEnd } from "@/lib/sse/stream-ends";
 import type { UsageMeter } from "@/lib/usage/usage-meter";
+import { anthropicStreamEnds } from "./stream-ends";
 
 // An Anthropic stream relayed to an Anthropic client as the upstream's own bytes: each read
 // is forwarded as one buffer of whole events, and scanned once for the few events the
 // gateway reads (usage at the start and in the final delta, the end, an error), which
-// alone are parsed. Only the first event is parsed in full, so a stream that starts with
+// alone are parsed; what ends the stream is anthropicStreamEnds, as for the canonical reader. Only the first event is parsed in full, so a stream that starts with
 // garbage still fails over. Inside a JSON string a quote is always escaped, so a
 // `"type":"message_delta"` in the bytes is the key itself.
 
@@ -18,10 +19,11 @@ const MARKERS = /"type"\s*:\s*"(?:message_start|message_delta|message_stop|error
 const FIRST_OUTPUT = /"type"\s*:\s*"(?:content_block_delta|tool_use)"/;
 
 export async function* passThroughMessageStream(source: AsyncIterable<Uint8Array>, meter: UsageMeter): AsyncGenerator<Uint8Array> {
-  let ended = false;
+  const end = new StreamEnd(anthropicStreamEnds);
   let startUsage: Usage | undefined;
   for await (const region of meteredRegions(source, meter, { hasOutput: (text) => FIRST_OUTPUT.test(text), estimate: recordOutput })) {
     for (const event of markedEvents(region, MARKERS)) {
+      if (event) end.see(event);
       switch (event?.type) {
         case "message_start":
           startUsage = parseAnthropicUsage((event.message as { usage?: unknown } | undefined)?.usage);
@@ -31,18 +33,15 @@ export async function* passThroughMessageStream(source: AsyncIterable<Uint8Array
           if (usage) meter.recordUsage(usage);
           break;
         }
-        case "message_stop":
-          ended = true;
-          break;
         case "error":
-          ended = true;
           meter.recordError(new GatewayError("upstream_error", String((event.error as { message?: unknown } | undefined)?.message ?? "upstream error")));
           break;
       }
     }
     yield region.bytes;
   }
-  if (!ended) throw truncatedStreamError();
+  const closing = end.close();
+  if (closing) yield Buffer.from(closing);
 }
 
 /** The text, thinking, tool input and tool names a region's events carry, for an estimate. */

@@ -5,8 +5,10 @@ import { fromGeminiFinishReason } from "@/lib/formats/gemini/map-finish-reason";
 import { parseGeminiUsage } from "@/lib/formats/gemini/render-usage";
 import { safeJson } from "@/lib/canonical/json";
 import type { SseMessage } from "@/lib/sse/decode-sse";
-import { malformedStreamError, truncatedStreamError } from "@/lib/sse/stream-errors";
+import { StreamEnd } from "@/lib/sse/stream-ends";
+import { malformedStreamError } from "@/lib/sse/stream-errors";
 import { generateContentResponseSchema, type GenerateContentResponse } from "./gemini-api";
+import { geminiStreamEnds } from "./stream-ends";
 
 /**
  * Gemini chunks -> canonical events. Calls arrive whole and may be spread over chunks,
@@ -15,10 +17,12 @@ import { generateContentResponseSchema, type GenerateContentResponse } from "./g
  */
 export async function* parseGeminiStream(batches: AsyncIterable<SseMessage[]>): AsyncGenerator<StreamEvent[]> {
   const state = newState();
+  const end = new StreamEnd(geminiStreamEnds);
   function* step(batch: SseMessage[]): Generator<StreamEvent> {
     for (const message of batch) {
       const json = safeJson(message.data);
       if (json === undefined) throw malformedStreamError();
+      if (json !== null && typeof json === "object" && !Array.isArray(json)) end.see(json as Record<string, unknown>);
       const parsed = generateContentResponseSchema.safeParse(json);
       if (!parsed.success) continue;
       yield* chunkEvents(parsed.data, state);
@@ -27,10 +31,9 @@ export async function* parseGeminiStream(batches: AsyncIterable<SseMessage[]>): 
   }
   yield* eventsPerInput(batches, step, () => state.failed);
   if (state.failed) return;
-  // Gemini's last chunk carries the finish reason; without one the stream was cut.
-  if (!state.finishReason && !state.blocked) throw truncatedStreamError();
-  const end = [...endEvents(state)];
-  if (end.length > 0) yield end;
+  end.close();
+  const ending = [...endEvents(state)];
+  if (ending.length > 0) yield ending;
 }
 
 export function* geminiResponseEvents(json: unknown): Generator<StreamEvent> {

@@ -1,8 +1,9 @@
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import { parseGeminiUsage } from "@/lib/formats/gemini/render-usage";
 import { eventAround, eventBounds, eventDataBytes, eventJson, meteredRegions } from "@/lib/sse/event-regions";
-import { truncatedStreamError } from "@/lib/sse/stream-errors";
+import { StreamEnd } from "@/lib/sse/stream-ends";
 import type { UsageMeter } from "@/lib/usage/usage-meter";
+import { geminiStreamEnds } from "./stream-ends";
 
 // A Gemini stream relayed to a Gemini client as the upstream's own chunks: each read is
 // forwarded as one buffer of whole events, as SSE (`alt=sse`, what the SDKs ask for) or
@@ -30,14 +31,14 @@ const ARRAY_OPEN = Buffer.from("[");
 const ARRAY_SEPARATOR = Buffer.from(",\r\n");
 
 export async function* passThroughGeminiStream(source: AsyncIterable<Uint8Array>, framing: GeminiFraming, meter: UsageMeter): AsyncGenerator<Uint8Array> {
-  let ended = false;
+  const end = new StreamEnd(geminiStreamEnds);
   let elements = 0;
   const usage = new LatestUsage(meter);
   // Once the first usage is read nothing is kept for an estimate; a later one waits in `usage`.
   const regions = meteredRegions(source, meter, { hasOutput: (text) => FIRST_OUTPUT.test(text), estimate: recordOutput });
   try {
     for await (const { bytes, text } of regions) {
-      ended = readMarkedEvents(bytes, text, meter, usage) || ended;
+      readMarkedEvents(bytes, text, meter, usage, end);
       if (framing === "sse") {
         yield bytes;
         continue;
@@ -55,7 +56,7 @@ export async function* passThroughGeminiStream(source: AsyncIterable<Uint8Array>
     // Also for a stream cut short (the client left): the last usage noted counts.
     usage.settle();
   }
-  if (!ended) throw truncatedStreamError();
+  end.close();
   if (framing === "array") yield Buffer.from(elements === 0 ? "[]" : "]");
 }
 
@@ -94,19 +95,19 @@ class LatestUsage {
 }
 
 /**
- * Reads the region's events that hold a marker: those that may end the stream at once,
- * the last one holding usage through `usage`. True when one of them ends it.
+ * Reads the region's events that hold a marker: those that may end the stream at once
+ * (told to `end`; an error is recorded), the last one holding usage through `usage`.
  */
-function readMarkedEvents(bytes: Buffer, text: string, meter: UsageMeter, usage: LatestUsage): boolean {
-  let ended = false;
+function readMarkedEvents(bytes: Buffer, text: string, meter: UsageMeter, usage: LatestUsage, end: StreamEnd): void {
   let current: { start: number; end: number; usage: boolean; mayEnd: boolean } | undefined;
   let lastUsage: Buffer | undefined;
   const finish = () => {
     if (!current) return;
     const event = bytes.subarray(current.start, current.end);
     if (current.mayEnd) {
-      const chunk = eventJson(event) as Chunk | undefined;
-      ended = endsStream(chunk, meter) || ended;
+      const json = eventJson(event);
+      const chunk = json as Chunk | undefined;
+      if (json && end.see(json) === "fail") meter.recordError(new GatewayError("upstream_error", errorMessage(chunk?.error)));
       if (current.usage && usage.read(chunk)) {
         lastUsage = undefined;
         usage.clear();
@@ -128,19 +129,11 @@ function readMarkedEvents(bytes: Buffer, text: string, meter: UsageMeter, usage:
   }
   finish();
   if (lastUsage) usage.note(lastUsage);
-  return ended;
 }
 
-/** Whether a chunk ends the stream (a finish, a blocked prompt, an error); an error is recorded. */
-function endsStream(chunk: Chunk | undefined, meter: UsageMeter): boolean {
-  if (chunk === undefined) return false;
-  if (chunk.error !== undefined && chunk.error !== null) {
-    const message = typeof chunk.error === "object" ? chunk.error.message : undefined;
-    meter.recordError(new GatewayError("upstream_error", typeof message === "string" ? message : "The upstream reported an error mid-stream."));
-    return true;
-  }
-  const candidates = Array.isArray(chunk.candidates) ? chunk.candidates : [];
-  return Boolean(chunk.promptFeedback?.blockReason || candidates.some((candidate) => candidate?.finishReason));
+function errorMessage(error: Chunk["error"]): string {
+  const message = typeof error === "object" && error !== null ? error.message : undefined;
+  return typeof message === "string" ? message : "The upstream reported an error mid-stream.";
 }
 
 /** The text and function names a region's chunks carry, for an estimate. */

@@ -4,8 +4,10 @@ import { eventsPerInput, type StreamEvent } from "@/lib/canonical/stream-event";
 import { fromOpenAIFinishReason } from "@/lib/formats/openai/map-finish-reason";
 import { parseOpenAIUsage } from "@/lib/formats/openai/render-usage";
 import type { SseMessage } from "@/lib/sse/decode-sse";
-import { malformedStreamError, truncatedStreamError } from "@/lib/sse/stream-errors";
+import { DONE, StreamEnd } from "@/lib/sse/stream-ends";
+import { malformedStreamError } from "@/lib/sse/stream-errors";
 import { chatCompletionChunkSchema, chatCompletionResponseSchema, type ChatCompletionChunk } from "./openai-api";
+import { chatCompletionStreamEnds } from "./stream-ends";
 
 const isOptionalString = (value: unknown) => value === undefined || value === null || typeof value === "string";
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
@@ -38,33 +40,33 @@ export async function* parseOpenAIStream(batches: AsyncIterable<SseMessage[]>): 
   let started = false;
   // Upstream tool-call index -> our dense index, in order of first appearance.
   const toolIndexes = new Map<number, number>();
-  let finished = false;
+  const end = new StreamEnd(chatCompletionStreamEnds);
   // After the end marker the stream is read to its close, not torn down: ending it early
   // would abort the upstream body, which costs an error object and its stack per stream.
   let ended = false;
-  let failed = false;
   function* step(batch: SseMessage[]): Generator<StreamEvent> {
     for (const message of batch) {
       if (ended) continue;
-      if (message.data === "[DONE]") {
+      if (message.data === DONE) {
+        end.see(DONE);
         ended = true;
         continue;
       }
       const json = safeJson(message.data);
       if (json === undefined) throw malformedStreamError();
+      if (!isObject(json)) continue;
+      if (end.see(json) === "fail") {
+        const error = json.error as { message?: string; type?: string } | string;
+        const text = typeof error === "string" ? error : (error?.message ?? "The upstream reported an error mid-stream.");
+        yield { type: "error", error: new GatewayError("upstream_error", text, { status: 500, upstreamType: typeof error === "object" ? error?.type : undefined, upstreamFormat: "openai" }) };
+        return;
+      }
       let chunk: ChatCompletionChunk;
       if (isPlainChunk(json)) chunk = json;
       else {
         const parsed = chatCompletionChunkSchema.safeParse(json);
         if (!parsed.success) continue;
         chunk = parsed.data;
-      }
-      if (chunk.error !== undefined || message.event === "error") {
-        const error = chunk.error as { message?: string; type?: string; code?: string } | string | undefined;
-        const text = typeof error === "string" ? error : (error?.message ?? "The upstream reported an error mid-stream.");
-        yield { type: "error", error: new GatewayError("upstream_error", text, { status: 500, upstreamType: typeof error === "object" ? error?.type : undefined, upstreamFormat: "openai" }) };
-        failed = true;
-        return;
       }
       if (!started) {
         started = true;
@@ -99,17 +101,14 @@ export async function* parseOpenAIStream(batches: AsyncIterable<SseMessage[]>): 
         }
       }
       if (choice?.finish_reason) {
-        finished = true;
         yield { type: "finish", reason: fromOpenAIFinishReason[choice.finish_reason] ?? "other" };
       }
       const usage = parseOpenAIUsage(chunk.usage);
       if (usage) yield { type: "usage", usage };
     }
   }
-  yield* eventsPerInput(batches, step, () => failed);
-  if (failed) return;
-  // Some servers end without `[DONE]`; a stream with no finish reason at all was cut.
-  if (!ended && !finished) throw truncatedStreamError();
+  yield* eventsPerInput(batches, step, () => end.failed);
+  end.close();
 }
 
 /** A non-streaming OpenAI response as the same canonical event sequence. */

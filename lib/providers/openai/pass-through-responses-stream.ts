@@ -1,17 +1,17 @@
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import type { Usage } from "@/lib/canonical/usage";
 import { eventBounds, eventJson, markedEvents, meteredRegions } from "@/lib/sse/event-regions";
-import { truncatedStreamError } from "@/lib/sse/stream-errors";
+import { StreamEnd } from "@/lib/sse/stream-ends";
 import type { UsageMeter } from "@/lib/usage/usage-meter";
+import { responsesStreamEnds } from "./stream-ends";
 
 // A Responses API stream relayed to an OpenAI client as the upstream's own bytes: each
 // read is forwarded as one buffer of whole events, scanned once for the events that end
-// a stream (`response.completed`, `.incomplete`, `.failed`, `error`), which alone are
-// parsed: they carry the usage and the response object the gateway stores. Only the
+// a stream (`response.completed`, `.incomplete`, `.failed`, `error`: responsesStreamEnds,
+// as for every reader of this stream), which alone are parsed: they carry the usage and the response object the gateway stores. Only the
 // first event is parsed in full, so a stream that starts with garbage still fails over.
 
 const FINAL = /"type"\s*:\s*"(?:response\.completed|response\.incomplete|response\.failed|error)"/g;
-const FINAL_TYPES = new Set(["response.completed", "response.incomplete", "response.failed", "error"]);
 /** The first output: any delta (text, reasoning, a call's arguments). */
 const FIRST_OUTPUT = /"type"\s*:\s*"response\.[a-z_.]*delta"/;
 
@@ -28,23 +28,23 @@ export interface ResponsesStreamSpec {
 }
 
 export async function* passThroughResponsesStream(source: AsyncIterable<Uint8Array>, spec: ResponsesStreamSpec, meter: UsageMeter): AsyncGenerator<Uint8Array> {
-  let ended = false;
+  const end = new StreamEnd(responsesStreamEnds);
   for await (const region of meteredRegions(source, meter, { hasOutput: (text) => FIRST_OUTPUT.test(text), estimate: recordOutput })) {
     // `keep` is awaited between events: markedEvents has scanned the region by then.
     for (const found of markedEvents(region, FINAL)) {
-      const event = found as FinalEvent | undefined;
-      if (typeof event?.type !== "string" || !FINAL_TYPES.has(event.type)) continue;
-      ended = true;
+      const event = found as (FinalEvent & Record<string, unknown>) | undefined;
+      const mark = event && end.see(event);
+      if (!event || !mark) continue;
       const usage = spec.usage(event.response?.usage);
       if (usage) meter.recordUsage(usage);
-      if (event.type === "error" || event.type === "response.failed") {
+      if (mark === "fail") {
         const message = event.type === "error" ? event.message : event.response?.error?.message;
         meter.recordError(new GatewayError("upstream_error", typeof message === "string" ? message : "The upstream reported an error mid-stream."));
       } else if (event.response && spec.keep) await spec.keep(event.response);
     }
     yield region.bytes;
   }
-  if (!ended) throw truncatedStreamError();
+  end.close();
 }
 
 /** The deltas a region's events carry, for an estimate. */

@@ -1,13 +1,15 @@
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import type { Usage } from "@/lib/canonical/usage";
 import { eventAround, eventBounds, eventJson, meteredRegions } from "@/lib/sse/event-regions";
-import { truncatedStreamError } from "@/lib/sse/stream-errors";
+import { DONE, StreamEnd } from "@/lib/sse/stream-ends";
 import type { UsageMeter } from "@/lib/usage/usage-meter";
+import { chatCompletionStreamEnds } from "./stream-ends";
 
 // A same-format OpenAI stream, relayed as the upstream's own bytes: each read is forwarded
 // as one buffer of whole events (a partial event waits for the rest), and the bytes are
 // only scanned for what the gateway needs: the usage event (parsed, and dropped when the
-// caller did not ask for usage), an error event, the finish reason and the end marker.
+// caller did not ask for usage), an error event, the finish reason and the end marker
+// (what ends the stream is chatCompletionStreamEnds, as for the canonical reader).
 // Only the first event is parsed in full, so a stream that starts with garbage still fails
 // over. What JSON keys look like in the bytes is exact: inside a JSON string a quote is
 // always escaped, so `"usage":{` can only be the key itself.
@@ -29,7 +31,6 @@ const FINISHED = '"finish_reason":"';
 /** Every marker, in one pass; `[DONE]` only where an event starts. */
 const MARKERS = /"usage":\{|,"usage":null|"error"|"finish_reason":"|(?:^|\n)data: \[DONE\]/g;
 const OUTPUT_KEYS = ['"content":"', '"tool_calls":[', '"reasoning_content":"', '"text":"'];
-const DONE_EVENT = Buffer.from("data: [DONE]\n\n");
 
 /** The region with each [start, end) cut out, or replaced where a replacement is given. */
 function applyEdits(region: Buffer, edits: [start: number, end: number, replacement?: Buffer][]): Buffer {
@@ -64,29 +65,28 @@ export async function* passThroughStream(
   spec: PassThroughSpec,
   meter: UsageMeter,
 ): AsyncGenerator<Uint8Array> {
-  let finished = false;
-  let done = false;
+  const end = new StreamEnd(chatCompletionStreamEnds);
 
   const inspect = (region: Buffer, text: string): Buffer => {
     const usageAt: number[] = [];
     // The upstream was asked for usage on the caller's behalf: a caller that did not ask
     // gets chunks without the `"usage":null` the upstream then adds to each.
     const edits: [start: number, end: number, replacement?: Buffer][] = [];
-    let errorEvent = -1;
+    let endEvent = -1;
     MARKERS.lastIndex = 0;
     for (let match = MARKERS.exec(text); match !== null; match = MARKERS.exec(text)) {
       const marker = match[0];
       if (marker === USAGE_KEY) usageAt.push(match.index);
       else if (marker === USAGE_NULL) {
         if (!includeUsage) edits.push([match.index, match.index + USAGE_NULL.length]);
-      } else if (marker === FINISHED) finished = true;
-      else if (marker === ERROR_KEY) {
-        const [start, end] = eventAround(text, match.index);
-        if (start === errorEvent) continue;
-        errorEvent = start;
-        const error = eventJson(region.subarray(start, end))?.error;
-        if (error !== undefined) meter.recordError(new GatewayError("upstream_error", errorText(error)));
-      } else done = true;
+      } else if (marker === FINISHED || marker === ERROR_KEY) {
+        // The event is parsed, once, for what it means to the stream's end.
+        const [start, stop] = eventAround(text, match.index);
+        if (start === endEvent) continue;
+        endEvent = start;
+        const json = eventJson(region.subarray(start, stop));
+        if (json && end.see(json) === "fail") meter.recordError(new GatewayError("upstream_error", errorText(json.error)));
+      } else end.see(DONE);
     }
     if (usageAt.length === 0) return applyEdits(region, edits);
     let usageEvent = -1;
@@ -118,10 +118,9 @@ export async function* passThroughStream(
     const region = inspect(bytes, text);
     if (region.length > 0) yield region;
   }
-  if (done) return;
   // Some servers end a complete stream without `[DONE]`; clients expect it, so it is added.
-  if (!finished) throw truncatedStreamError();
-  yield DONE_EVENT;
+  const closing = end.close();
+  if (closing) yield Buffer.from(closing);
 }
 
 function errorText(error: unknown): string {
