@@ -34,6 +34,7 @@ const schema = z.object({
   UPSTREAM_TOTAL_TIMEOUT_MS: integer(0, 0),
   ROUTING_MAX_ATTEMPTS: integer(3, 1),
   ROUTING_BACKOFF_MS: integer(50, 0),
+  ROUTING_MAX_WAIT_MS: integer(0, 0),
   // Gateways a request may pass through (this one included) before it is refused as a loop.
   GATEWAY_MAX_HOPS: integer(3, 1),
   // The id upstream requests carry in x-gateway-hops; derived from ENCRYPTION_KEY when unset.

@@ -144,7 +144,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<Runtime> {
       return transport;
     },
     autoDisable: (channelId, reason) => recordAutoDisable(runtime, channelId, reason),
-    routing: { maxAttempts: env.ROUTING_MAX_ATTEMPTS, backoffMs: env.ROUTING_BACKOFF_MS },
+    routing: { maxAttempts: env.ROUTING_MAX_ATTEMPTS, backoffMs: env.ROUTING_BACKOFF_MS, maxWaitMs: env.ROUTING_MAX_WAIT_MS },
     now: parts.clock ?? Date.now,
     deploymentId: deploymentId(secrets.encryptionKey, env.GATEWAY_DEPLOYMENT_ID),
     async close() {

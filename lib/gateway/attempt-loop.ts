@@ -21,7 +21,7 @@ import { upstreamTimeouts } from "./upstream-timeouts";
  * health, and the log row's list of attempts. A WebSocket upgrade is an attempt like any
  * other: its first byte is the upstream's 101.
  */
-export async function attemptAll<O extends Operation>(scope: CallScope, plan: CallPlan<O>, candidates: Channel[]): Promise<OperationCalls[O][1]> {
+export async function attemptAll<O extends Operation>(scope: CallScope, plan: CallPlan<O>, candidates: Channel[], waited = false): Promise<OperationCalls[O][1]> {
   const { log, runtime, request } = scope;
   const states = runtime.channelStates;
   const { maxAttempts, backoffMs } = runtime.routing;
@@ -114,10 +114,23 @@ export async function attemptAll<O extends Operation>(scope: CallScope, plan: Ca
   }
   if (lastError !== undefined) throw finalError(lastError);
   // Every candidate is cooling down or has an open circuit.
-  const until = runtime.channelStates.nextAvailable(candidates.map((channel) => channel.id), plan.model);
+  const { until, rateLimited } = states.skipped(candidates.map((channel) => channel.id), plan.model);
+  const waitMs = until === null ? 0 : Math.max(0, until - runtime.now());
+  if (rateLimited && !waited && until !== null && waitMs <= runtime.routing.maxWaitMs) {
+    // The cool-down ends within what the call may wait (ROUTING_MAX_WAIT_MS): wait it out once.
+    await sleep(waitMs, undefined, { signal: request.signal });
+    return attemptAll(scope, plan, candidates, true);
+  }
+  const retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000));
+  if (rateLimited) {
+    throw new GatewayError("rate_limit", `Every channel serving '${plan.model}' is rate limited by its upstream; try again in ${retryAfterSeconds} s.`, {
+      code: "rate_limit_exceeded",
+      retryAfterSeconds,
+    });
+  }
   throw new GatewayError("overloaded", `Every channel serving '${plan.model}' is temporarily unavailable; try again shortly.`, {
     code: "no_channel_available",
-    retryAfterSeconds: until ? Math.max(1, Math.ceil((until - runtime.now()) / 1000)) : 1,
+    retryAfterSeconds,
   });
 }
 

@@ -26,7 +26,8 @@ export interface CallServices {
   transportFor(channel: Channel): Transport;
   /** Takes a channel out of rotation after the upstream refused its credentials. */
   autoDisable(channelId: string, reason: string): void;
-  routing: { maxAttempts: number; backoffMs: number };
+  /** Channels tried per call, the backoff base between them, and how long a call may wait out a rate-limit cool-down. */
+  routing: { maxAttempts: number; backoffMs: number; maxWaitMs: number };
   /** The clock cool-downs are set by (the channel states' own). */
   now(): number;
 }

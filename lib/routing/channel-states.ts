@@ -84,16 +84,30 @@ export class ChannelStates {
     return true;
   }
 
-  /** Epoch ms when the first skipped channel among these comes back, for Retry-After. */
-  nextAvailable(channelIds: string[], model: string): number | null {
+  /**
+   * Why these channels, all skipped for this model, are skipped, and when the first comes
+   * back (epoch ms, for Retry-After). `rateLimited` when each is skipped only by an
+   * upstream's rate-limit cool-down, not by an open circuit: the caller is then told to
+   * come back later (429), not that the service is failing (503).
+   */
+  skipped(channelIds: string[], model: string): { until: number | null; rateLimited: boolean } {
+    const now = this.now();
     let earliest: number | null = null;
+    let rateLimited = channelIds.length > 0;
     for (const id of channelIds) {
+      let until = 0;
       for (const key of [id, modelKey(id, model)]) {
-        const until = Math.max(this.coolDowns.get(key)?.until ?? 0, this.circuits.get(key)?.openUntil ?? 0);
-        if (until > 0 && (earliest === null || until < earliest)) earliest = until;
+        const coolDown = this.coolDowns.get(key);
+        if (coolDown && coolDown.until > now) until = Math.max(until, coolDown.until);
+        const circuit = this.circuits.get(key);
+        if (circuit && circuit.state !== "closed" && (circuit.openUntil > now || circuit.probing)) {
+          rateLimited = false;
+          until = Math.max(until, circuit.openUntil);
+        }
       }
+      if (until > 0 && (earliest === null || until < earliest)) earliest = until;
     }
-    return earliest;
+    return { until: earliest, rateLimited };
   }
 
   recordSuccess(channelId: string, model: string): void {

@@ -146,6 +146,12 @@ export async function startFakeOpenAIUpstream(): Promise<FakeUpstream> {
       response.end(JSON.stringify({ error: { message: `The model \`${model}\` does not exist or you do not have access to it.`, type: "invalid_request_error", param: null, code: "model_not_found" } }));
       return;
     }
+    if (model === "fake-rate-limited") {
+      // As OpenAI answers a request over its rate limit.
+      response.writeHead(429, { "content-type": "application/json", "retry-after": "2" });
+      response.end(JSON.stringify({ error: { message: "Rate limit reached for requests. Please try again in 2s.", type: "requests", param: null, code: "rate_limit_exceeded" } }));
+      return;
+    }
     if (model === "fake-overloaded") {
       response.writeHead(503, { "content-type": "application/json" });
       response.end(JSON.stringify({ error: { message: "The server is overloaded.", type: "server_error", param: null, code: null } }));

@@ -40,8 +40,10 @@ export interface InMemoryCore {
   close(): Promise<void>;
 }
 
-export function inMemoryCore(options: { channels: Channel[]; providers?: Record<string, Provider>; maxAttempts?: number }): InMemoryCore {
-  let now = Date.now();
+export function inMemoryCore(options: { channels: Channel[]; providers?: Record<string, Provider>; maxAttempts?: number; maxWaitMs?: number }): InMemoryCore {
+  // Real time, moved on by `advance`: a call that waits out a cool-down sees it end.
+  let offset = 0;
+  const now = () => Date.now() + offset;
   const shared = new MemorySharedState();
   const registry = (options.providers ?? providers) as Record<ChannelType, Provider>;
   const http = new UpstreamHttp({ connections: 8 });
@@ -52,7 +54,7 @@ export function inMemoryCore(options: { channels: Channel[]; providers?: Record<
   const channelStates = new ChannelStates(
     shared,
     { consecutiveFailures: 2, errorRatio: 0.5, windowMs: 60_000, minimumRequests: 10, openMs: 30_000 },
-    () => now,
+    now,
   );
   const services: CallServices = {
     providers: registry,
@@ -70,8 +72,8 @@ export function inMemoryCore(options: { channels: Channel[]; providers?: Record<
       return transport;
     },
     autoDisable: (channelId, reason) => disabled.push({ channelId, reason }),
-    routing: { maxAttempts: options.maxAttempts ?? 3, backoffMs: 0 },
-    now: () => now,
+    routing: { maxAttempts: options.maxAttempts ?? 3, backoffMs: 0, maxWaitMs: options.maxWaitMs ?? 0 },
+    now,
   };
   const writer = new RequestLogWriter(
     { writeBatch: async () => undefined, usageSince: async () => ({ tokens: 0, usd: 0 }), hourlyStats: async () => [], close: async () => undefined },
@@ -92,7 +94,7 @@ export function inMemoryCore(options: { channels: Channel[]; providers?: Record<
       request: { signal: scopeOptions.signal ?? new AbortController().signal },
     }),
     advance: (ms) => {
-      now += ms;
+      offset += ms;
     },
     close: async () => {
       await http.close();

@@ -108,6 +108,47 @@ describe("Anthropic clients get Anthropic errors", () => {
   });
 });
 
+describe("a model whose channels are all skipped", () => {
+  /** Calls until the gateway itself refuses (its own message), as the channel state may take a moment to reach every process. */
+  async function untilRefusedByGateway(send: () => Promise<unknown>, message: RegExp): Promise<any> {
+    let error: any;
+    for (let tries = 0; tries < 20; tries += 1) {
+      error = await rejection(send());
+      if (message.test(String(error?.message))) return error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.fail(`never refused by the gateway; last error: ${error?.message}`);
+  }
+
+  test("after an upstream 429 with Retry-After: 2 on the only channel, SDKs raise RateLimitError with a retry-after of at most 2", async () => {
+    assert.equal((await gateway.admin("POST", "/api/admin/channels", { name: "rate-limited", type: "openai", baseUrl: fakes.openai.baseUrl, apiKey: UPSTREAM_API_KEY, models: ["limited-model"], modelMap: { "limited-model": "fake-rate-limited" } })).status, 201);
+    const upstream = await rejection(openai().chat.completions.create({ model: "limited-model", messages: user }));
+    assert.ok(upstream instanceof OpenAI.RateLimitError);
+    const fromOpenAI = await untilRefusedByGateway(() => openai().chat.completions.create({ model: "limited-model", messages: user }), /rate limited by its upstream/);
+    assert.ok(fromOpenAI instanceof OpenAI.RateLimitError, String(fromOpenAI));
+    assert.equal(fromOpenAI.code, "rate_limit_exceeded");
+    const openAIRetryAfter = Number(fromOpenAI.headers.get("retry-after"));
+    assert.ok(openAIRetryAfter >= 1 && openAIRetryAfter <= 2, String(openAIRetryAfter));
+    const fromAnthropic = await rejection(anthropic().messages.create({ model: "limited-model", max_tokens: 5, messages: user }));
+    assert.ok(fromAnthropic instanceof Anthropic.RateLimitError, String(fromAnthropic));
+    assert.equal(errorType(fromAnthropic), "rate_limit_error");
+    assert.ok(Number(fromAnthropic.headers.get("retry-after")) <= 2);
+    const fromGemini = await rejection(gemini().models.generateContent({ model: "limited-model", contents: "hi" }));
+    assert.equal(fromGemini.status, 429);
+    assert.equal(JSON.parse(fromGemini.message).error.status, "RESOURCE_EXHAUSTED");
+  });
+
+  test("with the only channel's circuit open instead, OpenAI clients get 503 and Anthropic clients 529 overloaded_error", async () => {
+    assert.equal((await gateway.admin("POST", "/api/admin/channels", { name: "broken", type: "openai", baseUrl: fakes.openai.baseUrl, apiKey: UPSTREAM_API_KEY, models: ["broken-model"], modelMap: { "broken-model": "fake-overloaded" } })).status, 201);
+    const fromOpenAI = await untilRefusedByGateway(() => openai().chat.completions.create({ model: "broken-model", messages: user }), /temporarily unavailable/);
+    assert.ok(fromOpenAI instanceof OpenAI.InternalServerError);
+    assert.equal(fromOpenAI.status, 503);
+    const fromAnthropic = await rejection(anthropic().messages.create({ model: "broken-model", max_tokens: 5, messages: user }));
+    assert.equal(fromAnthropic.status, 529);
+    assert.equal(errorType(fromAnthropic), "overloaded_error");
+  });
+});
+
 describe("Gemini clients get Gemini errors", () => {
   test("wrong key, unknown model, bad parameter and overload", async () => {
     const cases: [GoogleGenAI, string, Record<string, unknown>, number, string][] = [

@@ -132,6 +132,45 @@ describe("the attempt core", () => {
     await core.close();
   });
 
+  test("with its only channel cooling down after a 429, the next call is told to come back: 429 rate_limit_exceeded with the time left", async () => {
+    const core = inMemoryCore({ channels: [channelAt("a", 10)] });
+    scripts.set("a", fail(429, { "retry-after": "2" }));
+    await assert.rejects(call(core), (error) => isGatewayError(error) && error.status === 429);
+    received.length = 0;
+    let refusal: unknown;
+    await call(core).catch((error) => (refusal = error));
+    assert.deepEqual(received, [], "the cooling channel is not called");
+    assert.ok(isGatewayError(refusal));
+    assert.equal(refusal.kind, "rate_limit");
+    assert.equal(refusal.code, "rate_limit_exceeded");
+    assert.ok(refusal.retryAfterSeconds! >= 1 && refusal.retryAfterSeconds! <= 2, String(refusal.retryAfterSeconds));
+    const rendered = openAIFormat.renderError(refusal);
+    assert.equal(rendered.status, 429);
+    assert.equal(rendered.headers?.["retry-after"], String(refusal.retryAfterSeconds));
+    await core.close();
+  });
+
+  test("with its only channel's circuit open instead, the call is refused as unavailable (503, Anthropic's 529)", async () => {
+    const core = inMemoryCore({ channels: [channelAt("a", 10)] });
+    scripts.set("a", fail(500));
+    for (let i = 0; i < 2; i += 1) await call(core).catch(() => undefined);
+    received.length = 0;
+    await assert.rejects(call(core), (error) => isGatewayError(error) && error.kind === "overloaded" && error.code === "no_channel_available");
+    assert.deepEqual(received, []);
+    await core.close();
+  });
+
+  test("ROUTING_MAX_WAIT_MS: a call waits out a cool-down that ends within it, then goes to the channel", async () => {
+    const core = inMemoryCore({ channels: [channelAt("a", 10)], maxWaitMs: 3000 });
+    scripts.set("a", fail(429, { "retry-after": "1" }));
+    const refusedAt = Date.now();
+    await call(core).catch(() => undefined);
+    scripts.set("a", answer("after the wait"));
+    assert.match(await bodyText(await call(core)), /after the wait/);
+    assert.ok(Date.now() - refusedAt >= 1000, "the channel was called again only once its cool-down had ended");
+    await core.close();
+  });
+
   test("consecutive failures open the breaker: the channel is skipped until its open time has passed", async () => {
     const core = inMemoryCore({ channels: [channelAt("a", 10), channelAt("b", 0)] });
     scripts.set("a", fail(503));

@@ -54,8 +54,18 @@ describe("circuit breaker per channel and per channel+model", () => {
     channelStates.coolDown("c", "m", 1_000_000 + 5000, "429");
     assert.equal(channelStates.tryAcquire("c", "m"), false);
     assert.equal(channelStates.tryAcquire("c", "n"), true);
-    assert.equal(channelStates.nextAvailable(["c"], "m"), 1_000_000 + 5000);
+    assert.deepEqual(channelStates.skipped(["c"], "m"), { until: 1_000_000 + 5000, rateLimited: true });
     clock.advance(5001);
     assert.equal(channelStates.tryAcquire("c", "m"), true);
+  });
+
+  test("skipped: rate limited only while every channel is skipped for a cool-down alone, not an open circuit", () => {
+    const { states: channelStates } = states();
+    channelStates.coolDown("a", "m", 1_000_000 + 2000, "429");
+    channelStates.coolDown("b", "m", 1_000_000 + 9000, "429");
+    assert.deepEqual(channelStates.skipped(["a", "b"], "m"), { until: 1_000_000 + 2000, rateLimited: true });
+    for (let i = 0; i < 5; i += 1) channelStates.recordFailure("c", "m", "500");
+    assert.equal(channelStates.tryAcquire("c", "m"), false);
+    assert.equal(channelStates.skipped(["a", "b", "c"], "m").rateLimited, false);
   });
 });
