@@ -46,6 +46,8 @@ function geminiEndpoints(version: "/v1beta" | "/v1"): Endpoint[] {
     { method: "post", path: `${version}/models/{model}:generateContent`, summary: "Gemini generateContent", tag: "Gemini", security: "gemini", body: generateContentRequestSchema },
     { method: "post", path: `${version}/models/{model}:streamGenerateContent`, summary: "Gemini stream (SSE with `alt=sse`, else a JSON array)", tag: "Gemini", security: "gemini", body: generateContentRequestSchema, produces: ["text/event-stream"] },
     { method: "post", path: `${version}/models/{model}:countTokens`, summary: "Gemini token count", tag: "Gemini", security: "gemini" },
+    { method: "post", path: `${version}/models/{model}:embedContent`, summary: "Gemini embedding of one content (served by any channel that embeds)", tag: "Gemini", security: "gemini" },
+    { method: "post", path: `${version}/models/{model}:batchEmbedContents`, summary: "Gemini embeddings of several contents (what @google/genai's embedContent calls)", tag: "Gemini", security: "gemini" },
   ];
   // Under /v1 the two GETs are shared with OpenAI's and documented there.
   if (version === "/v1beta") {

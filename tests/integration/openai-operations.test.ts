@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import * as genai3 from "@google/genai";
+import * as genai2 from "google-genai-v2";
 import OpenAI, { toFile } from "openai";
 import { GEMINI_KEY, startFakeGeminiUpstream } from "../helpers/fake-gemini-upstream";
 import { FAKE_AUDIO, fakeVector } from "../helpers/fake-openai-operations";
@@ -205,3 +207,39 @@ describe("OpenAI-format operations", () => {
     assert.match(chat.choices[0]!.message.content ?? "", /still chats/);
   });
 });
+
+// Gemini's embedding methods go through the same embeddings operation: any channel that
+// embeds serves a Gemini client, and the answer is in Gemini's shape.
+for (const lane of [
+  { sdk: "@google/genai 3", module: genai3 as unknown as typeof genai2, version: "/v1" },
+  { sdk: "@google/genai 2", module: genai2, version: "/v1beta" },
+] as const) {
+  describe(`Gemini embedding methods (${lane.sdk}, ${lane.version})`, () => {
+    const gemini3 = () => new lane.module.GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: gateway.url } });
+
+    test("embedContent (the SDK's batchEmbedContents) on a Gemini channel and on an OpenAI channel", async () => {
+      const fromGemini = await gemini3().models.embedContent({ model: "gemini-embedding", contents: ["one", "three"], config: { outputDimensionality: 3 } });
+      assert.deepEqual(fromGemini.embeddings?.map((embedding) => embedding.values), [fakeVector("one", 3), fakeVector("three", 3)]);
+      assert.match(gemini.received.at(-1)!.path, /^\/v1beta\/models\/gemini-embedding:batchEmbedContents/);
+      const fromOpenAI = await gemini3().models.embedContent({ model: "embed-small", contents: "hello" });
+      assert.deepEqual(fromOpenAI.embeddings?.map((embedding) => embedding.values), [fakeVector("hello")]);
+      assert.equal(lastUpstreamRequest().path, "/v1/embeddings");
+      assert.equal(lastUpstreamRequest().body.model, "text-embedding-3-small");
+      const rows = await logRow("embed-small");
+      assert.ok(rows.some((row) => row.endpoint === `${lane.version}/models/{model}:batchEmbedContents` && row.status === 200 && row.promptTokens > 0), JSON.stringify(rows));
+    });
+
+    test(":embedContent by REST: one embedding; a content without text is Gemini's 400", async () => {
+      const send = (body: unknown) =>
+        fetch(`${gateway.url}${lane.version}/models/embed-small:embedContent`, { method: "POST", headers: { "content-type": "application/json", "x-goog-api-key": key }, body: JSON.stringify(body) });
+      const one = await send({ content: { parts: [{ text: "hi" }] } });
+      assert.equal(one.status, 200);
+      assert.deepEqual(await one.json(), { embedding: { values: fakeVector("hi") } });
+      const image = await send({ content: { parts: [{ inlineData: { mimeType: "image/png", data: "AAAA" } }] } });
+      assert.equal(image.status, 400);
+      const error = ((await image.json()) as { error: { status: string; message: string } }).error;
+      assert.equal(error.status, "INVALID_ARGUMENT");
+      assert.match(error.message, /text/);
+    });
+  });
+}

@@ -5,11 +5,14 @@ import { parseGenerateContentRequest } from "@/lib/formats/gemini/parse-request"
 import { renderGenerateContentResponse } from "@/lib/formats/gemini/render-response";
 import { renderGenerateContentStream } from "@/lib/formats/gemini/render-stream";
 import { renderGeminiStreamError } from "@/lib/formats/gemini/render-error";
+import { parseGeminiEmbedRequest, renderGeminiEmbeddings, type GeminiEmbedMethod } from "@/lib/formats/gemini/embeddings";
 import { callChat } from "@/lib/gateway/call-chat";
+import { estimatePromptTokens, runCall } from "@/lib/gateway/call-pipeline";
 import { countPromptTokens } from "@/lib/gateway/count-prompt-tokens";
 import { readJsonBody } from "@/lib/gateway/read-json-body";
 import { withApiKey, type GatewayContext } from "@/lib/gateway/with-api-key";
-import { jsonResponse, type ApiRequest } from "@/lib/canonical/api-types";
+import { collectBody, jsonResponse, type ApiRequest, type ApiResponse } from "@/lib/canonical/api-types";
+import { safeJson } from "@/lib/canonical/json";
 import { SSE_HEADERS } from "@/lib/sse/encode-sse";
 import { listedModels } from "./listed-models";
 
@@ -21,7 +24,7 @@ export function geminiVersion(request: ApiRequest): "/v1beta" | "/v1" {
   return request.url.pathname.startsWith("/v1beta/") ? "/v1beta" : "/v1";
 }
 
-/** POST /{v1beta|v1}/models/{model}:{generateContent|streamGenerateContent|countTokens} */
+/** POST /{v1beta|v1}/models/{model}:{generateContent|streamGenerateContent|countTokens|embedContent|batchEmbedContents} */
 export const handleGeminiAction = withApiKey(geminiFormat, (request) => `${geminiVersion(request)}/models`, async (context) => {
   const path = context.request.params.path ?? "";
   const colon = path.lastIndexOf(":");
@@ -40,10 +43,41 @@ export const handleGeminiAction = withApiKey(geminiFormat, (request) => `${gemin
       const parsed = parseGenerateContentRequest(inner, model, false);
       return countPromptTokens(context, parsed.chat, (count) => ({ totalTokens: count }));
     }
+    case "embedContent":
+    case "batchEmbedContents":
+      return embed(context, model, method);
     default:
       throw new GatewayError("not_found", `Method '${method}' is not supported for models.`, { code: "unknown_method" });
   }
 });
+
+/** Gemini's embedding methods on the embeddings operation every embedding channel serves, answered in Gemini's shape. */
+async function embed(context: GatewayContext, model: string, method: GeminiEmbedMethod): Promise<ApiResponse> {
+  const { inputs, dimensions } = parseGeminiEmbedRequest(method, camelizeGeminiRequest(await readJsonBody(context.request)), model);
+  const promptText = inputs.join("\n");
+  context.log.promptText = () => promptText;
+  const body = { model, input: inputs, encoding_format: "float", ...(dimensions ? { dimensions } : {}) };
+  const answer = await runCall(context, {
+    operation: "embeddings",
+    model,
+    stream: false,
+    estimate: { inputTokens: estimatePromptTokens(promptText), outputTokens: 0 },
+    renderStreamError: () => undefined,
+    call: { body, model, stream: false, includeUsage: false, clientHeaders: context.request.headers },
+  });
+  return jsonResponse(answer.status, renderGeminiEmbeddings(method, await answerJson(answer)));
+}
+
+async function answerJson(answer: ApiResponse): Promise<unknown> {
+  const { body } = answer;
+  const text =
+    body === null ? "" : typeof body === "string" ? body : body instanceof Uint8Array ? Buffer.from(body).toString("utf8") : (await collectBody(asBytes(body))).toString("utf8");
+  return safeJson(text);
+}
+
+async function* asBytes(source: AsyncIterable<string | Uint8Array>): AsyncGenerator<Uint8Array> {
+  for await (const chunk of source) yield typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+}
 
 async function generate(context: GatewayContext, model: string, stream: boolean) {
   const parsed = parseGenerateContentRequest(await readJsonBody(context.request), model, stream);
@@ -76,7 +110,7 @@ function geminiModel(id: string, ownedBy: string) {
     version: "001",
     displayName: id,
     description: `Served by the gateway (${ownedBy}).`,
-    supportedGenerationMethods: ["generateContent", "streamGenerateContent", "countTokens"],
+    supportedGenerationMethods: ["generateContent", "streamGenerateContent", "countTokens", "embedContent", "batchEmbedContents"],
   };
 }
 
