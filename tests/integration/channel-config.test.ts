@@ -29,11 +29,18 @@ function refusal(model: string): Promise<InstanceType<typeof OpenAI.APIError>> {
     .then(() => assert.fail("expected an error"), (error: unknown) => error as InstanceType<typeof OpenAI.APIError>);
 }
 
-test("the start-up block says where the API and console are, whether setup waits, and where the admin key is", () => {
+test("the start-up block is short: where the API and console are, the setup code and where it is kept, the admin key, how to stop", () => {
   const output = gateway.output();
   assert.match(output, /API: +http:\/\/localhost:\d+\/v1 /);
-  assert.match(output, /Console: +http:\/\/localhost:\d+\/console: waiting for setup, the first visit creates the admin account/);
+  assert.match(output, /Console: +http:\/\/localhost:\d+\/console: waiting for setup/);
+  const code = /Setup code: +([A-Z2-9]{4}(?:-[A-Z2-9]{4}){3}) \(also in (\S+)\)/.exec(output);
+  assert.ok(code, output);
+  assert.equal(code[1], gateway.setupCode());
+  assert.match(code[2]!, /setup-code$/);
   assert.match(output, /Admin API key: (in .*admin-api-key|from ADMIN_API_KEY)/);
+  assert.match(output, /Stop: +Ctrl-C, or one SIGTERM/);
+  const block = output.slice(output.indexOf("Gateway ready on")).split("\n\n")[0]!;
+  assert.ok(block.split("\n").length <= 8, `one short block:\n${block}`);
 });
 
 describe("channel base URLs", () => {
