@@ -76,8 +76,21 @@ describe("channel base URLs", () => {
     assert.ok(upstream.received.some((request) => request.path === "/chat/completions"));
     await eventually(async () => {
       const channel = (await gateway.admin("GET", `/api/admin/channels/${created.body.id}`)).body;
-      assert.match(channel.lastError, new RegExp(`did you mean ${origin.replace(/[.]/g, "\\.")}/v1\\?`));
+      // Real traffic probes nothing else, so it names no other URL: the channel's check does that.
+      assert.match(channel.lastError, new RegExp(`no such endpoint under ${origin.replace(/[.]/g, "\\.")} .*check the channel's base URL`));
+      assert.doesNotMatch(channel.lastError, /did you mean/);
     }, 8000);
+  });
+
+  test("a base URL that is not http or https says so", async () => {
+    for (const [baseUrl, message] of [
+      ["ftp://files.example.com/v1", /^baseUrl: ftp:\/\/ is not supported: http or https only\.$/],
+      ["api.example.com/v1", /^baseUrl: Not a URL/],
+    ] as const) {
+      const refused = await gateway.admin("POST", "/api/admin/channels", { name: "ftp", type: "openai", baseUrl, apiKey: UPSTREAM_API_KEY, models: ["ftp-model"] });
+      assert.equal(refused.status, 400);
+      assert.match(refused.body.error.message, message);
+    }
   });
 
   test("a 404 that names the model stays the caller's not-found", async () => {
