@@ -84,8 +84,8 @@ describe("channel base URLs", () => {
 
   test("a base URL that is not http or https says so", async () => {
     for (const [baseUrl, message] of [
-      ["ftp://files.example.com/v1", /^baseUrl: ftp:\/\/ is not supported: http or https only\.$/],
-      ["api.example.com/v1", /^baseUrl: Not a URL/],
+      ["ftp://files.example.com/v1", /'baseUrl': ftp:\/\/ is not supported: http or https only\.$/],
+      ["api.example.com/v1", /'baseUrl': Not a URL/],
     ] as const) {
       const refused = await gateway.admin("POST", "/api/admin/channels", { name: "ftp", type: "openai", baseUrl, apiKey: UPSTREAM_API_KEY, models: ["ftp-model"] });
       assert.equal(refused.status, 400);
