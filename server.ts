@@ -5,6 +5,7 @@ import http from "node:http";
 import path from "node:path";
 import { ConsoleApp } from "@/lib/http/console-app";
 import { needsSetup } from "@/lib/console/users";
+import { readSetupCode, SETUP_CODE_FILE } from "@/lib/auth/setup-code";
 import { ADMIN_KEY_FILE } from "@/lib/crypto/secrets";
 import { env } from "@/lib/env";
 import { clientAddress, CLIENT_ADDRESS_HEADER } from "@/lib/http/client-address";
@@ -13,7 +14,7 @@ import { parseRequestUrl, serveApi } from "@/lib/http/serve-api";
 import { logger } from "@/lib/logger";
 import { RealtimeProxy, REALTIME_PATH } from "@/lib/realtime/realtime-proxy";
 import { startTracing } from "@/lib/observability/tracing";
-import { getRuntime } from "@/lib/runtime";
+import { getRuntime, type Runtime } from "@/lib/runtime";
 
 async function main(): Promise<void> {
   const stopTracing = await startTracing();
@@ -58,23 +59,7 @@ async function main(): Promise<void> {
   logger.info({ port }, "gateway listening");
   // Test harnesses and process managers read this line.
   process.stdout.write(`Gateway ready on http://localhost:${port}\n`);
-  if (!cluster.isWorker || cluster.worker?.id === 1) {
-    const origin = `http://localhost:${port}`;
-    const consoleUrl = (await needsSetup(runtime))
-      ? `${origin}/console: waiting for setup, the first visit creates the admin account`
-      : `${origin}/console`;
-    const adminKey = env.ADMIN_API_KEY ? "from ADMIN_API_KEY" : `in ${path.join(env.DATA_DIR, ADMIN_KEY_FILE)}`;
-    process.stdout.write(
-      [
-        `  API:           ${origin}/v1 (OpenAI and Anthropic SDKs), ${origin}/v1beta (Gemini SDK)`,
-        `  Console:       ${consoleUrl}`,
-        `  Admin API key: ${adminKey}`,
-        `  Store:         ${runtime.databaseKind === "sqlite" ? `SQLite in ${env.DATA_DIR}` : "PostgreSQL (DATABASE_URL)"}${env.REDIS_URL ? ", Redis (REDIS_URL)" : ""}`,
-        ...(env.REQUEST_LOG === "off" ? ["  Request log:   off (REQUEST_LOG): no per-request rows; Logs, charts and per-period spend limits see nothing"] : []),
-        "",
-      ].join("\n"),
-    );
-  }
+  if (!cluster.isWorker || cluster.worker?.id === 1) process.stdout.write(await banner(runtime, port));
 
   handleShutdownSignals({
     server,
@@ -88,6 +73,26 @@ async function main(): Promise<void> {
     }),
     say: (line) => process.stderr.write(`${line}\n`),
   });
+}
+
+/** The start-up block under the ready line: where things are, and how to stop. */
+async function banner(runtime: Runtime, port: number): Promise<string> {
+  const origin = `http://localhost:${port}`;
+  const keys = { encryptionKeys: [runtime.secrets.encryptionKey, ...runtime.secrets.previousEncryptionKeys] };
+  const setupCode = (await needsSetup(runtime)) ? await readSetupCode(runtime.database, keys) : undefined;
+  const adminKey = env.ADMIN_API_KEY ? "from ADMIN_API_KEY" : `in ${path.join(env.DATA_DIR, ADMIN_KEY_FILE)}`;
+  return [
+    `  API:           ${origin}/v1 (OpenAI and Anthropic SDKs), ${origin}/v1beta (Gemini SDK)`,
+    `  Console:       ${origin}/console${setupCode ? ": waiting for setup" : ""}`,
+    ...(setupCode
+      ? [`  Setup code:    ${setupCode} (also in ${path.join(env.DATA_DIR, SETUP_CODE_FILE)}): the setup page asks for it to create the first admin`]
+      : []),
+    `  Admin API key: ${adminKey}`,
+    `  Store:         ${runtime.databaseKind === "sqlite" ? `SQLite in ${env.DATA_DIR}` : "PostgreSQL (DATABASE_URL)"}${env.REDIS_URL ? ", Redis (REDIS_URL)" : ""}`,
+    ...(env.REQUEST_LOG === "off" ? ["  Request log:   off (REQUEST_LOG): no per-request rows; Logs, charts and per-period spend limits see nothing"] : []),
+    "  Stop:          Ctrl-C, or one SIGTERM (open requests finish first; a second signal stops at once)",
+    "",
+  ].join("\n");
 }
 
 function listen(server: http.Server): Promise<void> {

@@ -1,9 +1,10 @@
+import cluster from "node:cluster";
 import { TokenCache } from "@/lib/auth/token-cache";
 import { ChannelHealth } from "@/lib/channels/channel-health";
 import { ChannelProber } from "@/lib/channels/channel-prober";
 import { CHANNEL_DISABLED_TOPIC, recordAutoDisable } from "@/lib/channels/channel-service";
-import { seedAdmin } from "@/lib/auth/seed-admin";
 import { loadSecrets, type Secrets } from "@/lib/crypto/secrets";
+import { prepareDeployment } from "@/lib/deployment/prepare-deployment";
 import type { DatabaseKind } from "@/lib/db/database-url";
 import { openStorage, type Storage } from "@/lib/db/open-storage";
 import type { Provider } from "@/lib/providers/provider";
@@ -46,12 +47,14 @@ export interface RuntimeParts {
 
 /** The runtime this process serves with, opened from the environment. */
 async function openRuntime(): Promise<Runtime> {
-  const storage = await openStorage();
-  if (storage.applied.length > 0) logger.info({ migrations: storage.applied }, "database migrated");
-  const secrets = loadSecrets();
-  if (await seedAdmin(storage.database, env.ADMIN_EMAIL, env.ADMIN_PASSWORD)) {
-    logger.info({ email: env.ADMIN_EMAIL }, "seeded the first admin account");
+  // A cluster worker's launcher prepared the deployment before forking it.
+  if (!cluster.isWorker) {
+    const prepared = await prepareDeployment();
+    if (prepared.applied.length > 0) logger.info({ migrations: prepared.applied }, "database migrated");
+    if (prepared.seededAdmin) logger.info({ email: env.ADMIN_EMAIL }, "seeded the first admin account");
   }
+  const storage = await openStorage();
+  const secrets = loadSecrets();
   const shared = await openSharedState(env.REDIS_URL);
   return createRuntime({ storage: { database: storage.database, logStore: storage.logStore, kind: storage.location.kind }, secrets, shared });
 }

@@ -1,5 +1,5 @@
 // Runs `next build` only when the console's sources changed since the last build.
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
@@ -9,6 +9,8 @@ const STAMP = path.join(".next", "gateway-source-hash");
 const INPUTS = ["app", "lib", "public", "server.ts", "next.config.mjs", "postcss.config.mjs", "tsconfig.json", "package-lock.json"];
 /** server.ts compiled to one JavaScript module: production runs it without a TypeScript loader. */
 export const SERVER_BUNDLE = path.join("dist", "server.mjs");
+/** lib/deployment/prepare-deployment.ts compiled: the launcher migrates and initialises once before it forks workers. */
+export const PREPARE_BUNDLE = path.join("dist", "prepare.mjs");
 const SKIP = new Set([path.join("lib", "db", "generated")]);
 
 function hashSources() {
@@ -27,7 +29,7 @@ function hashSources() {
 
 const LOCK = ".next-build.lock";
 const isCurrent = (wanted) =>
-  fs.existsSync(path.join(".next", "BUILD_ID")) && fs.existsSync(SERVER_BUNDLE) && fs.existsSync(STAMP) && fs.readFileSync(STAMP, "utf8") === wanted;
+  fs.existsSync(path.join(".next", "BUILD_ID")) && fs.existsSync(SERVER_BUNDLE) && fs.existsSync(PREPARE_BUNDLE) && fs.existsSync(STAMP) && fs.readFileSync(STAMP, "utf8") === wanted;
 
 /** Several processes started together in one directory build once: the others wait for it. */
 function takeBuildLock() {
@@ -47,30 +49,27 @@ function takeBuildLock() {
   }
 }
 
-export function ensureBuild() {
+export async function ensureBuild() {
   const wanted = hashSources();
   if (isCurrent(wanted)) return;
   if (!takeBuildLock()) throw new Error(`Another process holds ${LOCK}; remove it if no build is running.`);
   try {
     if (isCurrent(wanted)) return; // built by the process that held the lock
-    build(wanted);
+    await build(wanted);
   } finally {
     fs.rmSync(LOCK, { recursive: true, force: true });
   }
 }
 
-function build(wanted) {
+async function build(wanted) {
   process.stdout.write("Building the console and the server (first start, or the sources changed): a minute or two, once.\n");
-  const result = spawnSync(process.execPath, ["node_modules/next/dist/bin/next", "build"], {
-    stdio: "inherit",
-    env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },
-  });
-  if (result.status !== 0) throw new Error(`next build failed (exit ${result.status ?? "signal"})`);
+  const status = await runNextBuild();
+  if (status !== 0) throw new Error(`next build failed (exit ${status ?? "signal"})`);
   // Packages stay imports (resolved from node_modules); the project's own code, path
   // aliases included, is bundled. The request log's writer thread runs a script of its
   // own, found beside the server bundle.
   esbuild.buildSync({
-    entryPoints: { server: "server.ts", "sqlite-log-worker": "lib/db/sqlite-log-worker.ts" },
+    entryPoints: { server: "server.ts", prepare: "lib/deployment/prepare-deployment.ts", "sqlite-log-worker": "lib/db/sqlite-log-worker.ts" },
     outdir: path.dirname(SERVER_BUNDLE),
     outExtension: { ".js": ".mjs" },
     bundle: true,
@@ -82,4 +81,53 @@ function build(wanted) {
     logLevel: "warning",
   });
   fs.writeFileSync(STAMP, wanted);
+}
+
+/**
+ * `next build` with its progress on screen, minus two blocks that read wrong at start-up:
+ * the experiments list (a disabled flag is marked with a red-looking cross) and the table
+ * of every route. Errors pass through untouched.
+ */
+function runNextBuild() {
+  const child = spawn(process.execPath, ["node_modules/next/dist/bin/next", "build"], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },
+  });
+  const filter = buildOutputFilter();
+  for (const [from, to] of [[child.stdout, process.stdout], [child.stderr, process.stderr]]) {
+    let pending = "";
+    from.setEncoding("utf8");
+    from.on("data", (chunk) => {
+      const lines = (pending + chunk).split("\n");
+      pending = lines.pop();
+      for (const line of lines) if (filter(line)) to.write(`${line}\n`);
+    });
+    from.on("end", () => {
+      if (pending && filter(pending)) to.write(pending);
+    });
+  }
+  return new Promise((resolve, reject) => {
+    child.once("error", reject);
+    child.once("close", (code) => resolve(code));
+  });
+}
+
+/** A line filter for `next build`'s output: false for the lines to leave out. */
+export function buildOutputFilter() {
+  let skipping = null;
+  return (line) => {
+    const plain = line.replace(/\u001b\[[0-9;]*m/g, "");
+    if (/^- Experiments/.test(plain)) skipping = "experiments";
+    else if (/^Route \(/.test(plain)) skipping = "routes";
+    if (skipping === "experiments") {
+      if (plain.trim() === "" || /^- Experiments/.test(plain) || /^\s+[⨯✓·]/.test(plain)) return false;
+      skipping = null;
+    }
+    if (skipping === "routes") {
+      // The table (box-drawing lines), blank lines and the legend of its symbols.
+      if (plain.trim() === "" || /^(Route \(|[┌├└│]|\s|[○ƒ●◐λ]\s+\()/.test(plain)) return false;
+      skipping = null;
+    }
+    return true;
+  };
 }

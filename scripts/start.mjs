@@ -1,13 +1,14 @@
 // `npm start`: builds the console and server.ts only when needed, then runs the server in this same
 // process (one process: one Ctrl-C, no second copy of Node in memory), so a second
 // start is ready in seconds. PROCESSES=N (or `auto`, one per core) runs N such servers
-// on one port through node:cluster, sharing the store.
+// on one port through node:cluster, sharing the store: this launcher migrates the store
+// and does the one-time initialisation first, so the workers never race over it.
 import cluster from "node:cluster";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { ensureBuild, SERVER_BUNDLE } from "./ensure-build.mjs";
+import { ensureBuild, PREPARE_BUNDLE, SERVER_BUNDLE } from "./ensure-build.mjs";
 
 // A .env file beside package.json is read; variables already in the environment win.
 if (fs.existsSync(".env")) process.loadEnvFile(".env");
@@ -22,15 +23,45 @@ if (!Number.isInteger(wanted) || wanted < 1) {
 
 if (cluster.isPrimary) {
   try {
-    ensureBuild();
+    await ensureBuild();
   } catch (error) {
     process.stderr.write(`Could not build the console: ${error.message}\n`);
     process.exit(1);
   }
+  stopWithNpm();
 }
 
-if (cluster.isPrimary && wanted > 1) superviseWorkers(wanted);
-else await runServer();
+if (cluster.isPrimary && wanted > 1) {
+  await prepareOnce();
+  superviseWorkers(wanted);
+} else await runServer();
+
+/** Migrations, secrets, the first admin and the setup code, before any worker exists. */
+async function prepareOnce() {
+  try {
+    const { prepareDeployment } = await import(pathToFileURL(path.resolve(PREPARE_BUNDLE)).href);
+    await prepareDeployment();
+  } catch (error) {
+    process.stderr.write(`Gateway failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  }
+}
+
+/**
+ * Under `npm start`, npm runs this through a shell, and a SIGTERM to npm (what a process
+ * manager sends) stops npm and the shell without passing it on. When the process that
+ * started this one goes away, stop as if signalled, rather than serve on orphaned.
+ */
+function stopWithNpm() {
+  if (!process.env.npm_lifecycle_event) return;
+  const parent = process.ppid;
+  const watch = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(watch);
+    process.kill(process.pid, "SIGTERM");
+  }, 500);
+  watch.unref();
+}
 
 async function runServer() {
   try {
@@ -72,4 +103,5 @@ function superviseWorkers(count) {
   };
   process.on("SIGINT", relay);
   process.on("SIGTERM", relay);
+  process.on("SIGHUP", relay);
 }

@@ -26,7 +26,7 @@ if (run(process.execPath, ["node_modules/typescript/bin/tsc", "--noEmit", "-p", 
   totals.failed += 1;
   finish();
 }
-ensureBuild();
+await ensureBuild();
 
 function runNodeTests(targets, env = {}) {
   if (targets.length === 0) return;

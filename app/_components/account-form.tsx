@@ -15,10 +15,13 @@ export function AccountForm({
   action,
   submitLabel,
   confirm = false,
+  setupCode = false,
 }: {
   action: (form: FormData) => Promise<Result>;
   submitLabel: string;
   confirm?: boolean;
+  /** First-admin setup: ask for the one-time code start-up printed. */
+  setupCode?: boolean;
 }) {
   const router = useRouter();
   const [error, setError] = useState<string | null>(null);
@@ -44,8 +47,13 @@ export function AccountForm({
   return (
     <Card className="p-6">
       <form onSubmit={submit} className="space-y-4">
+        {setupCode && (
+          <Field label="Setup code" htmlFor="code" hint="Printed at start-up, and kept in DATA_DIR/setup-code.">
+            <Input id="code" name="code" required autoFocus autoComplete="off" spellCheck={false} placeholder="XXXX-XXXX-XXXX-XXXX" />
+          </Field>
+        )}
         <Field label="Email" htmlFor="email">
-          <Input id="email" name="email" type="email" required autoFocus autoComplete="email" />
+          <Input id="email" name="email" type="email" required autoFocus={!setupCode} autoComplete="email" />
         </Field>
         <Field label="Password" htmlFor="password" hint="At least 8 characters.">
           <Input id="password" name="password" type="password" minLength={8} required autoComplete="new-password" />

@@ -1,19 +1,20 @@
 "use server";
 
+import { headers } from "next/headers";
 import { redirect } from "next/navigation";
-import { createUser, needsSetup } from "@/lib/console/users";
+import { createFirstAdmin as create } from "@/lib/console/first-admin";
+import { needsSetup } from "@/lib/console/users";
+import { CLIENT_ADDRESS_HEADER } from "@/lib/http/client-address";
 import { getRuntime } from "@/lib/runtime";
 
 export type SetupState = { error: string | null };
 
-/** Creates the first admin. Refused once any account exists. */
+/** Creates the first admin for whoever holds the setup code. Refused once any account exists. */
 export async function createFirstAdmin(form: FormData): Promise<SetupState> {
   const runtime = await getRuntime();
   if (!(await needsSetup(runtime))) redirect("/login");
-  const password = String(form.get("password") ?? "");
-  if (password !== String(form.get("confirm") ?? "")) return { error: "The passwords do not match." };
-  const result = await createUser(runtime, { email: String(form.get("email") ?? ""), password, role: "admin", name: "Admin" });
-  if (!result.ok) return { error: result.error };
+  const field = (name: string) => String(form.get(name) ?? "");
+  const address = (await headers()).get(CLIENT_ADDRESS_HEADER) ?? "unknown";
   // The form signs the new admin in with the same credentials.
-  return { error: null };
+  return create(runtime, { email: field("email"), password: field("password"), confirm: field("confirm"), code: field("code") }, address);
 }

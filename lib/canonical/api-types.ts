@@ -38,7 +38,10 @@ export type ApiHandler = (request: ApiRequest) => Promise<ApiResponse>;
 
 /** The 413 both adapters raise when a body passes the limit. */
 export function bodyTooLarge(limitBytes: number): GatewayError {
-  return new GatewayError("request_too_large", `Request body exceeds the limit of ${limitBytes} bytes.`, { code: "request_too_large" });
+  // Named by its setting: whoever hits it can ask the operator to raise exactly that.
+  return new GatewayError("request_too_large", `Request body exceeds the limit of ${limitBytes} bytes (the gateway's MAX_BODY_BYTES setting).`, {
+    code: "request_too_large",
+  });
 }
 
 /** Enforces a byte limit on a body stream: the declared length first, then the bytes as they come. */

@@ -1,3 +1,4 @@
+import { isWebPageMessage } from "@/lib/providers/describe-body";
 import { providers } from "@/lib/providers/registry";
 import type { ChannelType } from "@/lib/routing/channel";
 
@@ -45,9 +46,15 @@ function safePath(url: string): string {
   }
 }
 
-/** What a channel's health says when its base URL answers 404 for the endpoint itself. */
+/**
+ * What a channel's health says when its base URL answers 404 for the endpoint itself. It
+ * names no other URL: only a check that probed one and found an API there may suggest it
+ * (check-channel.ts, fetch-models.ts).
+ */
 export function missingPathReason(type: ChannelType, baseUrl: string, upstreamMessage: string): string {
-  const suggestion = versionSuggestion(type, baseUrl);
-  const hint = suggestion ? `did you mean ${suggestion}?` : "check the channel's base URL";
-  return `The upstream has no such endpoint under ${baseUrl} (HTTP 404: ${upstreamMessage}): ${hint}`;
+  const segment = versionSuggestion(type, baseUrl) ? `; many servers expect a version segment such as ${providers[type].versionSegment}` : "";
+  if (isWebPageMessage(upstreamMessage)) {
+    return `${baseUrl} ${upstreamMessage.replace(/^The upstream /, "").replace(/\.$/, "")}: check the channel's base URL${segment}.`;
+  }
+  return `The upstream has no such endpoint under ${baseUrl} (HTTP 404: ${upstreamMessage}): check the channel's base URL${segment}.`;
 }

@@ -18,7 +18,18 @@ const modelName = z.string().trim().min(1).max(200);
 const channelFields = {
   name: z.string().trim().min(1).max(100),
   type: channelTypeSchema,
-  baseUrl: z.url({ protocol: /^https?$/ }).nullable().optional(),
+  baseUrl: z
+    .string()
+    .trim()
+    .max(2000)
+    .superRefine((value, context) => {
+      if (!URL.canParse(value)) context.addIssue({ code: "custom", message: "Not a URL: write it in full, such as https://api.example.com/v1." });
+      else if (!/^https?:$/.test(new URL(value).protocol)) {
+        context.addIssue({ code: "custom", message: `${new URL(value).protocol.replace(/:$/, "")}:// is not supported: http or https only.` });
+      }
+    })
+    .nullable()
+    .optional(),
   apiKey: z.string().min(1).max(4096).nullable().optional(),
   models: z.array(modelName).max(1000),
   modelMap: z.record(modelName, modelName).optional(),

@@ -8,7 +8,8 @@ export interface Settings {
 const DEFAULTS: Settings = { openSignup: false };
 
 export async function readSettings(runtime: Runtime): Promise<Settings> {
-  const rows = await runtime.database.setting.findMany();
+  // Only the settings named here: the table also keeps internal values (the setup code).
+  const rows = await runtime.database.setting.findMany({ where: { key: { in: Object.keys(DEFAULTS) } } });
   const stored = Object.fromEntries(rows.map((row) => [row.key, JSON.parse(row.value)]));
   return { ...DEFAULTS, ...stored };
 }

@@ -31,10 +31,10 @@ export function migrate(location: DatabaseLocation): Promise<string[]> {
 
 export function migrateSqlite(file: string): string[] {
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  const database = new Database(file);
+  // The busy timeout first: switching to WAL itself waits for a lock another process may hold.
+  const database = new Database(file, { timeout: 30_000 });
   try {
     database.pragma("journal_mode = WAL");
-    database.pragma("busy_timeout = 30000");
     const run = database.transaction(() => {
       database.exec(`CREATE TABLE IF NOT EXISTS "${MIGRATIONS_TABLE}" ("name" TEXT PRIMARY KEY, "appliedAt" TEXT NOT NULL)`);
       const applied = new Set(

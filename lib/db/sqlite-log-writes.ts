@@ -36,8 +36,8 @@ export function prepareLogWrites(database: Database.Database): (batch: SqliteLog
 
 /** The settings every connection to the gateway's SQLite file uses. */
 export function openSqlite(file: string): Database.Database {
-  const database = new Database(file);
+  // The busy timeout first: switching to WAL itself waits for a lock another process may hold.
+  const database = new Database(file, { timeout: 30_000 });
   database.pragma("journal_mode = WAL");
-  database.pragma("busy_timeout = 5000");
   return database;
 }

@@ -10,6 +10,7 @@ import type { Operation } from "@/lib/providers/operation";
 import { memberFor, type AttemptContext, type OperationCalls } from "@/lib/providers/provider";
 import type { Channel } from "@/lib/routing/channel";
 import type { AttemptRecord } from "@/lib/usage/request-log-entry";
+import { forCaller } from "./caller-error";
 import { classifyAttemptError, isCredentialRejection, isMissingPath } from "./attempt-outcome";
 import type { CallPlan, CallScope } from "./call-services";
 import { upstreamTimeouts } from "./upstream-timeouts";
@@ -68,7 +69,7 @@ export async function attemptAll<O extends Operation>(scope: CallScope, plan: Ca
           ...answer,
           body: guardStream(primed, (error) => {
             streamFailed(error);
-            return plan.renderStreamError(toGatewayError(error));
+            return plan.renderStreamError(toGatewayError(forCaller(error, log.id)));
           }),
         } as typeof answer;
       }
@@ -109,10 +110,10 @@ export async function attemptAll<O extends Operation>(scope: CallScope, plan: Ca
         `upstream attempt failed: ${record.error}${next ? "; trying the next channel" : ""}`,
       );
       logger.debug({ channelId: channel.id, requestId: log.id, err: error }, "upstream attempt failure in full");
-      if (!outcome.failOver) throw error;
+      if (!outcome.failOver) throw forCaller(error, log.id);
     }
   }
-  if (lastError !== undefined) throw finalError(lastError);
+  if (lastError !== undefined) throw forCaller(finalError(lastError), log.id);
   // Every candidate is cooling down or has an open circuit.
   const { until, rateLimited } = states.skipped(candidates.map((channel) => channel.id), plan.model);
   const waitMs = until === null ? 0 : Math.max(0, until - runtime.now());

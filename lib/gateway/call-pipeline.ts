@@ -4,6 +4,7 @@ import { logger } from "@/lib/logger";
 import { memberFor, type OperationCalls } from "@/lib/providers/provider";
 import type { Operation } from "@/lib/providers/operation";
 import { channelServes, type Channel } from "@/lib/routing/channel";
+import { unknownModelMessage } from "@/lib/routing/nearest-names";
 import { attemptAll } from "./attempt-loop";
 import type { CallPlan, CallScope } from "./call-services";
 
@@ -31,12 +32,11 @@ export async function runCall<O extends Operation>(scope: CallScope, plan: CallP
   log.model = plan.model;
   log.stream = plan.stream;
 
-  if (token.models && !token.models.has(plan.model)) {
-    throw new GatewayError("permission", `This API key is not allowed to use the model '${plan.model}'.`, {
-      code: "model_not_allowed",
-      param: "model",
-    });
-  }
+  // A name no channel serves is a 404 that helps (the nearest allowed names), allowed or not.
+  const allowed = !token.models || token.models.has(plan.model);
+  const notAllowed = () =>
+    new GatewayError("permission", `This API key is not allowed to use the model '${plan.model}'.`, { code: "model_not_allowed", param: "model" });
+  if (!allowed && runtime.channels.models().has(plan.model)) throw notAllowed();
   const serves = (channel: Channel) =>
     channelServes(channel, plan.operation) &&
     (plan.pinnedChannelId === undefined || channel.id === plan.pinnedChannelId) &&
@@ -51,11 +51,13 @@ export async function runCall<O extends Operation>(scope: CallScope, plan: CallP
     candidates = runtime.channels.candidates(plan.model).filter(serves);
   }
   if (candidates.length === 0) {
-    throw new GatewayError("not_found", `The model '${plan.model}' does not exist or you do not have access to it.`, {
+    const usable = [...runtime.channels.models().keys()].filter((name) => !token.models || token.models.has(name));
+    throw new GatewayError("not_found", unknownModelMessage(plan.model, usable), {
       code: "model_not_found",
       param: "model",
     });
   }
+  if (!allowed) throw notAllowed();
   await runtime.limits.consumeRequest(token.subject, token);
   const tokens = Math.ceil(plan.estimate.inputTokens + plan.estimate.outputTokens);
   const usd = Math.max(

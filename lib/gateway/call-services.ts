@@ -15,6 +15,8 @@ export interface CallServices {
   providers: Record<ChannelType, Provider>;
   channels: {
     candidates(model: string): Channel[];
+    /** Every model an enabled channel serves, with the first channel that does. */
+    models(): Map<string, Channel>;
     /** A change another process announced, still loading. */
     readonly settling: Promise<void> | undefined;
     reload(): Promise<void>;

@@ -43,7 +43,7 @@ export interface ShutdownSteps {
 }
 
 /**
- * SIGTERM/SIGINT: stop accepting, let open requests finish up to the deadline, then flush
+ * SIGTERM/SIGINT/SIGHUP: stop accepting, let open requests finish up to the deadline, then flush
  * the log queue and close the store. A second signal cuts what is left short, still
  * flushing what was recorded, and exits at once.
  */
@@ -81,11 +81,13 @@ export function handleShutdownSignals(steps: ShutdownSteps): void {
   process.on("SIGTERM", () => onSignal("SIGTERM"));
   if (!cluster.isWorker) {
     process.on("SIGINT", () => onSignal("SIGINT"));
+    process.on("SIGHUP", () => onSignal("SIGHUP"));
     return;
   }
-  // A cluster worker (PROCESSES=N): Ctrl-C reaches every process of the terminal's group,
-  // so workers leave it to the primary, which relays the shutdown once.
+  // A cluster worker (PROCESSES=N): Ctrl-C and a closed terminal reach every process of the
+  // terminal's group, so workers leave them to the primary, which relays the shutdown once.
   process.on("SIGINT", () => undefined);
+  process.on("SIGHUP", () => undefined);
   process.on("message", (message) => {
     if (message === "shutdown" || message === "force") onSignal(message === "force" ? "second signal" : "shutdown");
   });

@@ -1,5 +1,6 @@
 import { Agent, errors as undiciErrors } from "undici";
 import { GatewayError } from "@/lib/canonical/gateway-error";
+import { looksLikeWebPage } from "./describe-body";
 
 // One shared connection pool per upstream origin (undici's Agent keeps a Pool per
 // origin). Node's global fetch costs ~4x more CPU per request on this path.
@@ -194,7 +195,10 @@ export function parseUpstreamJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new GatewayError("bad_gateway", "The upstream returned a response the gateway could not read (not JSON).", {
+    const message = looksLikeWebPage(text)
+      ? "The upstream serves a web page (HTTP 200, text/html), not an API."
+      : "The upstream returned a response the gateway could not read (not JSON).";
+    throw new GatewayError("bad_gateway", message, {
       code: "invalid_upstream_response",
       cause: error,
     });
@@ -202,10 +206,38 @@ export function parseUpstreamJson(text: string): unknown {
 }
 
 const TIMEOUT_CODES = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "UND_ERR_CONNECT_TIMEOUT"]);
+const DNS_CODES = new Set(["ENOTFOUND", "EAI_AGAIN", "EAI_FAIL", "EAI_NONAME", "EAI_NODATA"]);
+const TLS_CODES = /^(ERR_TLS_|ERR_SSL_|CERT_|EPROTO$|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|UNABLE_TO_(VERIFY|GET)_)/;
+const UNROUTABLE_CODES = new Set(["EHOSTUNREACH", "ENETUNREACH", "EHOSTDOWN", "ENETDOWN"]);
+
+/** The error's own code, or its cause's (undici wraps some socket errors). */
+function errorCode(error: unknown): string | undefined {
+  const own = (error as { code?: unknown } | null)?.code;
+  if (typeof own === "string" && !own.startsWith("UND_ERR_SOCKET")) return own;
+  const cause = (error as { cause?: { code?: unknown } } | null)?.cause?.code;
+  return typeof cause === "string" ? cause : typeof own === "string" ? own : undefined;
+}
+
+/** Why a connection could not be made, in words that tell DNS, a closed port, TLS and routing apart. */
+function connectFailure(error: unknown, host: string): string {
+  const code = errorCode(error) ?? "";
+  const hostname = host.replace(/:\d+$/, "");
+  if (DNS_CODES.has(code)) return `The upstream host ${hostname} could not be found (DNS lookup failed: ${code}).`;
+  if (code === "ECONNREFUSED") return `The upstream at ${host} refused the connection (${code}): nothing listens there.`;
+  if (TLS_CODES.test(code)) {
+    const detail = (error as { message?: string } | null)?.message ?? code;
+    const plain = /wrong version number|packet length too long/i.test(detail) ? ": it may speak plain http, not https" : "";
+    return `The TLS connection to the upstream at ${host} failed (${code})${plain}.`;
+  }
+  if (UNROUTABLE_CODES.has(code)) return `The upstream at ${host} could not be reached: no network route (${code}).`;
+  if (code === "ECONNRESET") return `The upstream at ${host} closed the connection before answering (${code}).`;
+  return `The upstream at ${host} could not be reached${code ? ` (${code})` : ""}.`;
+}
 
 /**
  * Connection failures become 502, timeouts 504, both while connecting and while reading
- * the body; a client abort stays an abort.
+ * the body; a client abort stays an abort. The messages name the upstream's address: they
+ * are for the log row and the console; callers get lib/gateway/caller-error.ts's words.
  */
 export function mapTransportError(error: unknown, host: string, reading = false): unknown {
   if (error instanceof GatewayError || (error as { isGatewayError?: boolean } | null)?.isGatewayError) return error;
@@ -222,5 +254,5 @@ export function mapTransportError(error: unknown, host: string, reading = false)
       cause: error,
     });
   }
-  return new GatewayError("bad_gateway", `The upstream at ${host} could not be reached.`, { code: "upstream_unreachable", cause: error });
+  return new GatewayError("bad_gateway", connectFailure(error, host), { code: "upstream_unreachable", cause: error });
 }

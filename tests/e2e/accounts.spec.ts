@@ -13,8 +13,14 @@ test("first visit creates the admin once; admins add users; users cannot reach a
   const pages = new ConsolePages(page, gateway.url);
   await pages.open("/console");
   await expect(page).toHaveURL(/\/setup$/);
+  // Only whoever can read the start-up output or the data directory can claim the deployment.
+  await page.getByLabel("Setup code").fill("AAAA-BBBB-CCCC-DDDD");
   await page.getByLabel("Email").fill("owner@example.com");
   await page.getByLabel("Password", { exact: true }).fill("owner-password");
+  await page.getByLabel("Confirm password").fill("owner-password");
+  await page.getByRole("button", { name: "Create admin account" }).click();
+  await expect(page.getByText("That setup code is not right.")).toBeVisible();
+  await page.getByLabel("Setup code").fill(gateway.setupCode());
   await page.getByLabel("Confirm password").fill("owner-passwort");
   await page.getByRole("button", { name: "Create admin account" }).click();
   // A mistake keeps what was typed: only the error is new.

@@ -60,6 +60,7 @@ export function inMemoryCore(options: { channels: Channel[]; providers?: Record<
     providers: registry,
     channels: {
       candidates: (model) => pickChannels(options.channels, model),
+      models: () => new Map(options.channels.flatMap((channel) => channel.models.map((model) => [model, channel] as const))),
       settling: undefined,
       reload: async () => undefined,
     },

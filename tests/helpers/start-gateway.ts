@@ -25,6 +25,8 @@ export interface Gateway {
   /** Their process ids, in the same order. */
   pids: number[];
   output: () => string;
+  /** The one-time code /setup asks for while no account exists (what start-up wrote to DATA_DIR/setup-code). */
+  setupCode: () => string;
   /** Token and channel keys this test handed to or got from the gateway; stop() checks none leaked. */
   secrets: Set<string>;
   /** Everything the store holds, as text (the SQLite files, or every PostgreSQL row). */
@@ -128,6 +130,7 @@ export async function startGateway(extraEnv: Record<string, string> = {}, option
     instances,
     pids: children.map((child) => child.pid!),
     output: () => output,
+    setupCode: () => fs.readFileSync(path.join(dataDir, "setup-code"), "utf8").trim(),
     secrets,
     async storedText() {
       if (!sharedEnv.DATABASE_URL) {

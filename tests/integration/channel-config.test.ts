@@ -29,11 +29,18 @@ function refusal(model: string): Promise<InstanceType<typeof OpenAI.APIError>> {
     .then(() => assert.fail("expected an error"), (error: unknown) => error as InstanceType<typeof OpenAI.APIError>);
 }
 
-test("the start-up block says where the API and console are, whether setup waits, and where the admin key is", () => {
+test("the start-up block is short: where the API and console are, the setup code and where it is kept, the admin key, how to stop", () => {
   const output = gateway.output();
   assert.match(output, /API: +http:\/\/localhost:\d+\/v1 /);
-  assert.match(output, /Console: +http:\/\/localhost:\d+\/console: waiting for setup, the first visit creates the admin account/);
+  assert.match(output, /Console: +http:\/\/localhost:\d+\/console: waiting for setup/);
+  const code = /Setup code: +([A-Z2-9]{4}(?:-[A-Z2-9]{4}){3}) \(also in (\S+)\)/.exec(output);
+  assert.ok(code, output);
+  assert.equal(code[1], gateway.setupCode());
+  assert.match(code[2]!, /setup-code$/);
   assert.match(output, /Admin API key: (in .*admin-api-key|from ADMIN_API_KEY)/);
+  assert.match(output, /Stop: +Ctrl-C, or one SIGTERM/);
+  const block = output.slice(output.indexOf("Gateway ready on")).split("\n\n")[0]!;
+  assert.ok(block.split("\n").length <= 8, `one short block:\n${block}`);
 });
 
 describe("channel base URLs", () => {
@@ -69,8 +76,21 @@ describe("channel base URLs", () => {
     assert.ok(upstream.received.some((request) => request.path === "/chat/completions"));
     await eventually(async () => {
       const channel = (await gateway.admin("GET", `/api/admin/channels/${created.body.id}`)).body;
-      assert.match(channel.lastError, new RegExp(`did you mean ${origin.replace(/[.]/g, "\\.")}/v1\\?`));
+      // Real traffic probes nothing else, so it names no other URL: the channel's check does that.
+      assert.match(channel.lastError, new RegExp(`no such endpoint under ${origin.replace(/[.]/g, "\\.")} .*check the channel's base URL`));
+      assert.doesNotMatch(channel.lastError, /did you mean/);
     }, 8000);
+  });
+
+  test("a base URL that is not http or https says so", async () => {
+    for (const [baseUrl, message] of [
+      ["ftp://files.example.com/v1", /'baseUrl': ftp:\/\/ is not supported: http or https only\.$/],
+      ["api.example.com/v1", /'baseUrl': Not a URL/],
+    ] as const) {
+      const refused = await gateway.admin("POST", "/api/admin/channels", { name: "ftp", type: "openai", baseUrl, apiKey: UPSTREAM_API_KEY, models: ["ftp-model"] });
+      assert.equal(refused.status, 400);
+      assert.match(refused.body.error.message, message);
+    }
   });
 
   test("a 404 that names the model stays the caller's not-found", async () => {

@@ -131,10 +131,21 @@ describe("errors arrive as the OpenAI SDK's typed errors", () => {
     assert.equal(error.code, "model_not_found");
   });
 
+  test("a mistyped model's 404 names the nearest allowed name and what the key may use", async () => {
+    const typo = await expectError(client.chat.completions.create({ model: "gpt-tset", messages: hello }), OpenAI.NotFoundError, 404);
+    assert.match(typo.message, /Did you mean 'gpt-test'\?/);
+    assert.match(typo.message, /This key may use: .*down-model.*gpt-test.*mock-chat/);
+    // A key limited to some models hears only of those, even about a name near another one.
+    const limited = sdk((await createToken({ models: ["mock-chat", "fake-error"] })).key);
+    const near = await expectError(limited.chat.completions.create({ model: "fake-erorr", messages: hello }), OpenAI.NotFoundError, 404);
+    assert.match(near.message, /Did you mean 'fake-error'\? This key may use: fake-error, mock-chat\.$/);
+    assert.equal(near.message.includes("gpt-test"), false);
+  });
+
   test("a body over the limit is 413", async () => {
     const big = "x".repeat(70_000);
     const error = await expectError(client.chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: big }] }), OpenAI.APIError, 413);
-    assert.match(error.message, /exceeds the limit/);
+    assert.match(error.message, /exceeds the limit of 65536 bytes \(the gateway's MAX_BODY_BYTES setting\)/);
   });
 
   test("a chunked body with no length is counted as it streams in, and is 413 past the limit", async () => {
@@ -193,7 +204,15 @@ describe("errors arrive as the OpenAI SDK's typed errors", () => {
 
   test("an unreachable upstream is 502 and a silent one is 504", async () => {
     const unreachable = await expectError(client.chat.completions.create({ model: "down-model", messages: hello }), OpenAI.APIError, 502);
-    assert.equal(unreachable.message.includes(unreachableUrl.split("/v1")[0]!.replace("http://", "")), true);
+    // The caller learns what failed and the id to quote; the upstream's address is the admin's to see.
+    const address = unreachableUrl.split("/v1")[0]!.replace("http://", "");
+    const requestId = unreachable.headers?.get("x-request-id");
+    // (The SDK puts the status before the message.)
+    assert.match(unreachable.message, /The upstream for this model could not be reached \(request id (\S+)\)\.$/);
+    assert.ok(requestId && unreachable.message.includes(requestId), unreachable.message);
+    assert.equal(unreachable.message.includes(address), false, "no upstream address in an API answer");
+    const row = (await gateway.admin("GET", "/api/admin/logs?limit=50")).body.data.find((entry: { id: string }) => entry.id === requestId);
+    assert.match(JSON.stringify(row.attempts), new RegExp(`${address.replace(/[.]/g, "\\.")} refused the connection`));
     await expectError(client.chat.completions.create({ model: "fake-slow", messages: hello }), OpenAI.APIError, 504);
     await expectError(client.chat.completions.create({ model: "fake-slow", messages: hello, stream: true }), OpenAI.APIError, 504);
   });

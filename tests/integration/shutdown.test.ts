@@ -55,6 +55,32 @@ function exited(pid: number): Promise<void> {
   });
 }
 
+/** Every process started under `pid`, from /proc (Linux, where the suite runs). */
+function descendants(pid: number): number[] {
+  const parents = new Map<number, number>();
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // The command may hold spaces or parentheses: the fields after its last ')' are fixed.
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+    } catch {
+      // exited while listing
+    }
+  }
+  const found: number[] = [];
+  const visit = (parent: number) => {
+    for (const [child, itsParent] of parents) {
+      if (itsParent === parent) {
+        found.push(child);
+        visit(child);
+      }
+    }
+  };
+  visit(pid);
+  return found;
+}
+
 async function outputMatches(gateway: Gateway, pattern: RegExp): Promise<void> {
   const deadline = Date.now() + 10_000;
   while (!pattern.test(gateway.output())) {
@@ -137,6 +163,10 @@ describe("graceful shutdown", () => {
       const url = /Gateway ready on (http:\/\/\S+)/.exec(output)![1]!;
       const ports = new Set([...output.matchAll(/Gateway ready on http:\/\/localhost:(\d+)/g)].map((match) => match[1]));
       assert.equal(ports.size, 1, "both workers share the port");
+      assert.doesNotMatch(output, /database is locked|failed to start/i);
+      // The launcher made one setup code before forking: printed once, the one in the file.
+      const codes = [...output.matchAll(/Setup code: +(\S+)/g)].map((match) => match[1]);
+      assert.deepEqual(codes, [fs.readFileSync(path.join(dataDir, "setup-code"), "utf8").trim()]);
       for (let index = 0; index < 6; index += 1) {
         const response = await fetch(`${url}/api/admin/channels`, { headers: { authorization: `Bearer ${adminKey}`, connection: "close" } });
         assert.equal(response.status, 200);
@@ -147,6 +177,45 @@ describe("graceful shutdown", () => {
       assert.equal(code, 0, output);
     } finally {
       if (child.exitCode === null) child.kill("SIGKILL");
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test("npm start under a process manager: one SIGTERM to npm stops the launcher and every worker, and the port closes", async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "gateway-npm-"));
+    const npm = spawn("npm", ["start", "--silent"], {
+      cwd: path.resolve(import.meta.dirname, "..", ".."),
+      env: { ...process.env, PROCESSES: "2", PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, DATABASE_URL: "", REDIS_URL: "", LOG_LEVEL: "warn", NODE_ENV: "production" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    npm.stdout.on("data", (chunk) => (output += chunk));
+    npm.stderr.on("data", (chunk) => (output += chunk));
+    let tree: number[] = [];
+    try {
+      const deadline = Date.now() + 120_000;
+      while ((output.match(/Gateway ready on/g) ?? []).length < 2) {
+        if (Date.now() > deadline || npm.exitCode !== null) assert.fail(`not ready:\n${output}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const port = Number(/Gateway ready on http:\/\/localhost:(\d+)/.exec(output)![1]);
+      tree = descendants(npm.pid!);
+      assert.ok(tree.length >= 3, `npm's tree holds the launcher and two workers: ${tree.join(", ")}`);
+      npm.kill("SIGTERM");
+      await Promise.all(tree.map((pid) => exited(pid)));
+      await assert.rejects(
+        new Promise((resolve, reject) => net.connect(port, "127.0.0.1").once("connect", resolve).once("error", reject)),
+        /ECONNREFUSED/,
+        "nothing left listening",
+      );
+    } finally {
+      for (const pid of [npm.pid!, ...tree]) {
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          // already gone
+        }
+      }
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
   });

@@ -75,6 +75,30 @@ describe("upstream-http", () => {
     );
   });
 
+  test("connection failures say which one it was: DNS, a refused port, TLS", async () => {
+    const attempt = (url: string) =>
+      client.send({ url, method: "GET", headers: {}, signal: new AbortController().signal, timeouts: generous }).then(
+        () => assert.fail("expected a failure"),
+        (error: unknown) => {
+          assert.ok(isGatewayError(error) && error.status === 502 && error.code === "upstream_unreachable", String(error));
+          return error.message;
+        },
+      );
+    assert.match(await attempt("http://no-such-host.invalid/v1"), /^The upstream host no-such-host\.invalid could not be found \(DNS lookup failed: E[A-Z_]+\)\.$/);
+    const closed = http.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    assert.match(await attempt(`http://127.0.0.1:${port}/x`), new RegExp(`^The upstream at 127\\.0\\.0\\.1:${port} refused the connection`));
+    // https:// to a plain-http server: the TLS handshake fails, and the message says what it may mean.
+    assert.match(await attempt(`${origin.replace("http:", "https:")}/ok`), /^The TLS connection to the upstream at 127\.0\.0\.1:\d+ failed \([A-Z_]+\): it may speak plain http, not https\.$/);
+  });
+
+  test("a web page where JSON was expected is named as one, never echoed", async () => {
+    const response = await send("/not-json");
+    await assert.rejects(response.body.json(), (error) => isGatewayError(error) && error.message === "The upstream serves a web page (HTTP 200, text/html), not an API.");
+  });
+
   test("no headers within firstByteMs is a 504", async () => {
     await assert.rejects(send("/silent", { firstByteMs: 100 }), (error) => isGatewayError(error) && error.status === 504 && error.code === "upstream_timeout");
   });

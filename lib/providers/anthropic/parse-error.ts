@@ -1,5 +1,6 @@
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import { safeJson } from "@/lib/canonical/json";
+import { describeUnreadableBody } from "@/lib/providers/describe-body";
 import { scrubSecrets } from "@/lib/providers/scrub-secrets";
 import { anthropicErrorSchema } from "./anthropic-api";
 
@@ -10,8 +11,8 @@ export function parseAnthropicError(status: number, bodyText: string, apiKey: st
   if (parsed.success) {
     message = parsed.data.error.message || message;
     type = parsed.data.error.type;
-  } else if (bodyText.trim()) {
-    message = `${message} ${bodyText.trim().slice(0, 500)}`;
+  } else {
+    message = describeUnreadableBody(status, bodyText);
   }
   const overloaded = status === 529 || type === "overloaded_error";
   return new GatewayError(overloaded ? "overloaded" : "upstream_error", scrubSecrets(message, [apiKey]), {

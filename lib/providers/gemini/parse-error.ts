@@ -1,5 +1,6 @@
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import { safeJson } from "@/lib/canonical/json";
+import { describeUnreadableBody } from "@/lib/providers/describe-body";
 import { scrubSecrets } from "@/lib/providers/scrub-secrets";
 import { geminiErrorSchema } from "./gemini-api";
 
@@ -12,8 +13,8 @@ export function parseGeminiError(status: number, bodyText: string, apiKey: strin
   if (parsed.success) {
     message = parsed.data.error.message || message;
     statusName = parsed.data.error.status;
-  } else if (bodyText.trim()) {
-    message = `${message} ${bodyText.trim().slice(0, 500)}`;
+  } else {
+    message = describeUnreadableBody(status, bodyText);
   }
   return new GatewayError(status === 503 ? "overloaded" : "upstream_error", scrubSecrets(message, [apiKey]), {
     status,

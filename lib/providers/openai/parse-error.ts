@@ -1,4 +1,5 @@
 import { GatewayError } from "@/lib/canonical/gateway-error";
+import { describeUnreadableBody } from "@/lib/providers/describe-body";
 import { scrubSecrets } from "@/lib/providers/scrub-secrets";
 import { openAIErrorBodySchema } from "./openai-api";
 
@@ -21,7 +22,7 @@ export function parseOpenAIError(status: number, bodyText: string, apiKey: strin
       }
     }
   } catch {
-    if (bodyText.trim()) message = `${message} ${bodyText.trim().slice(0, 500)}`;
+    message = describeUnreadableBody(status, bodyText);
   }
   return new GatewayError(status === 529 || status === 503 ? "overloaded" : "upstream_error", scrubSecrets(message, [apiKey]), {
     status,
