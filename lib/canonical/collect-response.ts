@@ -1,5 +1,5 @@
 import type { FinishReason } from "@/lib/canonical/finish-reason";
-import type { StreamEventBatches } from "@/lib/canonical/stream-event";
+import type { StreamEvent, StreamEventBatches } from "@/lib/canonical/stream-event";
 import type { Usage } from "@/lib/canonical/usage";
 
 export interface ChatResponse {
@@ -10,6 +10,9 @@ export interface ChatResponse {
   reasoning: string;
   reasoningSignature?: string;
   toolCalls: { id: string; name: string; arguments: string }[];
+  /** Searches the upstream's own service ran (a hosted web search), in order. */
+  webSearches: Extract<StreamEvent, { type: "web-search" }>[];
+  citations: Extract<StreamEvent, { type: "citation" }>[];
   finishReason: FinishReason;
   stopSequence?: string;
   usage?: Usage;
@@ -24,6 +27,8 @@ export async function collectResponse(batches: StreamEventBatches): Promise<Chat
     text: "",
     reasoning: "",
     toolCalls: [],
+    webSearches: [],
+    citations: [],
     finishReason: "stop",
   };
   for await (const batch of batches) for (const event of batch) {
@@ -48,6 +53,12 @@ export async function collectResponse(batches: StreamEventBatches): Promise<Chat
         if (call) call.arguments += event.argumentsDelta;
         break;
       }
+      case "web-search":
+        response.webSearches.push(event);
+        break;
+      case "citation":
+        response.citations.push(event);
+        break;
       case "usage":
         response.usage = event.usage;
         break;

@@ -25,11 +25,27 @@ export interface ToolDefinition {
   parameters?: Record<string, unknown>;
 }
 
+/**
+ * A tool the model vendor's own service runs (a web search, a code sandbox), not the
+ * client. Each provider maps the kinds its upstream has an equivalent for; the others are
+ * dropped with a warning (lib/providers/members/hosted-tools.ts).
+ */
+export type HostedToolKind = "web-search" | "file-search" | "code-interpreter" | "image-generation" | "computer-use" | "mcp" | "other";
+
+export interface HostedTool {
+  kind: HostedToolKind;
+  /** How the client named it: its type (`web_search`), or an MCP server's label. */
+  name: string;
+  /** The client's settings for it, as sent (`user_location`, `filters`...). */
+  options: Record<string, unknown>;
+}
+
 export type ToolChoice =
   | { type: "auto" }
   | { type: "none" }
   | { type: "required" }
-  | { type: "tool"; name: string };
+  | { type: "tool"; name: string }
+  | { type: "hosted"; kind: HostedToolKind; name: string };
 
 export interface ChatRequest {
   /** The public model name the caller asked for. */
@@ -43,6 +59,7 @@ export interface ChatRequest {
   topK?: number;
   stop?: string[];
   tools?: ToolDefinition[];
+  hostedTools?: HostedTool[];
   toolChoice?: ToolChoice;
   parallelToolCalls?: boolean;
   reasoning?: { effort?: "minimal" | "low" | "medium" | "high"; budgetTokens?: number };

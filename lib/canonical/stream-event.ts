@@ -2,6 +2,11 @@ import type { FinishReason } from "@/lib/canonical/finish-reason";
 import type { GatewayError } from "@/lib/canonical/gateway-error";
 import type { Usage } from "@/lib/canonical/usage";
 
+export interface WebSource {
+  url: string;
+  title?: string;
+}
+
 // What a provider yields while generating. Non-streaming calls yield the same events
 // and the client format aggregates them (lib/canonical/collect-response.ts).
 export type StreamEvent =
@@ -10,6 +15,9 @@ export type StreamEvent =
   | { type: "reasoning-delta"; text: string; signature?: string }
   | { type: "tool-call-start"; index: number; id: string; name: string }
   | { type: "tool-call-delta"; index: number; argumentsDelta: string }
+  | { type: "web-search"; id: string; status: "completed" | "failed"; queries: string[]; sources: WebSource[] }
+  /** A source the text cites: `start`..`end` count characters of all text-delta text so far. */
+  | { type: "citation"; url: string; title?: string; start: number; end: number }
   | { type: "usage"; usage: Usage }
   | { type: "finish"; reason: FinishReason; stopSequence?: string }
   | { type: "error"; error: GatewayError };

@@ -39,12 +39,12 @@ describe("Responses translation", () => {
     assert.equal(tool.name, "apply_patch");
     assert.match(tool.description!, /lark grammar/);
     assert.deepEqual(tool.parameters!.required, ["input"]);
-    assert.ok(parsed.customTools.has("apply_patch"));
+    assert.equal(parsed.tools.get("apply_patch")?.custom, true);
   });
 
   test("its call comes back as a custom_tool_call with the raw input, whole and streamed", async () => {
     const parsed = toCanonical(parseResponsesBody({ model: "m", input: "fix it", tools: [APPLY_PATCH] }));
-    const envelope = newEnvelope("m", parsed.body, parsed.customTools);
+    const envelope = newEnvelope("m", parsed.body, parsed.tools);
     const whole = renderResponse(envelope, await collectResponse(from(callEvents())));
     assert.deepEqual(
       whole.output.map((item) => [item.type, item.call_id, item.input]),
@@ -82,7 +82,7 @@ describe("Responses translation", () => {
   });
 
   test("max_output_tokens reached is an incomplete response", async () => {
-    const envelope = newEnvelope("m", parseResponsesBody({ model: "m", input: "x" }), new Set());
+    const envelope = newEnvelope("m", parseResponsesBody({ model: "m", input: "x" }), new Map());
     const response = renderResponse(
       envelope,
       await collectResponse(from([{ type: "text-delta", text: "cut" }, { type: "finish", reason: "length" }])),

@@ -64,7 +64,7 @@ describe("a broken stream's last frame, per client format", () => {
   });
 
   test("Responses: the error event relays also end with, with the stream's next sequence number", async () => {
-    const envelope = newEnvelope("m", { model: "m", input: "hi" } as ResponsesRequest, new Set());
+    const envelope = newEnvelope("m", { model: "m", input: "hi" } as ResponsesRequest, new Map());
     const text = (await collect(renderResponsesStream(cutAfterText(), envelope))).join("");
     const events = text.trim().split("\n\n").map((event) => JSON.parse(event.split("\n").find((line) => line.startsWith("data: "))!.slice(6)) as Record<string, unknown>);
     const last = events.at(-1)!;

@@ -1,19 +1,20 @@
 import { GatewayError } from "@/lib/canonical/gateway-error";
-import type { ChatRequest, ContentPart, Message, ToolChoice, ToolDefinition } from "@/lib/canonical/request";
+import type { ChatRequest, ContentPart, Message } from "@/lib/canonical/request";
 import { parseImageUrl } from "@/lib/formats/openai/parse-request";
 import { validationError } from "@/lib/formats/validation-error";
-import { responsesRequestSchema, type InputContent, type InputItem, type ResponsesRequest, type ResponsesTool } from "./schema";
+import { CUSTOM_TOOL_ARGUMENT, toCanonicalToolChoice, toCanonicalTools } from "./parse-tools";
+import { responsesRequestSchema, type InputContent, type InputItem, type ResponsesRequest } from "./schema";
+import { upstreamToolName, type ToolTable } from "./tool-names";
 
 export interface ParsedResponsesRequest {
   body: ResponsesRequest;
   chat: ChatRequest;
-  /** Tools declared as custom (freeform) tools: their calls go back as custom_tool_call items. */
-  customTools: ReadonlySet<string>;
+  /** The declared tools by upstream name: namespaced and custom tools' calls go back as the client named them. */
+  tools: ToolTable;
   warnings: string[];
 }
 
-/** A custom (freeform) tool becomes a function taking its text as one string argument. */
-export const CUSTOM_TOOL_ARGUMENT = "input";
+export { CUSTOM_TOOL_ARGUMENT } from "./parse-tools";
 
 export function parseResponsesBody(json: unknown): ResponsesRequest {
   const result = responsesRequestSchema.safeParse(json);
@@ -24,8 +25,7 @@ export function parseResponsesBody(json: unknown): ResponsesRequest {
 /** The Responses request as a canonical chat, for upstreams without /responses. */
 export function toCanonical(body: ResponsesRequest, history: Message[] = [], historySystem?: string): ParsedResponsesRequest {
   const warnings: string[] = [];
-  const customTools = new Set<string>();
-  const tools = body.tools?.map((tool, index) => toCanonicalTool(tool, index, customTools));
+  const { tools, hostedTools, table } = toCanonicalTools(body.tools);
   const system: string[] = [];
   if (historySystem) system.push(historySystem);
   if (body.instructions) system.push(body.instructions);
@@ -36,7 +36,7 @@ export function toCanonical(body: ResponsesRequest, history: Message[] = [], his
   if (body.text?.format && body.text.format.type !== "text") warnings.push(`text.format '${body.text.format.type}' is passed on as a response format where the upstream has one`);
   return {
     body,
-    customTools,
+    tools: table,
     warnings,
     chat: {
       model: body.model,
@@ -46,7 +46,8 @@ export function toCanonical(body: ResponsesRequest, history: Message[] = [], his
       maxTokens: body.max_output_tokens ?? undefined,
       temperature: body.temperature ?? undefined,
       topP: body.top_p ?? undefined,
-      tools: tools && tools.length > 0 ? tools : undefined,
+      tools: tools.length > 0 ? tools : undefined,
+      hostedTools: hostedTools.length > 0 ? hostedTools : undefined,
       toolChoice: toCanonicalToolChoice(body.tool_choice),
       parallelToolCalls: body.parallel_tool_calls ?? undefined,
       reasoning: effort && effort !== "none" ? { effort: effort === "xhigh" ? "high" : (effort as "minimal" | "low" | "medium" | "high") } : undefined,
@@ -59,32 +60,6 @@ export function toCanonical(body: ResponsesRequest, history: Message[] = [], his
       user: body.user,
     },
   };
-}
-
-function toCanonicalTool(tool: ResponsesTool, index: number, customTools: Set<string>): ToolDefinition {
-  if (tool.type === "function") {
-    const fn = tool as { name: string; description?: string | null; parameters?: Record<string, unknown> | null };
-    return { name: fn.name, description: fn.description ?? undefined, parameters: fn.parameters ?? { type: "object", properties: {} } };
-  }
-  if (tool.type === "custom") {
-    const custom = tool as { name: string; description?: string | null; format?: { type?: string; syntax?: string; definition?: string } };
-    customTools.add(custom.name);
-    const grammar = custom.format?.type === "grammar" ? `\n\nThe input must follow this ${custom.format.syntax ?? ""} grammar:\n${custom.format.definition ?? ""}` : "";
-    return {
-      name: custom.name,
-      description: `${custom.description ?? ""}${grammar}`.trim() || undefined,
-      parameters: {
-        type: "object",
-        properties: { [CUSTOM_TOOL_ARGUMENT]: { type: "string", description: "The tool's whole input, as free text." } },
-        required: [CUSTOM_TOOL_ARGUMENT],
-      },
-    };
-  }
-  throw new GatewayError(
-    "invalid_request",
-    `The tool '${tool.name ?? tool.type}' (type '${tool.type}') is built into OpenAI's servers and cannot run on this model's provider; declare it as a function tool instead.`,
-    { param: `tools[${index}].type`, code: "unsupported_tool" },
-  );
 }
 
 function addItem(item: InputItem, index: number, messages: Message[], system: string[]): void {
@@ -101,9 +76,9 @@ function addItem(item: InputItem, index: number, messages: Message[], system: st
   switch (item.type) {
     case "function_call":
     case "custom_tool_call": {
-      const call = item as { call_id: string; name: string; arguments?: string; input?: string };
+      const call = item as { call_id: string; name: string; namespace?: string | null; arguments?: string; input?: string };
       const argumentsText = item.type === "custom_tool_call" ? JSON.stringify({ [CUSTOM_TOOL_ARGUMENT]: call.input ?? "" }) : (call.arguments ?? "");
-      push(messages, "assistant", [{ type: "tool-call", id: call.call_id, name: call.name, arguments: argumentsText }]);
+      push(messages, "assistant", [{ type: "tool-call", id: call.call_id, name: upstreamToolName(call.name, call.namespace), arguments: argumentsText }]);
       return;
     }
     case "function_call_output":
@@ -114,6 +89,8 @@ function addItem(item: InputItem, index: number, messages: Message[], system: st
     }
     case "reasoning":
       return; // reasoning from another model cannot be replayed to this one
+    case "web_search_call":
+      return; // a search another service ran: what it found is in the answer's text
     case "item_reference":
       throw new GatewayError("invalid_request", "item_reference inputs need the stored response they point to; use previous_response_id instead.", {
         param: `input[${index}]`,
@@ -158,11 +135,4 @@ function contentParts(content: string | InputContent[], index: number): ContentP
         });
     }
   });
-}
-
-function toCanonicalToolChoice(choice: ResponsesRequest["tool_choice"]): ToolChoice | undefined {
-  if (choice === undefined) return undefined;
-  if (choice === "auto" || choice === "none" || choice === "required") return { type: choice };
-  if ((choice.type === "function" || choice.type === "custom") && "name" in choice) return { type: "tool", name: String(choice.name) };
-  return { type: "auto" };
 }

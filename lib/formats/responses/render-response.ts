@@ -3,8 +3,10 @@ import type { ChatResponse } from "@/lib/canonical/collect-response";
 import type { FinishReason } from "@/lib/canonical/finish-reason";
 import { toolArgumentsObject } from "@/lib/canonical/json";
 import type { Usage } from "@/lib/canonical/usage";
-import { CUSTOM_TOOL_ARGUMENT } from "./parse-request";
+import type { StreamEvent } from "@/lib/canonical/stream-event";
+import { CUSTOM_TOOL_ARGUMENT } from "./parse-tools";
 import type { ResponsesRequest } from "./schema";
+import { clientToolNames, type ToolTable } from "./tool-names";
 
 // Canonical answers as Responses API objects: the response envelope, its output items
 // and its usage, the same for whole answers and for the snapshots streams carry.
@@ -15,15 +17,15 @@ export interface ResponseEnvelope {
   /** The model the client asked for (answers name it, not the upstream's). */
   model: string;
   body: ResponsesRequest;
-  customTools: ReadonlySet<string>;
+  tools: ToolTable;
 }
 
 export type OutputItem = Record<string, unknown> & { type: string; id: string };
 
 export const newId = (prefix: string) => `${prefix}_${randomBytes(24).toString("hex")}`;
 
-export function newEnvelope(model: string, body: ResponsesRequest, customTools: ReadonlySet<string>): ResponseEnvelope {
-  return { id: newId("resp"), createdAt: Math.floor(Date.now() / 1000), model, body, customTools };
+export function newEnvelope(model: string, body: ResponsesRequest, tools: ToolTable): ResponseEnvelope {
+  return { id: newId("resp"), createdAt: Math.floor(Date.now() / 1000), model, body, tools };
 }
 
 export function renderUsage(usage: Usage | undefined) {
@@ -82,24 +84,46 @@ export function reasoningItem(id: string, text: string): OutputItem {
   return { type: "reasoning", id, summary: text ? [{ type: "summary_text", text }] : [] };
 }
 
-export function messageItem(id: string, text: string, status = "completed"): OutputItem {
-  return { type: "message", id, status, role: "assistant", content: [{ type: "output_text", text, annotations: [], logprobs: [] }] };
+export type UrlCitation = { type: "url_citation"; url: string; title: string; start_index: number; end_index: number };
+
+export function messageItem(id: string, text: string, status = "completed", annotations: UrlCitation[] = []): OutputItem {
+  return { type: "message", id, status, role: "assistant", content: [{ type: "output_text", text, annotations, logprobs: [] }] };
 }
 
-/** A tool call: a function_call, or a custom_tool_call for tools declared as custom. */
+/** A citation as an annotation of a message whose text starts at `offset` of all the answer's text. */
+export function urlCitation(citation: Extract<StreamEvent, { type: "citation" }>, offset: number, length: number): UrlCitation {
+  const clamp = (index: number) => Math.min(Math.max(index - offset, 0), length);
+  return { type: "url_citation", url: citation.url, title: citation.title ?? citation.url, start_index: clamp(citation.start), end_index: clamp(citation.end) };
+}
+
+/** A hosted web search the upstream ran, as OpenAI reports its own. */
+export function webSearchItem(search: Extract<StreamEvent, { type: "web-search" }>, status: string = search.status): OutputItem {
+  const action: Record<string, unknown> = { type: "search", query: search.queries[0] ?? "" };
+  if (search.queries.length > 1) action.queries = search.queries;
+  if (search.sources.length > 0) action.sources = search.sources.map((source) => ({ type: "url", url: source.url }));
+  return { type: "web_search_call", id: `ws_${search.id.replace(/[^a-zA-Z0-9]/g, "").slice(-40) || newId("ws").slice(3)}`, status, action };
+}
+
+/** A tool call: a function_call, or a custom_tool_call for tools declared as custom; a namespaced tool's call names its namespace. */
 export function toolCallItem(envelope: ResponseEnvelope, call: { id: string; name: string; arguments: string }, status = "completed"): OutputItem {
-  if (envelope.customTools.has(call.name)) {
+  const { name, namespace, custom } = clientToolNames(envelope.tools, call.name);
+  const scope = namespace ? { namespace } : {};
+  if (custom) {
     const input = toolArgumentsObject(call.arguments)[CUSTOM_TOOL_ARGUMENT];
-    return { type: "custom_tool_call", id: newId("ctc"), status, call_id: call.id, name: call.name, input: typeof input === "string" ? input : call.arguments };
+    return { type: "custom_tool_call", id: newId("ctc"), status, call_id: call.id, ...scope, name, input: typeof input === "string" ? input : call.arguments };
   }
-  return { type: "function_call", id: newId("fc"), status, call_id: call.id, name: call.name, arguments: call.arguments };
+  return { type: "function_call", id: newId("fc"), status, call_id: call.id, ...scope, name, arguments: call.arguments };
 }
 
 /** A whole canonical answer as a Responses API object. */
 export function renderResponse(envelope: ResponseEnvelope, response: ChatResponse) {
   const output: OutputItem[] = [];
   if (response.reasoning) output.push(reasoningItem(newId("rs"), response.reasoning));
-  if (response.text || response.toolCalls.length === 0) output.push(messageItem(newId("msg"), response.text));
+  for (const search of response.webSearches) output.push(webSearchItem(search));
+  if (response.text || response.toolCalls.length === 0) {
+    const annotations = response.citations.map((citation) => urlCitation(citation, 0, response.text.length));
+    output.push(messageItem(newId("msg"), response.text, "completed", annotations));
+  }
   for (const call of response.toolCalls) output.push(toolCallItem(envelope, call));
   return responseObject(envelope, { ...statusFor(response.finishReason), output, usage: response.usage });
 }

@@ -11,8 +11,11 @@ import {
   responseObject,
   statusFor,
   toolCallItem,
+  urlCitation,
+  webSearchItem,
   type OutputItem,
   type ResponseEnvelope,
+  type UrlCitation,
 } from "./render-response";
 
 // Canonical events as the Responses API's named stream events, each with an increasing
@@ -21,13 +24,16 @@ import {
 
 type Open =
   | { kind: "reasoning"; id: string; index: number; text: string }
-  | { kind: "message"; id: string; index: number; text: string }
+  /** `offset`: where this message's text starts in all the answer's text (citations count from there). */
+  | { kind: "message"; id: string; index: number; text: string; offset: number; annotations: UrlCitation[] }
   | { kind: "tool"; index: number; call: { id: string; name: string; arguments: string }; item: OutputItem };
 
 export class ResponsesStreamWriter {
   private sequence = 0;
   private readonly output: OutputItem[] = [];
   private open: Open | undefined;
+  /** Characters of text in the messages closed so far. */
+  private textBefore = 0;
   /** The final response object, once finish() ran. */
   final: ReturnType<typeof responseObject> | undefined;
 
@@ -56,6 +62,39 @@ export class ResponsesStreamWriter {
     open.text += text;
     frames.push(this.event("response.output_text.delta", { item_id: open.id, output_index: open.index, content_index: 0, delta: text, logprobs: [] }));
     return frames;
+  }
+
+  /** A search the upstream ran: an item of its own, opened and closed at once. */
+  webSearch(search: Extract<StreamEvent, { type: "web-search" }>): string[] {
+    const frames = this.close();
+    const item = webSearchItem(search);
+    const index = this.output.push(item) - 1;
+    const ids = { output_index: index, item_id: item.id };
+    frames.push(
+      this.event("response.output_item.added", { output_index: index, item: { ...item, status: "in_progress" } }),
+      this.event("response.web_search_call.in_progress", ids),
+      this.event("response.web_search_call.searching", ids),
+      // OpenAI has no event for a failed search: the item's status says it.
+      this.event("response.web_search_call.completed", ids),
+      this.event("response.output_item.done", { output_index: index, item }),
+    );
+    return frames;
+  }
+
+  /** A cited source, as an annotation of the message being written (none open: nothing to annotate). */
+  citation(citation: Extract<StreamEvent, { type: "citation" }>): string[] {
+    if (this.open?.kind !== "message") return [];
+    const annotation = urlCitation(citation, this.open.offset, this.open.text.length);
+    const annotationIndex = this.open.annotations.push(annotation) - 1;
+    return [
+      this.event("response.output_text.annotation.added", {
+        item_id: this.open.id,
+        output_index: this.open.index,
+        content_index: 0,
+        annotation_index: annotationIndex,
+        annotation,
+      }),
+    ];
   }
 
   toolStart(id: string, name: string): string[] {
@@ -109,7 +148,7 @@ export class ResponsesStreamWriter {
     const id = newId("msg");
     const item = { ...messageItem(id, "", "in_progress"), content: [] };
     const index = this.output.push(item) - 1;
-    this.open = { kind: "message", id, index, text: "" };
+    this.open = { kind: "message", id, index, text: "", offset: this.textBefore, annotations: [] };
     return [
       this.event("response.output_item.added", { output_index: index, item }),
       this.event("response.content_part.added", { item_id: id, output_index: index, content_index: 0, part: { type: "output_text", text: "", annotations: [] } }),
@@ -133,11 +172,17 @@ export class ResponsesStreamWriter {
         ];
       }
       case "message": {
-        const item = messageItem(open.id, open.text);
+        const item = messageItem(open.id, open.text, "completed", open.annotations);
         this.output[open.index] = item;
+        this.textBefore += open.text.length;
         return [
           this.event("response.output_text.done", { item_id: open.id, output_index: open.index, content_index: 0, text: open.text, logprobs: [] }),
-          this.event("response.content_part.done", { item_id: open.id, output_index: open.index, content_index: 0, part: { type: "output_text", text: open.text, annotations: [] } }),
+          this.event("response.content_part.done", {
+            item_id: open.id,
+            output_index: open.index,
+            content_index: 0,
+            part: { type: "output_text", text: open.text, annotations: open.annotations },
+          }),
           this.event("response.output_item.done", { output_index: open.index, item }),
         ];
       }
@@ -182,6 +227,12 @@ export async function* renderResponsesStream(
         break;
       case "tool-call-delta":
         frames = writer.toolDelta(event.argumentsDelta);
+        break;
+      case "web-search":
+        frames = writer.webSearch(event);
+        break;
+      case "citation":
+        frames = writer.citation(event);
         break;
       case "finish":
         reason = event.reason;

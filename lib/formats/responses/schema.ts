@@ -32,15 +32,25 @@ export const inputItemSchema = byType([
 ]);
 export type InputItem = z.infer<typeof inputItemSchema>;
 
+const functionToolSchema = z.looseObject({
+  type: z.literal("function"),
+  name: z.string().min(1),
+  description: z.string().nullish(),
+  parameters: jsonObject.nullish(),
+  strict: z.boolean().nullish(),
+});
+const customToolSchema = z.looseObject({ type: z.literal("custom"), name: z.string().min(1), description: z.string().nullish(), format: z.unknown().optional() });
+
+// Any other type is a tool OpenAI's own service runs (web_search, mcp...): see parse-tools.ts.
 export const toolSchema = byType([
+  functionToolSchema,
+  customToolSchema,
   z.looseObject({
-    type: z.literal("function"),
+    type: z.literal("namespace"),
     name: z.string().min(1),
     description: z.string().nullish(),
-    parameters: jsonObject.nullish(),
-    strict: z.boolean().nullish(),
+    tools: z.array(z.discriminatedUnion("type", [functionToolSchema, customToolSchema])).min(1).max(512),
   }),
-  z.looseObject({ type: z.literal("custom"), name: z.string().min(1), description: z.string().nullish(), format: z.unknown().optional() }),
 ]);
 export type ResponsesTool = z.infer<typeof toolSchema>;
 

@@ -93,8 +93,8 @@ export const handleResponses = withApiKey(openAIFormat, "/v1/responses", async (
         learn: (channelId, model) => capabilities.learnMissing(channelId, model, "responses"),
       },
       translate() {
-        const { chat, customTools } = translate();
-        const envelope = newEnvelope(requested.model, { ...requested, previous_response_id: requested.previous_response_id }, customTools);
+        const { chat, tools } = translate();
+        const envelope = newEnvelope(requested.model, { ...requested, previous_response_id: requested.previous_response_id }, tools);
         return {
           chat,
           render: {

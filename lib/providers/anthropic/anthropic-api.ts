@@ -10,6 +10,10 @@ export const contentBlockSchema = z.looseObject({
   id: z.string().optional(),
   name: z.string().optional(),
   input: z.unknown().optional(),
+  // web_search_tool_result: the search it answers and what it found; text: its citations.
+  tool_use_id: z.string().optional(),
+  content: z.unknown().optional(),
+  citations: z.array(z.unknown()).nullish(),
 });
 
 export const messageResponseSchema = z.looseObject({
@@ -33,6 +37,7 @@ export const streamEventSchema = z.discriminatedUnion("type", [
       thinking: z.string().optional(),
       signature: z.string().optional(),
       partial_json: z.string().optional(),
+      citation: z.unknown().optional(),
     }),
   }),
   z.looseObject({ type: z.literal("content_block_stop"), index: z.number().int() }),

@@ -1,4 +1,4 @@
-import type { ChatRequest, ContentPart, Message, ToolChoice } from "@/lib/canonical/request";
+import type { ChatRequest, ContentPart, HostedTool, Message, ToolChoice } from "@/lib/canonical/request";
 import { anthropicToolId } from "@/lib/formats/anthropic/ids";
 import { toolArgumentsObject } from "@/lib/canonical/json";
 import { maxOutputTokens } from "./model-limits";
@@ -62,12 +62,16 @@ export function toAnthropicBody(
   if (request.topP !== undefined) body.top_p = request.topP;
   if (request.topK !== undefined) body.top_k = request.topK;
   if (request.stop?.length) body.stop_sequences = request.stop;
-  if (request.tools?.length) {
-    body.tools = request.tools.map((tool) => ({
-      name: tool.name,
-      ...(tool.description ? { description: tool.description } : {}),
-      input_schema: tool.parameters && Object.keys(tool.parameters).length ? tool.parameters : { type: "object", properties: {} },
-    }));
+  const serverTools = (request.hostedTools ?? []).flatMap((tool) => (tool.kind === "web-search" ? [webSearchTool(tool, warnings)] : []));
+  if (request.tools?.length || serverTools.length) {
+    body.tools = [
+      ...(request.tools ?? []).map((tool) => ({
+        name: tool.name,
+        ...(tool.description ? { description: tool.description } : {}),
+        input_schema: tool.parameters && Object.keys(tool.parameters).length ? tool.parameters : { type: "object", properties: {} },
+      })),
+      ...serverTools,
+    ];
     const choice = toolChoice(request.toolChoice, budget !== undefined, warnings);
     if (choice || request.parallelToolCalls === false) {
       body.tool_choice = { ...(choice ?? { type: "auto" }), ...(request.parallelToolCalls === false ? { disable_parallel_tool_use: true } : {}) };
@@ -95,7 +99,31 @@ function toolChoice(choice: ToolChoice | undefined, thinking: boolean, warnings:
       return { type: "any" };
     case "tool":
       return { type: "tool", name: choice.name };
+    case "hosted":
+      return { type: "tool", name: WEB_SEARCH_NAME };
   }
+}
+
+/** The name Anthropic's web search server tool goes by (and its calls come back under). */
+export const WEB_SEARCH_NAME = "web_search";
+
+/**
+ * A Responses web_search tool as Anthropic's web search server tool: allowed domains and
+ * the user's approximate location carry over; OpenAI's cache-only mode has no equivalent.
+ */
+function webSearchTool(tool: HostedTool, warnings: string[]): Record<string, unknown> {
+  const options = tool.options as { filters?: { allowed_domains?: string[] | null } | null; user_location?: Record<string, unknown> | null; external_web_access?: boolean };
+  const server: Record<string, unknown> = { type: "web_search_20250305", name: WEB_SEARCH_NAME };
+  const domains = options.filters?.allowed_domains;
+  if (domains?.length) server.allowed_domains = domains;
+  const location = options.user_location;
+  if (location) {
+    const { type: _type, ...fields } = location;
+    const known = Object.fromEntries(Object.entries(fields).filter(([key, value]) => ["city", "region", "country", "timezone"].includes(key) && typeof value === "string"));
+    if (Object.keys(known).length) server.user_location = { type: "approximate", ...known };
+  }
+  if (options.external_web_access === false) warnings.push("web_search external_web_access=false not honoured: Anthropic's web search always searches live");
+  return server;
 }
 
 /** Alternating user/assistant turns; tool results go first in the following user turn. */

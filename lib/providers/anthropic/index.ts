@@ -2,6 +2,7 @@ import type { ChatRequest } from "@/lib/canonical/request";
 import type { StreamEventBatches } from "@/lib/canonical/stream-event";
 import { env } from "@/lib/env";
 import { chatMember, exactTokenCountMember, translatedResponsesMember } from "@/lib/providers/members/chat-members";
+import { hostedKinds } from "@/lib/providers/members/hosted-tools";
 import type { AttemptContext, Provider, ProviderOperations } from "@/lib/providers/provider";
 import { keyHeaderTransport } from "@/lib/providers/transport";
 import { decodeSseBatches } from "@/lib/sse/decode-sse";
@@ -32,7 +33,7 @@ async function countTokens(request: ChatRequest, context: AttemptContext): Promi
 /** The operations of Anthropic's wire format, for any transport that reaches it. */
 export const anthropicOperations: ProviderOperations = {
   chat: chatMember(anthropicChat, { anthropic: relayMessages }),
-  responses: translatedResponsesMember(anthropicChat),
+  responses: translatedResponsesMember(anthropicChat, hostedKinds("web-search")),
   "count-tokens": exactTokenCountMember(countTokens),
 };
 

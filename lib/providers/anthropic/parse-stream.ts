@@ -9,10 +9,21 @@ import { StreamEnd } from "@/lib/sse/stream-ends";
 import { malformedStreamError } from "@/lib/sse/stream-errors";
 import { messageResponseSchema, streamEventSchema } from "./anthropic-api";
 import { anthropicStreamEnds } from "./stream-ends";
+import { citationEvents, searchQuery, webSearchEvent } from "./web-search-results";
 
-/** Anthropic SSE -> canonical events. Tool calls get their own dense index. */
+/**
+ * Anthropic SSE -> canonical events. Tool calls get their own dense index; the server's
+ * own tool (web search) is no call for the client: its query and results become one
+ * web-search event, and a text block's citations are reported when the block ends.
+ */
 export async function* parseAnthropicStream(batches: AsyncIterable<SseMessage[]>): AsyncGenerator<StreamEvent[]> {
   const toolIndexes = new Map<number, number>();
+  // Server tool uses by block index (their streamed input), and the queries by tool use id.
+  const serverUses = new Map<number, { id: string; input: string }>();
+  const queries = new Map<string, string>();
+  // Text blocks with citations: where their text started, by block index.
+  const citing = new Map<number, { start: number; citations: unknown[] }>();
+  let textLength = 0;
   let startUsage: Usage | undefined;
   const end = new StreamEnd(anthropicStreamEnds);
   // Read to the close after message_stop rather than torn down (see the OpenAI parser).
@@ -33,7 +44,12 @@ export async function* parseAnthropicStream(batches: AsyncIterable<SseMessage[]>
           break;
         case "content_block_start": {
           const block = event.content_block;
-          if (block.type === "tool_use" || block.type === "server_tool_use") {
+          if (block.type === "server_tool_use") {
+            const input = block.input && typeof block.input === "object" && Object.keys(block.input).length > 0 ? JSON.stringify(block.input) : "";
+            serverUses.set(event.index, { id: block.id ?? "", input });
+          } else if (block.type === "web_search_tool_result") {
+            yield webSearchEvent(block, queries);
+          } else if (block.type === "tool_use") {
             const index = toolIndexes.size;
             toolIndexes.set(event.index, index);
             yield { type: "tool-call-start", index, id: block.id ?? `toolu_${index}`, name: block.name ?? "" };
@@ -41,8 +57,12 @@ export async function* parseAnthropicStream(batches: AsyncIterable<SseMessage[]>
             if (input && typeof input === "object" && Object.keys(input).length > 0) {
               yield { type: "tool-call-delta", index, argumentsDelta: JSON.stringify(input) };
             }
-          } else if (block.type === "text" && block.text) {
-            yield { type: "text-delta", text: block.text };
+          } else if (block.type === "text") {
+            if (block.citations) citing.set(event.index, { start: textLength, citations: [...block.citations] });
+            if (block.text) {
+              textLength += block.text.length;
+              yield { type: "text-delta", text: block.text };
+            }
           } else if (block.type === "thinking" && block.thinking) {
             yield { type: "reasoning-delta", text: block.thinking };
           }
@@ -50,13 +70,30 @@ export async function* parseAnthropicStream(batches: AsyncIterable<SseMessage[]>
         }
         case "content_block_delta": {
           const delta = event.delta;
-          if (delta.type === "text_delta" && delta.text) yield { type: "text-delta", text: delta.text };
+          if (delta.type === "text_delta" && delta.text) {
+            textLength += delta.text.length;
+            yield { type: "text-delta", text: delta.text };
+          } else if (delta.type === "citations_delta" && delta.citation) {
+            const block = citing.get(event.index) ?? { start: textLength, citations: [] };
+            block.citations.push(delta.citation);
+            citing.set(event.index, block);
+          }
           else if (delta.type === "thinking_delta" && delta.thinking) yield { type: "reasoning-delta", text: delta.thinking };
           else if (delta.type === "signature_delta" && delta.signature) yield { type: "reasoning-delta", text: "", signature: delta.signature };
           else if (delta.type === "input_json_delta" && delta.partial_json) {
+            const serverUse = serverUses.get(event.index);
+            if (serverUse) serverUse.input += delta.partial_json;
             const index = toolIndexes.get(event.index);
             if (index !== undefined) yield { type: "tool-call-delta", index, argumentsDelta: delta.partial_json };
           }
+          break;
+        }
+        case "content_block_stop": {
+          const serverUse = serverUses.get(event.index);
+          const query = serverUse && searchQuery(serverUse.input);
+          if (serverUse && query) queries.set(serverUse.id, query);
+          const block = citing.get(event.index);
+          if (block) yield* citationEvents(block.citations, block.start, textLength);
           break;
         }
         case "message_delta": {
@@ -99,8 +136,18 @@ export function* anthropicResponseEvents(json: unknown): Generator<StreamEvent> 
   const message = parsed.data;
   yield { type: "message-start", id: message.id, model: message.model ?? "", created: Math.floor(Date.now() / 1000) };
   let toolIndex = 0;
+  let textLength = 0;
+  const queries = new Map<string, string>();
   for (const block of message.content) {
-    if (block.type === "text" && block.text) yield { type: "text-delta", text: block.text };
+    if (block.type === "text" && block.text) {
+      yield { type: "text-delta", text: block.text };
+      const start = textLength;
+      textLength += block.text.length;
+      if (block.citations) yield* citationEvents(block.citations, start, textLength);
+    } else if (block.type === "server_tool_use") {
+      const query = searchQuery(block.input);
+      if (block.id && query) queries.set(block.id, query);
+    } else if (block.type === "web_search_tool_result") yield webSearchEvent(block, queries);
     else if (block.type === "thinking") yield { type: "reasoning-delta", text: block.thinking ?? "", signature: block.signature };
     else if (block.type === "tool_use") {
       const index = toolIndex++;

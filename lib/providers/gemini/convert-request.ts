@@ -1,5 +1,6 @@
 import type { ChatRequest, ContentPart, ToolChoice } from "@/lib/canonical/request";
 import { toolArgumentsObject } from "@/lib/canonical/json";
+import type { HostedToolSupport } from "@/lib/providers/members/hosted-tools";
 import type { AttemptContext } from "@/lib/providers/provider";
 import { cleanGeminiSchema, isEmptyObjectSchema } from "./clean-schema";
 import { fetchImage } from "./fetch-image";
@@ -48,19 +49,25 @@ export async function toGeminiBody(request: ChatRequest, context: AttemptContext
 
   const body: Record<string, unknown> = { contents };
   if (request.system) body.systemInstruction = { parts: [{ text: request.system }] };
+  const tools: Record<string, unknown>[] = [];
   if (request.tools?.length) {
-    body.tools = [
-      {
-        functionDeclarations: request.tools.map((tool) => ({
-          name: tool.name,
-          ...(tool.description ? { description: tool.description } : {}),
-          ...(isEmptyObjectSchema(tool.parameters) ? {} : { parameters: cleanGeminiSchema(tool.parameters) }),
-        })),
-      },
-    ];
+    tools.push({
+      functionDeclarations: request.tools.map((tool) => ({
+        name: tool.name,
+        ...(tool.description ? { description: tool.description } : {}),
+        ...(isEmptyObjectSchema(tool.parameters) ? {} : { parameters: cleanGeminiSchema(tool.parameters) }),
+      })),
+    });
     const config = toolConfig(request.toolChoice);
     if (config) body.toolConfig = { functionCallingConfig: config };
   }
+  // One tool object per kind: Google Search is a tool of its own.
+  if (request.hostedTools?.some((tool) => tool.kind === "web-search")) {
+    tools.push({ googleSearch: {} });
+    if (request.toolChoice?.type === "hosted") warnings.push("tool_choice forcing web search given as auto: Gemini decides itself when to search");
+    if (request.hostedTools.some((tool) => (tool.options as { filters?: unknown }).filters)) warnings.push("web_search filters dropped: Google Search takes none");
+  }
+  if (tools.length) body.tools = tools;
   if (request.parallelToolCalls === false) warnings.push("parallel_tool_calls=false has no Gemini equivalent and was dropped");
 
   const generation: Record<string, unknown> = {};
@@ -87,9 +94,20 @@ export async function toGeminiBody(request: ChatRequest, context: AttemptContext
   return body;
 }
 
+/**
+ * Google Search maps a Responses web_search tool. Gemini refuses it beside function
+ * declarations (Gemini 3 accepts both only when the server's own tool calls are replayed
+ * turn after turn, which a Responses client cannot carry), so then it is dropped.
+ */
+export const geminiHostedTools: HostedToolSupport = (tool, request) => {
+  if (tool.kind !== "web-search") return "this model's provider has no equivalent";
+  return request.tools?.length ? "Gemini cannot search Google in a request that also declares function tools" : true;
+};
+
 function toolConfig(choice: ToolChoice | undefined): Record<string, unknown> | undefined {
   switch (choice?.type) {
     case undefined:
+    case "hosted":
       return undefined;
     case "auto":
       return { mode: "AUTO" };

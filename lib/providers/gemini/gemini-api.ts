@@ -17,6 +17,16 @@ export const generateContentResponseSchema = z.looseObject({
         content: z.looseObject({ parts: z.array(partSchema).optional() }).optional(),
         finishReason: z.string().optional(),
         index: z.number().optional(),
+        // Present when Google Search grounded the answer.
+        groundingMetadata: z
+          .looseObject({
+            webSearchQueries: z.array(z.string()).nullish(),
+            groundingChunks: z.array(z.looseObject({ web: z.looseObject({ uri: z.string().optional(), title: z.string().optional() }).optional() })).nullish(),
+            groundingSupports: z
+              .array(z.looseObject({ segment: z.looseObject({ text: z.string().optional() }).optional(), groundingChunkIndices: z.array(z.number()).nullish() }))
+              .nullish(),
+          })
+          .optional(),
       }),
     )
     .optional(),
@@ -28,6 +38,7 @@ export const generateContentResponseSchema = z.looseObject({
 });
 
 export type GenerateContentResponse = z.infer<typeof generateContentResponseSchema>;
+export type GroundingMetadata = NonNullable<NonNullable<GenerateContentResponse["candidates"]>[number]["groundingMetadata"]>;
 
 export const geminiErrorSchema = z.looseObject({
   error: z.looseObject({ code: z.number().optional(), message: z.string().optional(), status: z.string().optional() }),

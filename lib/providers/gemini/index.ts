@@ -5,7 +5,7 @@ import type { AttemptContext, Provider, ProviderOperations } from "@/lib/provide
 import { keyHeaderTransport } from "@/lib/providers/transport";
 import { decodeSseBatches } from "@/lib/sse/decode-sse";
 import { postGemini } from "./call-upstream";
-import { toGeminiBody } from "./convert-request";
+import { geminiHostedTools, toGeminiBody } from "./convert-request";
 import { geminiEmbeddingsMember } from "./embed";
 import { listGeminiModels } from "./list-models";
 import { geminiResponseEvents, parseGeminiStream } from "./parse-stream";
@@ -35,7 +35,7 @@ async function countTokens(request: ChatRequest, context: AttemptContext): Promi
 /** The operations of Gemini's wire format, for any transport that reaches it. */
 export const geminiOperations: ProviderOperations = {
   chat: chatMember(geminiChat, { gemini: relayGenerateContent }),
-  responses: translatedResponsesMember(geminiChat),
+  responses: translatedResponsesMember(geminiChat, geminiHostedTools),
   embeddings: geminiEmbeddingsMember,
   "count-tokens": exactTokenCountMember(countTokens),
 };

@@ -7,7 +7,8 @@ import { safeJson } from "@/lib/canonical/json";
 import type { SseMessage } from "@/lib/sse/decode-sse";
 import { StreamEnd } from "@/lib/sse/stream-ends";
 import { malformedStreamError } from "@/lib/sse/stream-errors";
-import { generateContentResponseSchema, type GenerateContentResponse } from "./gemini-api";
+import { generateContentResponseSchema, type GenerateContentResponse, type GroundingMetadata } from "./gemini-api";
+import { groundingEvents } from "./grounding";
 import { geminiStreamEnds } from "./stream-ends";
 
 /**
@@ -53,9 +54,13 @@ type State = {
   blocked: boolean;
   usage: unknown;
   failed: boolean;
+  id: string;
+  /** The answer's text so far, and its Google Search grounding (reported at the end). */
+  text: string;
+  grounding: GroundingMetadata | undefined;
 };
 
-const newState = (): State => ({ started: false, toolCount: 0, finishReason: undefined, blocked: false, usage: undefined, failed: false });
+const newState = (): State => ({ started: false, toolCount: 0, finishReason: undefined, blocked: false, usage: undefined, failed: false, id: "", text: "", grounding: undefined });
 
 function* chunkEvents(chunk: GenerateContentResponse, state: State): Generator<StreamEvent> {
   if (chunk.error) {
@@ -69,6 +74,7 @@ function* chunkEvents(chunk: GenerateContentResponse, state: State): Generator<S
   }
   if (!state.started) {
     state.started = true;
+    state.id = chunk.responseId ?? "";
     yield { type: "message-start", id: chunk.responseId ?? "", model: chunk.modelVersion ?? "", created: Math.floor(Date.now() / 1000) };
   }
   if (chunk.promptFeedback?.blockReason && !chunk.candidates?.length) state.blocked = true;
@@ -80,14 +86,17 @@ function* chunkEvents(chunk: GenerateContentResponse, state: State): Generator<S
       yield { type: "tool-call-start", index, id, name: part.functionCall.name };
       yield { type: "tool-call-delta", index, argumentsDelta: JSON.stringify(part.functionCall.args ?? {}) };
     } else if (part.text) {
+      if (!part.thought) state.text += part.text;
       yield part.thought ? { type: "reasoning-delta", text: part.text } : { type: "text-delta", text: part.text };
     }
   }
   if (candidate?.finishReason) state.finishReason = candidate.finishReason;
+  if (candidate?.groundingMetadata) state.grounding = candidate.groundingMetadata;
   if (chunk.usageMetadata) state.usage = chunk.usageMetadata;
 }
 
 function* endEvents(state: State): Generator<StreamEvent> {
+  if (state.grounding) yield* groundingEvents(state.grounding, state.text, state.id || "gemini");
   if (state.blocked) yield { type: "finish", reason: "content-filter" };
   else yield { type: "finish", reason: state.finishReason ? fromGeminiFinishReason(state.finishReason, state.toolCount > 0) : "other" };
   const usage = parseGeminiUsage(state.usage);

@@ -1,8 +1,9 @@
 import { messageText } from "@/lib/canonical/request";
-import { jsonResponse } from "@/lib/canonical/api-types";
+import { jsonResponse, type ApiResponse } from "@/lib/canonical/api-types";
 import type { ChatRequest } from "@/lib/canonical/request";
-import type { AttemptContext, ChatCall, ClientFormatName, OperationMember, RelayedResponse } from "@/lib/providers/provider";
+import type { AttemptContext, AttemptHooks, ChatCall, ClientFormatName, OperationMember, RelayedResponse, ResponsesCall } from "@/lib/providers/provider";
 import { countTokens } from "@/lib/usage/count-tokens";
+import { keepHostedTools, NO_HOSTED_TOOLS, withDroppedToolsHeader, type HostedToolSupport } from "./hosted-tools";
 import { translatedChat, type CanonicalChat } from "./translated-chat";
 
 // The members most providers assemble from their canonical chat: chat itself (relayed
@@ -23,14 +24,24 @@ export function chatMember(chat: CanonicalChat, relays: Partial<Record<ClientFor
 }
 
 /** /v1/responses through the canonical chat; a continuation of a relayed answer cannot be served here. */
-export function translatedResponsesMember(chat: CanonicalChat): OperationMember<"responses"> {
+export function translatedResponsesMember(chat: CanonicalChat, hostedTools: HostedToolSupport = NO_HOSTED_TOOLS): OperationMember<"responses"> {
   return {
     serves: (call) => !call.continuesRelayed,
-    attempt(call, context, hooks) {
-      const translated = call.translate();
-      return translatedChat(chat, translated.chat, context, hooks, translated.render);
-    },
+    attempt: (call, context, hooks) => translatedResponses(chat, hostedTools, call, context, hooks),
   };
+}
+
+/** One Responses call through the canonical chat: hosted tools the upstream lacks dropped, and said so. */
+export async function translatedResponses(
+  chat: CanonicalChat,
+  hostedTools: HostedToolSupport,
+  call: ResponsesCall,
+  context: AttemptContext,
+  hooks: AttemptHooks,
+): Promise<ApiResponse> {
+  const translated = call.translate();
+  const { request, dropped } = keepHostedTools(translated.chat, hostedTools, context.warnings);
+  return withDroppedToolsHeader(await translatedChat(chat, request, context, hooks, translated.render), dropped);
 }
 
 /** The exact count where the upstream's API offers one. */

@@ -50,6 +50,8 @@ function effortForBudget(budget: number): "low" | "medium" | "high" {
 
 function toOpenAIToolChoice(choice: ToolChoice): unknown {
   if (choice.type === "tool") return { type: "function", function: { name: choice.name } };
+  // Hosted tools never reach chat completions (lib/providers/members/hosted-tools.ts).
+  if (choice.type === "hosted") return "auto";
   return choice.type;
 }
 

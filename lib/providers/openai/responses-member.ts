@@ -1,12 +1,16 @@
 import { isGatewayError } from "@/lib/canonical/gateway-error";
-import { translatedChat, type CanonicalChat } from "@/lib/providers/members/translated-chat";
+import { translatedResponses } from "@/lib/providers/members/chat-members";
+import { NO_HOSTED_TOOLS } from "@/lib/providers/members/hosted-tools";
+import type { CanonicalChat } from "@/lib/providers/members/translated-chat";
 import type { OperationMember } from "@/lib/providers/provider";
 import { relayResponses } from "./relay-responses";
 
 /**
  * /v1/responses on an OpenAI-format upstream: relayed as the client's bytes. A chat-only
  * server (vLLM, Ollama) answers 404 there: it is translated for through chat completions
- * from then on, unless the call continues an answer only that upstream holds.
+ * from then on, unless the call continues an answer only that upstream holds. Fields
+ * that only steer OpenAI's own service (client_metadata, prompt_cache_key...) travel in
+ * the relayed bytes and mean nothing to the translation.
  */
 export function openAIResponsesMember(chat: CanonicalChat): OperationMember<"responses"> {
   return {
@@ -21,8 +25,8 @@ export function openAIResponsesMember(chat: CanonicalChat): OperationMember<"res
           context.warnings.push(`channel ${channel.name} has no /responses; translated through chat completions`);
         }
       }
-      const translated = call.translate();
-      return translatedChat(chat, translated.chat, context, hooks, translated.render);
+      // Chat completions has no hosted tools that OpenAI-compatible servers share.
+      return translatedResponses(chat, NO_HOSTED_TOOLS, call, context, hooks);
     },
   };
 }
