@@ -17,14 +17,16 @@ type SendContext = ListContext;
 export async function sendUpstream(context: SendContext, endpoint: Endpoint, request: Omit<OutgoingRequest, "url">, parseError: ParseError): Promise<UpstreamResponse> {
   const { channel, transport } = context;
   const outgoing: OutgoingRequest = { ...request, url: transport.url(endpoint), headers: { ...request.headers, [HOPS_HEADER]: context.hops } };
+  transport.prepare?.(endpoint, outgoing);
   await transport.authorize(outgoing, context.signal);
   const response = await context.http.send({ ...outgoing, signal: context.signal, timeouts: context.timeouts });
   if (response.status >= 400) {
-    const error = parseError(response.status, await response.body.text(), channel.apiKey);
+    const text = await response.body.text();
+    const error = transport.readError?.(response.status, text, response.headers) ?? parseError(response.status, text, channel.apiKey);
     error.retryAfterSeconds ??= retryAfterSeconds(response.headers["retry-after"]);
     throw error;
   }
-  return response;
+  return transport.decode ? transport.decode(endpoint, response) : response;
 }
 
 /** POSTs JSON; a Buffer is JSON already encoded (a relayed body). */

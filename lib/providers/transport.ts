@@ -1,4 +1,6 @@
+import type { GatewayError } from "@/lib/canonical/gateway-error";
 import type { Channel } from "@/lib/routing/channel";
+import type { UpstreamResponse } from "./upstream-http";
 
 // A transport is everything about reaching one channel's upstream that is not the wire
 // format: where a format's endpoint lives on it (Azure puts a deployment in the path,
@@ -28,8 +30,24 @@ export interface OutgoingRequest {
 
 export interface Transport {
   url(endpoint: Endpoint): string;
+  /**
+   * The request as this upstream takes it where it differs from the wire format's own,
+   * before it is authorized (so a signature covers the final body): Bedrock and Vertex
+   * take Anthropic's body with the model in the path and their `anthropic_version` inside.
+   */
+  prepare?(endpoint: Endpoint, request: OutgoingRequest): void;
   /** Adds credentials to a request about to go out (may fetch and cache a token). */
   authorize(request: OutgoingRequest, signal: AbortSignal): void | Promise<void>;
+  /**
+   * A successful answer as the wire format's own bytes where the upstream frames it
+   * otherwise (Bedrock streams AWS's binary event stream, one Anthropic event in each).
+   */
+  decode?(endpoint: Endpoint, response: UpstreamResponse): UpstreamResponse;
+  /**
+   * An error answer in the upstream's own shape where it is not the wire format's (AWS's
+   * `x-amzn-errortype`, Google's `{error:{status}}`); undefined leaves it to the format's parser.
+   */
+  readError?(status: number, bodyText: string, headers: UpstreamResponse["headers"]): GatewayError | undefined;
   /** The WebSocket URL and headers of a realtime endpoint, where the provider has one. */
   socket?(endpoint: Endpoint): Promise<{ url: string; headers: Record<string, string> }>;
 }
