@@ -16,10 +16,19 @@ export interface NormalizedBaseUrl {
   changes: string[];
 }
 
-/** Trims, drops trailing slashes and a pasted endpoint path; never guesses a version segment. */
-export function normalizeBaseUrl(raw: string): NormalizedBaseUrl {
+/**
+ * Trims, drops trailing slashes, a pasted endpoint path and a path the channel's type adds
+ * itself; never guesses a version segment.
+ */
+export function normalizeBaseUrl(raw: string, type?: ChannelType): NormalizedBaseUrl {
   const changes: string[] = [];
   let url = raw.trim().replace(/\/+$/, "");
+  const suffix = type ? providers[type].pastedSuffix?.exec(safePath(url)) : null;
+  if (suffix && url.endsWith(suffix[0])) {
+    url = url.slice(0, url.length - suffix[0].length);
+    changes.push(`removed '${suffix[0]}' from the end: the gateway adds it for this type itself`);
+    return { url, changes };
+  }
   const endpoint = PASTED_ENDPOINT.exec(safePath(url));
   if (endpoint && url.endsWith(endpoint[0])) {
     url = url.slice(0, url.length - endpoint[0].length);

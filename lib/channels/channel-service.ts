@@ -6,7 +6,7 @@ import { pricesSchema } from "@/lib/limits/prices";
 import { logger } from "@/lib/logger";
 import { operationSchema } from "@/lib/providers/operation";
 import { providers } from "@/lib/providers/registry";
-import { channelTimeoutsSchema, channelTypeSchema, type Channel } from "@/lib/routing/channel";
+import { channelTimeoutsSchema, channelTypeSchema, type Channel, type ChannelType } from "@/lib/routing/channel";
 import type { Runtime } from "@/lib/runtime-types";
 import { normalizeBaseUrl } from "./base-url";
 import { openSettings, publicSettings, settingsToStore } from "./channel-settings";
@@ -104,7 +104,7 @@ export async function draftChannel(runtime: Runtime, id: string | null, input: U
   const saved = id ? runtime.channels.all().find((channel) => channel.id === id) : undefined;
   if (id && !saved) throw new GatewayError("not_found", "No channel with that id.", { code: "channel_not_found" });
   const type = input.type ?? saved?.type ?? "openai";
-  const baseUrl = input.baseUrl === undefined ? saved?.baseUrl : input.baseUrl ? normalizeBaseUrl(input.baseUrl).url : null;
+  const baseUrl = input.baseUrl === undefined ? saved?.baseUrl : input.baseUrl ? normalizeBaseUrl(input.baseUrl, type).url : null;
   return {
     id: saved?.id ?? "draft",
     name: input.name ?? saved?.name ?? "draft",
@@ -135,20 +135,23 @@ function sealedSettings(channel: Channel, runtime: Runtime): Record<string, unkn
 }
 
 /** A stored base URL: trimmed, without trailing slashes or a pasted endpoint path. */
-function storedBaseUrl(baseUrl: string | null | undefined): string | null | undefined {
-  return baseUrl ? normalizeBaseUrl(baseUrl).url : baseUrl;
+function storedBaseUrl(baseUrl: string | null | undefined, type: ChannelType): string | null | undefined {
+  return baseUrl ? normalizeBaseUrl(baseUrl, type).url : baseUrl;
 }
 
 export async function createChannel(runtime: Runtime, input: CreateChannelInput): Promise<ChannelJson> {
   if (providers[input.type].requiresApiKey && !input.apiKey) {
     throw new GatewayError("invalid_request", `Channels of type '${input.type}' need an apiKey.`, { param: "apiKey" });
   }
+  if (!providers[input.type].defaultBaseUrl && !input.baseUrl) {
+    throw new GatewayError("invalid_request", `Channels of type '${input.type}' need a baseUrl (it has no default).`, { param: "baseUrl" });
+  }
   if (input.baseUrl) await refuseLoop(runtime, await draftChannel(runtime, null, input));
   const row = await runtime.database.channel.create({
     data: {
       name: input.name,
       type: input.type,
-      baseUrl: storedBaseUrl(input.baseUrl) ?? null,
+      baseUrl: storedBaseUrl(input.baseUrl, input.type) ?? null,
       apiKeyEncrypted: input.apiKey ? encryptSecret(input.apiKey, runtime.secrets.encryptionKey) : null,
       models: input.models,
       modelMap: input.modelMap ?? {},
@@ -177,7 +180,7 @@ export async function updateChannel(runtime: Runtime, id: string, input: UpdateC
     data: {
       ...fields,
       ...(settings !== undefined || type !== existing.type ? { settings: settingsToStore(providers[type], type, settings, storedSettings, keysOf(runtime)) as object } : {}),
-      ...(fields.baseUrl !== undefined ? { baseUrl: storedBaseUrl(fields.baseUrl) } : {}),
+      ...(fields.baseUrl !== undefined ? { baseUrl: storedBaseUrl(fields.baseUrl, type) } : {}),
       // An administrator's save (a new key, switching it on) is a fresh start.
       ...(apiKey !== undefined || input.enabled === true ? { autoDisabledReason: null, autoDisabledAt: null } : {}),
       ...(apiKey !== undefined ? { apiKeyEncrypted: apiKey === null ? null : encryptSecret(apiKey, runtime.secrets.encryptionKey) } : {}),

@@ -168,6 +168,10 @@ export interface Provider {
   defaultBaseUrl: string;
   /** The path segment the provider's endpoints hang off ("/v1"), suggested when a base URL lacks one. */
   versionSegment?: string;
+  /** What the console says about the base URL where the default does not say it (a cloud's resource URL). */
+  baseUrlHelp?: string;
+  /** A path people paste after the base URL that the provider adds itself (Azure's `/openai/...`), trimmed on save. */
+  pastedSuffix?: RegExp;
   requiresApiKey: boolean;
   ownedBy: string;
   /** Settings beyond base URL and key (an API version, a region); none when absent. */

@@ -1,5 +1,6 @@
 import type { ChannelType } from "@/lib/routing/channel";
 import { anthropicProvider } from "./anthropic";
+import { azureProvider } from "./azure";
 import { geminiProvider } from "./gemini";
 import { mockProvider } from "./mock";
 import { openAIProvider } from "./openai";
@@ -9,5 +10,6 @@ export const providers: Record<ChannelType, Provider> = {
   openai: openAIProvider,
   anthropic: anthropicProvider,
   gemini: geminiProvider,
+  azure: azureProvider,
   mock: mockProvider,
 };

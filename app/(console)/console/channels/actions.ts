@@ -39,7 +39,7 @@ export async function saveChannelAction(id: string | null, input: unknown, optio
   try {
     const parsed = (id ? updateChannelSchema : createChannelSchema).safeParse(input);
     if (!parsed.success) return { ok: false, error: firstIssue(parsed.error) };
-    const notes = parsed.data.baseUrl ? normalizeBaseUrl(parsed.data.baseUrl).changes : [];
+    const notes = parsed.data.baseUrl ? normalizeBaseUrl(parsed.data.baseUrl, parsed.data.type).changes : [];
     if (options.check && parsed.data.enabled !== false) {
       const check = await checkChannelDraft(runtime, await draftChannel(runtime, id, parsed.data));
       if (!check.ok) return { ok: false, error: check.error ?? "The test request failed.", suggestion: check.suggestion, checkFailed: true };

@@ -9,7 +9,7 @@ import type { SettingField } from "@/lib/providers/provider";
 import { formatModelMap, formatPrices, parseModelMap, parsePrices, splitModels } from "./channel-fields";
 import { ChannelSettingsFields, readSettings } from "./channel-settings-fields";
 
-export type TypeInfo = { type: string; defaultBaseUrl: string; requiresApiKey: boolean; canListModels: boolean; settings: SettingField[] };
+export type TypeInfo = { type: string; defaultBaseUrl: string; baseUrlHelp?: string; requiresApiKey: boolean; canListModels: boolean; settings: SettingField[] };
 
 type Problem = { error: string; suggestion?: string; checkFailed?: boolean };
 
@@ -106,7 +106,7 @@ export function ChannelForm({ channel, types, onClose }: { channel: ChannelJson 
           <Field
             label="Base URL"
             htmlFor="channel-url"
-            hint={info?.defaultBaseUrl ? `Empty means ${info.defaultBaseUrl}. Include the version segment (…/v1).` : "Not used by this type."}
+            hint={info?.baseUrlHelp ?? (info?.defaultBaseUrl ? `Empty means ${info.defaultBaseUrl}. Include the version segment (…/v1).` : "Not used by this type.")}
           >
             <Input
               id="channel-url"

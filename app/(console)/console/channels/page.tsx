@@ -16,6 +16,7 @@ export default async function ChannelsPage() {
   const types = CHANNEL_TYPES.map((type) => ({
     type,
     defaultBaseUrl: providers[type].defaultBaseUrl,
+    baseUrlHelp: providers[type].baseUrlHelp,
     requiresApiKey: providers[type].requiresApiKey,
     canListModels: providers[type].listModels !== undefined,
     settings: providers[type].settings?.fields ?? [],
