@@ -68,7 +68,9 @@ export async function* parseOpenAIStream(batches: AsyncIterable<SseMessage[]>): 
         if (!parsed.success) continue;
         chunk = parsed.data;
       }
-      if (!started) {
+      // Azure opens with a chunk of its own (no id, no choices, the prompt's filter results):
+      // the message starts with the first chunk that is the model's.
+      if (!started && (chunk.id || chunk.choices?.length)) {
         started = true;
         yield {
           type: "message-start",
