@@ -56,7 +56,7 @@ async function main(): Promise<void> {
   await listen(server);
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : env.PORT;
-  logger.info({ port }, "gateway listening");
+  logger.debug({ port }, "gateway listening");
   // Test harnesses and process managers read the first line; the block under it is written
   // with it, so whoever sees the line sees the block.
   const block = !cluster.isWorker || cluster.worker?.id === 1 ? await banner(runtime, port) : "";
