@@ -56,10 +56,11 @@ async function main(): Promise<void> {
   await listen(server);
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : env.PORT;
-  logger.info({ port }, "gateway listening");
-  // Test harnesses and process managers read this line.
-  process.stdout.write(`Gateway ready on http://localhost:${port}\n`);
-  if (!cluster.isWorker || cluster.worker?.id === 1) process.stdout.write(await banner(runtime, port));
+  logger.debug({ port }, "gateway listening");
+  // Test harnesses and process managers read the first line; the block under it is written
+  // with it, so whoever sees the line sees the block.
+  const block = !cluster.isWorker || cluster.worker?.id === 1 ? await banner(runtime, port) : "";
+  process.stdout.write(`Gateway ready on http://localhost:${port}\n${block}`);
 
   handleShutdownSignals({
     server,

@@ -62,7 +62,8 @@ export async function ensureSetupCode(database: Database, keys: SetupCodeKeys, d
     const fresh = newCode();
     // A row no key opens (the key was changed) is replaced; another instance may have just
     // written one: then that one is the deployment's code.
-    await database.setting.deleteMany({ where: { key: SETTING_KEY } });
+    const unreadable = await database.setting.findUnique({ where: { key: SETTING_KEY } });
+    if (unreadable) await database.setting.deleteMany({ where: { key: SETTING_KEY, value: unreadable.value } });
     try {
       await database.setting.create({ data: { key: SETTING_KEY, value: JSON.stringify(encryptSecret(fresh, keys.encryptionKeys[0]!)) } });
       code = fresh;

@@ -55,6 +55,15 @@ function exited(pid: number): Promise<void> {
   });
 }
 
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Every process started under `pid`, from /proc (Linux, where the suite runs). */
 function descendants(pid: number): number[] {
   const parents = new Map<number, number>();
@@ -202,7 +211,11 @@ describe("graceful shutdown", () => {
       tree = descendants(npm.pid!);
       assert.ok(tree.length >= 3, `npm's tree holds the launcher and two workers: ${tree.join(", ")}`);
       npm.kill("SIGTERM");
-      await Promise.all(tree.map((pid) => exited(pid)));
+      const left = await Promise.race([
+        Promise.all(tree.map((pid) => exited(pid))).then(() => []),
+        new Promise<number[]>((resolve) => setTimeout(() => resolve(tree.filter(alive)), 30_000)),
+      ]);
+      assert.deepEqual(left, [], "no process of the tree outlives npm's SIGTERM");
       await assert.rejects(
         new Promise((resolve, reject) => net.connect(port, "127.0.0.1").once("connect", resolve).once("error", reject)),
         /ECONNREFUSED/,

@@ -44,6 +44,20 @@ describe("the setup code", () => {
     assert.equal(stored.includes(code!), false, "never stored in the clear");
   });
 
+  test("instances starting together agree on one code", async () => {
+    const file = path.join(directory, "together.db");
+    migrateSqlite(file);
+    const [one, two] = await Promise.all([createDatabase({ kind: "sqlite", file }), createDatabase({ kind: "sqlite", file })]);
+    try {
+      const [first, second] = await Promise.all([ensureSetupCode(one!, keys, path.join(directory, "a")), ensureSetupCode(two!, keys, path.join(directory, "b"))]);
+      assert.ok(first);
+      assert.equal(second, first);
+      assert.equal(await ensureSetupCode(one!, keys, path.join(directory, "a")), first);
+    } finally {
+      await Promise.all([one!.$disconnect(), two!.$disconnect()]);
+    }
+  });
+
   test("/setup without the code, or with a wrong one, creates no account", async () => {
     assert.match((await createFirstAdmin(runtime, form(""), "10.0.0.1", directory)).error!, /Enter the setup code/);
     assert.match((await createFirstAdmin(runtime, form("AAAA-BBBB-CCCC-DDDD"), "10.0.0.1", directory)).error!, /not right/);
