@@ -75,15 +75,26 @@ export const apiRoutes = new RouteTable()
   .add("GET", "/api/admin/logs", listLogs);
 
 /** Which API a path belongs to, so every refusal answers in that API's own error shape. */
-function formatForPath(pathname: string): ClientFormat | undefined {
+function formatForPath(pathname: string, method: string): ClientFormat | undefined {
   if (pathname === "/v1/messages" || pathname.startsWith("/v1/messages/")) return anthropicFormat;
   if (pathname === "/v1beta" || pathname.startsWith("/v1beta/")) return geminiFormat;
-  if (pathname.startsWith("/v1/models/") && pathname.includes(":")) return geminiFormat;
+  // Only Gemini's methods are posted there (`/v1/models/{model}:generateContent`).
+  if (pathname.startsWith("/v1/models/") && (pathname.includes(":") || method === "POST")) return geminiFormat;
   if (pathname === "/v1" || pathname.startsWith("/v1/")) return openAIFormat;
   return undefined;
 }
 
 const isAdminPath = (pathname: string) => pathname === "/api/admin" || pathname.startsWith("/api/admin/");
+
+// Only the console's pages (server actions) and its own routes take form posts and other
+// writes; any other POST, PUT, PATCH or DELETE the API does not serve is a JSON 404 here,
+// never a body handed to Next's server-action parser.
+const WRITE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+const CONSOLE_PAGES = ["/console", "/login", "/setup", "/signup"];
+const CONSOLE_ROUTES = ["/api/auth", "/api/console"];
+const under = (prefixes: string[], pathname: string) => prefixes.some((prefix) => pathname === prefix || pathname.startsWith(`${prefix}/`));
+/** Pages take server actions (POST only); the console's own routes answer their methods themselves. */
+export const isConsoleWrite = (method: string, pathname: string) => (method === "POST" && under(CONSOLE_PAGES, pathname)) || under(CONSOLE_ROUTES, pathname);
 
 // The path is never quoted back: a key pasted into a URL by mistake must not be echoed.
 const unknownPath = (method: string) =>
@@ -95,7 +106,7 @@ const unknownPath = (method: string) =>
  * serves (console pages).
  */
 export function matchApiRoute(method: string, pathname: string): RouteMatch | undefined {
-  const format = formatForPath(pathname);
+  const format = formatForPath(pathname, method);
   if (method === "OPTIONS" && format) return { handler: handlePreflight, params: {} };
   let lookup: RouteLookup;
   try {
@@ -111,7 +122,13 @@ export function matchApiRoute(method: string, pathname: string): RouteMatch | un
   }
   const mistake = missingPrefix(pathname);
   if (mistake) return refusal(mistake.format, new GatewayError("not_found", mistake.hint, { code: "missing_base_path" }));
+  const spelling = apiRoutes.spelling(pathname);
+  if (spelling) {
+    const hint = `Paths are case-sensitive: this endpoint is spelled ${spelling.template}.`;
+    return refusal(formatForPath(spelling.path, method), new GatewayError("not_found", hint, { code: "unknown_url" }));
+  }
   if (format || isAdminPath(pathname)) return refusal(format, unknownPath(method));
+  if (WRITE_METHODS.has(method) && !isConsoleWrite(method, pathname)) return refusal(undefined, unknownPath(method));
   return undefined;
 }
 

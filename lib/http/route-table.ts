@@ -61,19 +61,36 @@ export class RouteTable {
     return allowed.size > 0 ? { kind: "method-not-allowed", allowed: [...allowed] } : { kind: "not-found" };
   }
 
+  /**
+   * A route this path names in another letter case: its template (`/v1/responses/{id}`,
+   * for a hint that never quotes the client's own segments back) and the path as the
+   * route spells it.
+   */
+  spelling(pathname: string): { template: string; path: string } | undefined {
+    const segments = pathname.split("/");
+    for (const { path } of this.routes()) {
+      const pattern = path.split("/");
+      if (!matchesShape(pattern, segments, true)) continue;
+      const spelled = pattern.flatMap((segment, index) => (segment.startsWith("*") ? segments.slice(index) : segment.startsWith(":") ? [segments[index]!] : [segment]));
+      const template = pattern.map((segment) => (segment.startsWith(":") || segment.startsWith("*") ? `{${segment.slice(1)}}` : segment)).join("/");
+      return { template, path: spelled.join("/") };
+    }
+    return undefined;
+  }
+
   match(method: string, pathname: string): RouteMatch | undefined {
     const result = this.lookup(method, pathname);
     return result.kind === "found" ? result.match : undefined;
   }
 }
 
-function matchesShape(pattern: string[], segments: string[]): boolean {
+function matchesShape(pattern: string[], segments: string[], anyCase = false): boolean {
   const rest = pattern.at(-1)!.startsWith("*");
   if (rest ? segments.length < pattern.length : segments.length !== pattern.length) return false;
   return pattern.every((segment, index) => {
     if (segment.startsWith("*")) return segments.slice(index).join("/") !== "";
     if (segment.startsWith(":")) return segments[index] !== "";
-    return segment === segments[index];
+    return anyCase ? segment.toLowerCase() === segments[index]?.toLowerCase() : segment === segments[index];
   });
 }
 

@@ -3,6 +3,7 @@ import type http from "node:http";
 import path from "node:path";
 import { fakeVector } from "./fake-openai-operations";
 import { lastUserText, startFakeServer, words, type FakeServer, type ReceivedRequest } from "./fake-upstream-server";
+import { asksForTool, lastPromptText, requestedTool, SEARCH_ANSWER, SEARCH_PAGE, SEARCH_QUERY, wantsSearch } from "./scripted-turns";
 
 // A loopback Gemini API (v1beta). It rejects what the real API rejects: roles other
 // than user/model, JSON-Schema keywords outside Gemini's subset, non-object function
@@ -43,6 +44,8 @@ function schemaViolation(schema: any, where: string): string | undefined {
   return schemaViolation(schema.items, `${where}.items`);
 }
 
+const TOOL_KINDS = new Set(["functionDeclarations", "googleSearch", "googleSearchRetrieval", "codeExecution", "urlContext", "fileSearch", "googleMaps", "computerUse"]);
+
 /**
  * The reason Gemini would refuse a request, or undefined. Besides shapes: a model turn's
  * function calls are answered by as many function responses in the next turn, and
@@ -73,11 +76,23 @@ export function geminiViolation(body: any, model = ""): string | undefined {
     }
   }
   if ((body.generationConfig?.stopSequences?.length ?? 0) > 5) return "stopSequences: at most 5";
-  for (const tool of body.tools ?? []) {
+  for (const [index, tool] of (body.tools ?? []).entries()) {
+    for (const key of Object.keys(tool)) {
+      if (!TOOL_KINDS.has(key)) return `Invalid JSON payload received. Unknown name "${key}" at 'tools[${index}]': Cannot find field.`;
+    }
+    if (tool.googleSearch !== undefined && (typeof tool.googleSearch !== "object" || Object.keys(tool.googleSearch).some((key) => key !== "timeRangeFilter"))) {
+      return `Invalid JSON payload received at 'tools[${index}].google_search'.`;
+    }
     for (const declaration of tool.functionDeclarations ?? []) {
+      if (!/^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$/.test(declaration.name ?? "")) return `* GenerateContentRequest.tools[${index}].function_declarations.name: Invalid function name.`;
       const violation = schemaViolation(declaration.parameters, `tools.function_declarations[${declaration.name}].parameters`);
       if (violation) return violation;
     }
+  }
+  // Built-in tools beside function declarations: Gemini 3 only, and only with the server's own tool calls circulated.
+  const tools = body.tools ?? [];
+  if (tools.some((tool: any) => tool.googleSearch) && tools.some((tool: any) => tool.functionDeclarations?.length)) {
+    if (!model.startsWith("gemini-3") || body.toolConfig?.includeServerSideToolInvocations !== true) return "Tool use with function calling is unsupported by the model.";
   }
   return undefined;
 }
@@ -131,6 +146,7 @@ async function handle(request: ReceivedRequest, response: http.ServerResponse, s
     }
     return;
   }
+  if (scriptedTurn(request.body, model, stream, response)) return;
   const reply = words(`Echo: ${lastUserText(request.body.contents)}`);
   const usage = (done: number) => ({ promptTokenCount: 17, candidatesTokenCount: done, totalTokenCount: 17 + done });
   if (!stream) {
@@ -150,6 +166,38 @@ async function handle(request: ReceivedRequest, response: http.ServerResponse, s
     response.write(`data: ${JSON.stringify({ candidates: [candidate], usageMetadata: usage(index + 1), modelVersion: model, responseId: "resp-fake" })}\r\n\r\n`);
   });
   response.end();
+}
+
+/** The scripted turns (scripted-turns.ts): a tool call, a Google Search, the answer to a tool's result. */
+function scriptedTurn(body: any, model: string, stream: boolean, response: http.ServerResponse): boolean {
+  const prompt = lastPromptText(body.contents);
+  const last = body.contents.at(-1);
+  const result = asksForTool(prompt) ? last.parts.find((part: any) => part.functionResponse) : undefined;
+  const declared = (body.tools ?? []).flatMap((tool: any) => (tool.functionDeclarations ?? []).map((declaration: any) => declaration.name));
+  const tool = result ? undefined : requestedTool(prompt, declared);
+  const search = !result && !tool && wantsSearch(prompt) && (body.tools ?? []).some((entry: any) => entry.googleSearch);
+  const candidate: Record<string, unknown> = { finishReason: "STOP", index: 0 };
+  if (result) candidate.content = { role: "model", parts: [{ text: `Tool said: ${JSON.stringify(result.functionResponse.response)}` }] };
+  else if (tool) candidate.content = { role: "model", parts: [{ functionCall: { name: tool, args: {} } }] };
+  else if (search) {
+    const text = `Let me search. ${SEARCH_ANSWER}`;
+    candidate.content = { role: "model", parts: [{ text }] };
+    candidate.groundingMetadata = {
+      webSearchQueries: [SEARCH_QUERY],
+      searchEntryPoint: { renderedContent: "<div></div>" },
+      groundingChunks: [{ web: { uri: SEARCH_PAGE.url, title: SEARCH_PAGE.title } }],
+      groundingSupports: [{ segment: { startIndex: 15, endIndex: text.length, text: SEARCH_ANSWER }, groundingChunkIndices: [0] }],
+    };
+  } else return false;
+  const chunk = { candidates: [candidate], usageMetadata: { promptTokenCount: 20, candidatesTokenCount: 8, totalTokenCount: 28 }, modelVersion: model, responseId: "resp-fake-scripted" };
+  if (!stream) {
+    response.writeHead(200, { "content-type": "application/json" });
+    response.end(JSON.stringify(chunk));
+    return true;
+  }
+  response.writeHead(200, { "content-type": "text/event-stream" });
+  response.end(`data: ${JSON.stringify(chunk)}\r\n\r\n`);
+  return true;
 }
 
 export async function startFakeGeminiUpstream() {

@@ -1,5 +1,6 @@
 import type http from "node:http";
 import { Busboy } from "@fastify/busboy";
+import { asksForTool, requestedTool, SEARCH_ANSWER, SEARCH_PAGE, SEARCH_QUERY, wantsSearch } from "./scripted-turns";
 
 /** A multipart body as the fake received it: text fields and files, each in order. */
 export interface ReceivedForm {
@@ -52,6 +53,32 @@ export function fakeVector(text: string, dimensions = 4): number[] {
 }
 
 /** Answers a non-chat OpenAI path; returns false for paths it does not know. */
+/** OpenAI's own answers to the scripted turns (scripted-turns.ts): namespaced calls, hosted web search. */
+function scriptedResponsesOutput(body: any, prompt: string, toolOutput: any): any[] | undefined {
+  if (toolOutput && asksForTool(prompt)) {
+    return [{ type: "message", id: "msg_native2", status: "completed", role: "assistant", content: [{ type: "output_text", text: `Tool said: ${toolOutput.output}`, annotations: [], logprobs: [] }] }];
+  }
+  const tools: any[] = body.tools ?? [];
+  const declared = tools.flatMap((tool) =>
+    tool.type === "namespace" ? tool.tools.map((inner: any) => ({ namespace: tool.name, name: inner.name, custom: inner.type === "custom" })) : tool.name ? [{ name: tool.name, custom: tool.type === "custom" }] : [],
+  );
+  const wanted = toolOutput ? undefined : requestedTool(prompt, declared.map((tool) => tool.name));
+  const found = declared.find((entry) => entry.name === wanted);
+  if (found) {
+    const { custom, ...tool } = found;
+    return [custom ? { type: "custom_tool_call", id: "ctc_native2", call_id: "call_native2", ...tool, input: "" } : { type: "function_call", id: "fc_native2", call_id: "call_native2", ...tool, arguments: "{}", status: "completed" }];
+  }
+  if (!toolOutput && wantsSearch(prompt) && tools.some((entry) => String(entry.type).startsWith("web_search"))) {
+    const text = `Let me search. ${SEARCH_ANSWER}`;
+    const annotation = { type: "url_citation", url: SEARCH_PAGE.url, title: SEARCH_PAGE.title, start_index: text.indexOf(SEARCH_ANSWER), end_index: text.length };
+    return [
+      { type: "web_search_call", id: "ws_native1", status: "completed", action: { type: "search", query: SEARCH_QUERY, sources: [{ type: "url", url: SEARCH_PAGE.url }] } },
+      { type: "message", id: "msg_native3", status: "completed", role: "assistant", content: [{ type: "output_text", text, annotations: [annotation], logprobs: [] }] },
+    ];
+  }
+  return undefined;
+}
+
 export function serveOpenAIOperation(path: string, body: any, response: http.ServerResponse): boolean {
   switch (path) {
     case "/v1/completions": {
@@ -152,9 +179,9 @@ export function serveOpenAIOperation(path: string, body: any, response: http.Ser
       const userText = typeof lastUser?.content === "string" ? lastUser.content : (lastUser?.content ?? []).map((part: any) => part.text ?? "").join("");
       const toolOutput = items.find((item: any) => item.type === "function_call_output");
       const callTool = body.tools?.length && !toolOutput;
-      const output = callTool
+      const output: any[] = scriptedResponsesOutput(body, userText, toolOutput) ?? (callTool
         ? [{ type: "function_call", id: "fc_native1", call_id: "call_native1", name: body.tools[0].name, arguments: '{"city":"Paris"}', status: "completed" }]
-        : [{ type: "message", id: "msg_native1", status: "completed", role: "assistant", content: [{ type: "output_text", text: toolOutput ? `Tool said: ${toolOutput.output}` : `Native: ${userText}`, annotations: [], logprobs: [] }] }];
+        : [{ type: "message", id: "msg_native1", status: "completed", role: "assistant", content: [{ type: "output_text", text: toolOutput ? `Tool said: ${toolOutput.output}` : `Native: ${userText}`, annotations: [], logprobs: [] }] }]);
       const usage = { input_tokens: 9, input_tokens_details: { cached_tokens: 2 }, output_tokens: 4, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 13 };
       const base = { id: "resp_native1", object: "response", created_at: 1_700_000_005, model: body.model, instructions: body.instructions ?? null, tools: body.tools ?? [], parallel_tool_calls: true, tool_choice: "auto", text: { format: { type: "text" } }, error: null, incomplete_details: null, metadata: {}, temperature: 1, top_p: 1, truncation: "disabled", store: body.store ?? true, previous_response_id: body.previous_response_id ?? null, reasoning: { effort: null, summary: null }, max_output_tokens: null, user: null };
       if (!body.stream) {
@@ -165,20 +192,26 @@ export function serveOpenAIOperation(path: string, body: any, response: http.Ser
       let sequence = 0;
       const send = (type: string, data: Record<string, unknown>) => response.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...data })}\n\n`);
       send("response.created", { response: { ...base, status: "in_progress", output: [], usage: null } });
-      const item = output[0] as any;
-      if (item.type === "message") {
-        const text = item.content[0].text as string;
-        send("response.output_item.added", { output_index: 0, item: { ...item, status: "in_progress", content: [] } });
-        send("response.content_part.added", { item_id: item.id, output_index: 0, content_index: 0, part: { type: "output_text", text: "", annotations: [] } });
-        for (const word of text.split(/(?= )/)) send("response.output_text.delta", { item_id: item.id, output_index: 0, content_index: 0, delta: word, logprobs: [] });
-        send("response.output_text.done", { item_id: item.id, output_index: 0, content_index: 0, text, logprobs: [] });
-        send("response.content_part.done", { item_id: item.id, output_index: 0, content_index: 0, part: { type: "output_text", text, annotations: [] } });
-      } else {
-        send("response.output_item.added", { output_index: 0, item: { ...item, arguments: "", status: "in_progress" } });
-        send("response.function_call_arguments.delta", { item_id: item.id, output_index: 0, delta: item.arguments });
-        send("response.function_call_arguments.done", { item_id: item.id, output_index: 0, arguments: item.arguments });
-      }
-      send("response.output_item.done", { output_index: 0, item });
+      output.forEach((item, index) => {
+        const ids = { item_id: item.id, output_index: index };
+        if (item.type === "message") {
+          const text = item.content[0].text as string;
+          send("response.output_item.added", { output_index: index, item: { ...item, status: "in_progress", content: [] } });
+          send("response.content_part.added", { ...ids, content_index: 0, part: { type: "output_text", text: "", annotations: [] } });
+          for (const word of text.split(/(?= )/)) send("response.output_text.delta", { ...ids, content_index: 0, delta: word, logprobs: [] });
+          item.content[0].annotations.forEach((annotation: unknown, annotationIndex: number) => send("response.output_text.annotation.added", { ...ids, content_index: 0, annotation_index: annotationIndex, annotation }));
+          send("response.output_text.done", { ...ids, content_index: 0, text, logprobs: [] });
+          send("response.content_part.done", { ...ids, content_index: 0, part: item.content[0] });
+        } else if (item.type === "web_search_call") {
+          send("response.output_item.added", { output_index: index, item: { ...item, status: "in_progress" } });
+          for (const step of ["in_progress", "searching", "completed"]) send(`response.web_search_call.${step}`, ids);
+        } else {
+          send("response.output_item.added", { output_index: index, item: { ...item, arguments: "", status: "in_progress" } });
+          send("response.function_call_arguments.delta", { ...ids, delta: item.arguments });
+          send("response.function_call_arguments.done", { ...ids, arguments: item.arguments });
+        }
+        send("response.output_item.done", { output_index: index, item });
+      });
       send("response.completed", { response: { ...base, status: "completed", output, usage } });
       response.end();
       return true;

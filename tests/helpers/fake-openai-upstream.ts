@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseMultipart, serveOpenAIOperation, type ReceivedForm } from "./fake-openai-operations";
+import { asksForTool, lastPromptText, requestedTool } from "./scripted-turns";
 
 // A loopback server speaking OpenAI's Chat Completions wire format, scripted by model
 // name. It records every request so tests can check what the upstream received.
@@ -42,6 +43,7 @@ export function openAIChatViolation(body: Record<string, any>): string | undefin
     if (body[field] !== undefined && body[field] !== null && !(Number.isInteger(body[field]) && body[field] >= 1)) return `Invalid '${field}': integer below minimum value 1`;
   }
   for (const tool of body.tools ?? []) {
+    if (tool.type !== "function" && tool.type !== "custom") return `Invalid value: '${tool.type}'. Supported values are: 'function' and 'custom'.`;
     if (tool.type === "function" && !/^[a-zA-Z0-9_-]{1,64}$/.test(tool.function?.name ?? "")) return `Invalid 'tools[].function.name': '${tool.function?.name}' does not match '^[a-zA-Z0-9_-]{1,64}$'`;
   }
   let open: string[] = [];
@@ -75,6 +77,17 @@ function lastUserText(body: Record<string, unknown>): string {
 
 function chunk(model: string, delta: Record<string, unknown>, finishReason: string | null = null) {
   return { id: "chatcmpl-fake", object: "chat.completion.chunk", created: 1_700_000_001, model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }] };
+}
+
+/** The scripted turns (scripted-turns.ts): a tool call, the answer to a tool's result. */
+function scriptedReply(body: Record<string, any>): { message: { content: string | null; tool_calls?: Record<string, unknown>[] }; finish: string } | undefined {
+  const messages = body.messages as { role: string; content?: unknown }[];
+  const prompt = lastPromptText(messages);
+  const last = messages.at(-1)!;
+  if (last.role === "tool" && asksForTool(prompt)) return { message: { content: `Tool said: ${String(last.content)}` }, finish: "stop" };
+  const tool = last.role === "user" ? requestedTool(prompt, (body.tools ?? []).map((entry: any) => entry.function?.name ?? entry.name)) : undefined;
+  if (!tool) return undefined;
+  return { message: { content: null, tool_calls: [{ id: "call_fake_chat1", type: "function", function: { name: tool, arguments: "{}" } }] }, finish: "tool_calls" };
 }
 
 export async function startFakeOpenAIUpstream(): Promise<FakeUpstream> {
@@ -176,6 +189,26 @@ export async function startFakeOpenAIUpstream(): Promise<FakeUpstream> {
         response.writeHead(200, { "content-type": "application/json" });
         response.end(fs.readFileSync(path.join(FIXTURES, "completion-tool-calls.json")));
       }
+      return;
+    }
+
+    const scripted = scriptedReply(body);
+    if (scripted && !stream) {
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(JSON.stringify({
+        id: "chatcmpl-fake", object: "chat.completion", created: 1_700_000_001, model,
+        choices: [{ index: 0, message: { role: "assistant", refusal: null, annotations: [], ...scripted.message }, logprobs: null, finish_reason: scripted.finish }],
+        usage: { prompt_tokens: 20, completion_tokens: 6, total_tokens: 26 },
+      }));
+      return;
+    }
+    if (scripted) {
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      const delta = scripted.message.tool_calls ? { role: "assistant", content: null, tool_calls: scripted.message.tool_calls.map((call, index) => ({ index, ...call })) } : { role: "assistant", content: scripted.message.content };
+      response.write(`data: ${JSON.stringify(chunk(model, delta))}\n\n`);
+      response.write(`data: ${JSON.stringify(chunk(model, {}, scripted.finish))}\n\n`);
+      if (includeUsage) response.write(`data: ${JSON.stringify({ id: "chatcmpl-fake", object: "chat.completion.chunk", created: 1_700_000_001, model, choices: [], usage: { prompt_tokens: 20, completion_tokens: 6, total_tokens: 26 } })}\n\n`);
+      response.end("data: [DONE]\n\n");
       return;
     }
 

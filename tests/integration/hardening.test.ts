@@ -312,3 +312,61 @@ describe("base URL mistakes", () => {
     assert.ok(isAnthropicError(curl.json));
   });
 });
+
+describe("form posts and paths the API does not serve", () => {
+  const form = "--b\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nvalue\r\n--b--\r\n";
+  const multipart = { "content-type": "multipart/form-data; boundary=b" };
+
+  test("an API path in another letter case is a JSON 404 in that API's format naming the right spelling", async () => {
+    const openai = await send("/V1/CHAT/COMPLETIONS", { method: "POST", headers: multipart, body: form });
+    assert.equal(openai.status, 404);
+    assert.match(openai.json.error.message, /\/v1\/chat\/completions/);
+    const anthropic = await send("/v1/Messages", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    assert.equal(anthropic.status, 404);
+    assert.ok(isAnthropicError(anthropic.json), anthropic.text);
+    assert.match(anthropic.json.error.message, /\/v1\/messages/);
+    // A parameter segment is named by its place, never quoted back.
+    const stored = await send("/V1/Responses/resp_SECRET123", { headers: { authorization: `Bearer ${key}` } });
+    assert.equal(stored.status, 404);
+    assert.match(stored.json.error.message, /\/v1\/responses\/\{id\}/);
+    assert.doesNotMatch(stored.text, /SECRET123/);
+  });
+
+  test("any other write to a path nobody serves is a JSON 404, whatever its content type", async () => {
+    for (const [method, path, headers, body] of [
+      ["POST", "/nothing/here", { "content-type": "application/x-www-form-urlencoded" }, "a=1"],
+      ["POST", "/", multipart, "garbage"],
+      ["PUT", "/console/tokens", multipart, form],
+      ["DELETE", "/login", {}, undefined],
+    ] as const) {
+      const answer = await send(path, { method, headers, body });
+      assert.equal(answer.status, 404, `${method} ${path}: ${answer.text.slice(0, 200)}`);
+      assert.equal(typeof answer.json?.error?.message, "string", `${method} ${path}`);
+    }
+  });
+
+  test("a malformed form body posted to a console page is a 400, not Next's 500", async () => {
+    for (const body of ["garbage", "--b\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\ncut short"]) {
+      const answer = await send("/login", { method: "POST", headers: multipart, body });
+      assert.equal(answer.status, 400, answer.text.slice(0, 200));
+    }
+    const noBoundary = await send("/setup", { method: "POST", headers: { "content-type": "multipart/form-data" }, body: form });
+    assert.equal(noBoundary.status, 400);
+    // A well-formed one still reaches Next, which reads it (and finds no action in it).
+    const wellFormed = await send("/login", { method: "POST", headers: multipart, body: form });
+    assert.ok(wellFormed.status < 500, String(wellFormed.status));
+  });
+
+  test("public/ is served: a favicon and a robots.txt that allows only the home page", async () => {
+    const icon = await fetch(`${gateway.url}/favicon.ico`);
+    assert.equal(icon.status, 200);
+    assert.match(icon.headers.get("content-type") ?? "", /image\//);
+    const bytes = Buffer.from(await icon.arrayBuffer());
+    assert.deepEqual([...bytes.subarray(0, 4)], [0, 0, 1, 0], "an ICO header");
+    const robots = await fetch(`${gateway.url}/robots.txt`);
+    assert.equal(robots.status, 200);
+    const text = await robots.text();
+    assert.match(text, /^Disallow: \/$/m);
+    assert.match(text, /^Allow: \/\$$/m);
+  });
+});

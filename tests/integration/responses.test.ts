@@ -160,10 +160,12 @@ describe("/v1/responses on every kind of upstream", () => {
     assert.ok((await client.responses.retrieve(unstored.id).catch((error: unknown) => error)) instanceof OpenAI.NotFoundError);
   });
 
-  test("a tool only OpenAI runs is refused with a 400 naming it on a translated path; a missing model is a 400", async () => {
-    const builtIn = await client.responses.create({ model: "claude-test", input: "search", tools: [{ type: "web_search" } as unknown as OpenAI.Responses.Tool] }).catch((error: unknown) => error);
+  test("a tool only OpenAI runs, forced by tool_choice, is a 400 naming it on a translated path; a missing model is a 400", async () => {
+    const builtIn = await client.responses
+      .create({ model: "claude-test", input: "draw", tools: [{ type: "image_generation" } as unknown as OpenAI.Responses.Tool], tool_choice: { type: "image_generation" } })
+      .catch((error: unknown) => error);
     assert.ok(builtIn instanceof OpenAI.BadRequestError, String(builtIn));
-    assert.match(builtIn.message, /web_search/);
+    assert.match(builtIn.message, /image_generation/);
     const missing = await client.responses.create({ input: "x" } as unknown as OpenAI.Responses.ResponseCreateParamsNonStreaming).catch((error: unknown) => error);
     assert.ok(missing instanceof OpenAI.BadRequestError);
     assert.equal(missing.param, "model");

@@ -1,0 +1,34 @@
+// What the loopback fakes do beyond echoing, driven by the prompt, the same in every
+// vendor's fake: "call the tool X" calls the declared tool X (by its own name, or a
+// flattened namespace name ending in `__X`) with empty arguments; "search the web"
+// runs the vendor's own search where it was declared; a turn that answers a tool call
+// gets "Tool said: <output>".
+
+export const SEARCH_PAGE = { url: "https://example.com/gateway-news", title: "Gateway news" };
+export const SEARCH_QUERY = "gateway news";
+/** The cited sentence of a search answer. */
+export const SEARCH_ANSWER = "The gateway shipped today.";
+
+export function requestedTool(prompt: string, declared: string[]): string | undefined {
+  const wanted = /\bcall the tool ([\w.:-]+)/i.exec(prompt)?.[1];
+  if (!wanted) return undefined;
+  return declared.find((name) => name === wanted) ?? declared.find((name) => name.endsWith(`__${wanted}`));
+}
+
+/** Whether the prompt asked for a tool call at all (so a tool's result is answered as such). */
+export const asksForTool = (prompt: string) => /\bcall the tool [\w.:-]+/i.test(prompt);
+
+export const wantsSearch = (prompt: string) => /\bsearch the web\b/i.test(prompt);
+
+type Turn = { role: string; content?: unknown; parts?: unknown };
+
+/** The text of the last user turn that has any (tool-result turns have none). */
+export function lastPromptText(turns: Turn[]): string {
+  for (const turn of [...turns].reverse()) {
+    if (turn.role !== "user") continue;
+    const content = turn.content ?? turn.parts;
+    const text = typeof content === "string" ? content : Array.isArray(content) ? content.map((part: { text?: unknown }) => (typeof part.text === "string" ? part.text : "")).join("") : "";
+    if (text) return text;
+  }
+  return "";
+}
