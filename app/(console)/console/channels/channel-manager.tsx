@@ -1,7 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import { formatNumber, formatUsd } from "@/app/_components/format";
+import { formatCost, formatNumber } from "@/app/_components/format";
 import { useRowAction } from "@/app/_components/use-row-action";
 import { Badge, Button, EmptyState } from "@/app/_components/ui";
 import type { ChannelJson } from "@/lib/channels/channel-service";
@@ -82,7 +82,9 @@ function ChannelRow({ channel, onEdit }: { channel: ChannelView; onEdit: () => v
             Priority {channel.priority} · weight {channel.weight}
           </p>
           <p className="text-zinc-500">
-            {channel.usage ? `${formatNumber(channel.usage.requests)} ${channel.usage.requests === 1 ? "request" : "requests"} · ${formatUsd(channel.usage.costUsd)}` : "No requests yet"}
+            {channel.usage
+              ? `${formatNumber(channel.usage.requests)} ${channel.usage.requests === 1 ? "request" : "requests"} · ${formatCost(channel.usage.costUsd, Object.keys(channel.prices).length > 0)}`
+              : "No requests yet"}
           </p>
         </div>
         <div className="min-w-0" data-cell="health">
