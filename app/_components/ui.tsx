@@ -129,29 +129,34 @@ export function Table({ children, className }: { children: ReactNode; className?
 
 export function Th({ children, className }: { children?: ReactNode; className?: string }) {
   return (
-    <th scope="col" className={cx("bg-zinc-50 px-2 py-2 align-bottom text-left text-xs font-semibold uppercase tracking-wide text-zinc-500 first:pl-3 last:pr-3 dark:bg-zinc-900", className)}>
+    <th scope="col" className={cx("whitespace-nowrap bg-zinc-50 px-2 py-2 align-bottom text-left text-xs font-semibold uppercase tracking-wide text-zinc-500 first:pl-3 last:pr-3 dark:bg-zinc-900", className)}>
       {children}
     </th>
   );
 }
 
-/** A cell; `label` names it on a phone, where the row is a card and the header is hidden. */
+/**
+ * A cell. Below `lg` the row is a card: `label` names the cell there (the header is
+ * hidden), and `wide` gives a long value the card's whole width.
+ */
 export function Td({
   children,
   className,
   title,
   label,
+  wide,
   "data-testid": testId,
 }: {
   children?: ReactNode;
   className?: string;
   title?: string;
   label?: string;
+  wide?: boolean;
   "data-testid"?: string;
 }) {
   return (
-    <td title={title} data-label={label} data-testid={testId} className={cx("px-2 py-2 align-top first:pl-3 last:pr-3", className)}>
-      {label ? <div className="min-w-0">{children}</div> : children}
+    <td title={title} data-label={label} data-wide={wide || undefined} data-testid={testId} className={cx("px-2 py-2 align-top first:pl-3 last:pr-3", className)}>
+      {children}
     </td>
   );
 }

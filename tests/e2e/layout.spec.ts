@@ -179,7 +179,7 @@ test.describe("console layout", () => {
       const header = page.locator("thead").first();
       if (viewport.width >= 1280) {
         await expect(header).toBeVisible();
-        for (const column of ["Cost", "Latency", "Error"]) await expect(header.getByText(column)).toBeInViewport({ ratio: 1 });
+        for (const column of ["Cost", "Latency", "TTFT", "Error"]) await expect(header.getByText(column)).toBeInViewport({ ratio: 1 });
       } else {
         await expect(header).toBeHidden();
       }

@@ -97,7 +97,7 @@ export default async function DashboardPage() {
               <tbody className="divide-y divide-zinc-200 dark:divide-zinc-800" data-testid="usage-by-token">
                 {stats.byToken.map((row) => (
                   <tr key={row.tokenId ?? "sessions"}>
-                    <Td label="Token" className="lg:w-full lg:max-w-0">
+                    <Td label="Token" wide className="lg:w-full lg:max-w-0">
                       <Truncate text={row.name} className="lg:min-w-[6rem]" />
                     </Td>
                     <Td label="Requests" className="tabular-nums lg:text-right">{formatNumber(row.requests)}</Td>
@@ -128,7 +128,7 @@ export default async function DashboardPage() {
                     .sort((a, b) => b.requests - a.requests)
                     .map((row) => (
                       <tr key={row.channelId}>
-                        <Td label="Channel" className="lg:w-full lg:max-w-0">
+                        <Td label="Channel" wide className="lg:w-full lg:max-w-0">
                           <Link className="block text-indigo-600 hover:underline dark:text-indigo-400" href={`/console/logs?channel=${encodeURIComponent(row.channelId)}`}>
                             <Truncate text={channelNames.get(row.channelId) ?? "deleted channel"} className="lg:min-w-[8rem]" />
                           </Link>
@@ -166,7 +166,7 @@ function ModelTable({ rows, testId }: { rows: ModelRow[]; testId: string }) {
       <tbody className="divide-y divide-zinc-200 dark:divide-zinc-800" data-testid={testId}>
         {rows.map((row) => (
           <tr key={row.model}>
-            <Td label="Model" className="font-mono text-xs lg:w-full lg:max-w-0">
+            <Td label="Model" wide className="font-mono text-xs lg:w-full lg:max-w-0">
               <Truncate text={row.model} className="lg:min-w-[6rem]" />
             </Td>
             <Td label="Requests" className="tabular-nums lg:text-right">{formatNumber(row.requests)}</Td>

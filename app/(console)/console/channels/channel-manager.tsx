@@ -92,6 +92,7 @@ function ChannelRow({ channel, onEdit }: { channel: ChannelView; onEdit: () => v
         </div>
         <div className="flex flex-wrap content-start gap-1 lg:w-40 lg:justify-end" data-cell="actions">
           <Button
+            size="sm"
             variant="secondary"
             disabled={pending}
             onClick={() =>
@@ -104,18 +105,18 @@ function ChannelRow({ channel, onEdit }: { channel: ChannelView; onEdit: () => v
           >
             {pending && !test ? "Testing…" : "Test"}
           </Button>
-          <Button variant="secondary" onClick={onEdit}>
+          <Button size="sm" variant="secondary" onClick={onEdit}>
             Edit
           </Button>
-          <Button variant="ghost" disabled={pending} onClick={() => run(() => setChannelEnabledAction(channel.id, !channel.enabled))}>
+          <Button size="sm" variant="secondary" disabled={pending} onClick={() => run(() => setChannelEnabledAction(channel.id, !channel.enabled))}>
             {channel.enabled ? "Disable" : "Enable"}
           </Button>
           {confirming ? (
-            <Button variant="danger" onClick={() => run(() => deleteChannelAction(channel.id))}>
+            <Button size="sm" variant="danger" onClick={() => run(() => deleteChannelAction(channel.id))}>
               Confirm delete
             </Button>
           ) : (
-            <Button variant="ghost" onClick={() => setConfirming(true)}>
+            <Button size="sm" variant="ghost" onClick={() => setConfirming(true)}>
               Delete
             </Button>
           )}

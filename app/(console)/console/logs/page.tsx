@@ -114,14 +114,26 @@ export default async function LogsPage({ searchParams }: { searchParams: SearchP
         <Table>
           <thead>
             <tr>
-              <Th>Time (UTC)</Th>
+              <Th>
+                Time
+                <br />
+                (UTC)
+              </Th>
               <Th>Endpoint</Th>
               <Th>Model</Th>
               <Th>Channel · token</Th>
               <Th>Status</Th>
-              <Th className="text-right">Tokens in / out</Th>
+              <Th className="text-right">
+                Tokens
+                <br />
+                in / out
+              </Th>
               <Th className="text-right">Cost</Th>
-              <Th className="text-right">Latency · TTFT</Th>
+              <Th className="text-right">
+                Latency
+                <br />
+                TTFT
+              </Th>
               <Th>Error</Th>
             </tr>
           </thead>
@@ -140,11 +152,11 @@ export default async function LogsPage({ searchParams }: { searchParams: SearchP
                   <Td label="Endpoint" className="font-mono text-xs">
                     <BreakablePath path={row.endpoint} />
                   </Td>
-                  <Td label="Model">
+                  <Td label="Model" wide>
                     <Truncate text={row.model ?? "—"} className="lg:max-w-[9rem]" />
                     {row.stream && <Badge>stream</Badge>}
                   </Td>
-                  <Td label="Channel · token" className="text-xs">
+                  <Td label="Channel · token" wide className="text-xs">
                     <Truncate text={channel ?? "—"} className={cx("lg:max-w-[8rem]", !channel && "text-zinc-400")} />
                     <Truncate text={token ?? "—"} className="text-zinc-500 lg:max-w-[8rem]" />
                   </Td>
@@ -163,7 +175,7 @@ export default async function LogsPage({ searchParams }: { searchParams: SearchP
                     <span className="block text-xs text-zinc-500">{row.firstTokenMs === null ? "" : `TTFT ${formatNumber(row.firstTokenMs)} ms`}</span>
                   </Td>
                   {row.errorMessage ? (
-                    <Td label="Error" className="text-xs text-red-600 lg:w-full lg:max-w-0 dark:text-red-400">
+                    <Td label="Error" wide className="text-xs text-red-600 lg:w-full lg:max-w-0 dark:text-red-400">
                       <Truncate text={row.errorMessage} className="lg:min-w-[5rem]" />
                     </Td>
                   ) : (

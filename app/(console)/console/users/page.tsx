@@ -33,7 +33,7 @@ export default async function UsersPage() {
           <tbody className="divide-y divide-zinc-200 bg-white dark:divide-zinc-800 dark:bg-zinc-900">
             {users.map((user) => (
               <tr key={user.id} data-testid={`user-row-${user.email}`}>
-                <Td label="Email" className="font-medium">
+                <Td label="Email" wide className="font-medium">
                   <Truncate text={user.email} className="lg:max-w-[16rem]" />
                 </Td>
                 <Td label="Role">
@@ -45,7 +45,7 @@ export default async function UsersPage() {
                 <Td label="Tokens" className="tabular-nums lg:text-right">
                   {user._count.tokens}
                 </Td>
-                <Td label="Playground limits">
+                <Td label="Playground limits" wide>
                   <UserLimitsForm
                     user={{
                       id: user.id,
