@@ -125,6 +125,7 @@ const PAGES = [
   ["account", "/console/account"],
   ["playground", "/console/playground"],
   ["not-found", "/console/no-such-page"],
+  ["not-found-outside", "/no-such-page"],
 ] as const;
 
 test.describe("console layout", () => {
@@ -135,7 +136,7 @@ test.describe("console layout", () => {
 
   for (const viewport of VIEWPORTS) {
     const size = `${viewport.width}x${viewport.height}`;
-    test(`every console page fits at ${size}`, async ({ console, page }) => {
+    test(`every console page fits at ${size}`, async ({ console, page, deployment }) => {
       test.setTimeout(180_000);
       await page.setViewportSize(viewport);
       await console.signIn(ADMIN.email, ADMIN.password);
@@ -155,6 +156,15 @@ test.describe("console layout", () => {
       await page.getByTestId("token-row-Layout token with a name longer than a column").getByRole("button", { name: "Use", exact: true }).click();
       await expect(page.getByTestId("snippet")).toBeVisible();
       await check("tokens-snippets");
+
+      await console.open("/console/channels");
+      await page.getByRole("button", { name: "Add channel" }).click();
+      const form = page.getByRole("form", { name: "Add channel" });
+      await form.getByLabel("Base URL").fill(deployment.upstream.baseUrl);
+      await form.getByLabel("API key").fill(UPSTREAM_API_KEY);
+      await form.getByRole("button", { name: "Fetch models from the upstream" }).click();
+      await expect(form.getByRole("group", { name: "Upstream models" })).toContainText("gpt-4o-mini");
+      await check("channel-form-models");
 
       await console.open("/console/users");
       await page.getByTestId("user-row-a.very.long.address.for.layout@subdomain.example.com").locator("summary").click();

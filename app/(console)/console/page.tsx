@@ -10,9 +10,9 @@ import { DailyCostChart, ModelChart, TimelineChart } from "./dashboard-charts";
 
 export const dynamic = "force-dynamic";
 
-function Stat({ label, value, hint }: { label: string; value: string; hint?: string }) {
+function Stat({ label, value, hint, className }: { label: string; value: string; hint?: string; className?: string }) {
   return (
-    <Card>
+    <Card className={className}>
       <p className="text-sm text-zinc-500">{label}</p>
       <p className="mt-1 text-2xl font-semibold tabular-nums">{value}</p>
       {hint && <p className="mt-1 text-xs text-zinc-500">{hint}</p>}
@@ -38,7 +38,7 @@ export default async function DashboardPage() {
         <Stat label="Tokens" value={formatCompact(stats.totals.tokens)} />
         <Stat label="Errors" value={formatNumber(stats.totals.errors)} hint={`${errorRate.toFixed(1)}% of requests`} />
         <Stat label="Avg latency" value={`${formatNumber(stats.totals.avgLatencyMs)} ms`} />
-        <Stat label="Cost" value={formatCost(stats.totals.costUsd, stats.totals.priced)} hint={stats.totals.priced ? "from channel prices" : "no channel prices set"} />
+        <Stat className="col-span-2 lg:col-span-1" label="Cost" value={formatCost(stats.totals.costUsd, stats.totals.priced)} hint={stats.totals.priced ? "from channel prices" : "no request had a price"} />
       </div>
       {stats.totals.requests === 0 ? (
         <div className="mt-6">
