@@ -29,3 +29,21 @@ export function formatUsd(value: number): string {
   if (value >= 1) return `$${value.toFixed(2)}`;
   return `$${value.toPrecision(2)}`;
 }
+
+/** A cost as the console shows it everywhere: dollars when priced (even $0), "—" when no price applied. */
+export function formatCost(costUsd: number, priced: boolean): string {
+  return priced || costUsd > 0 ? formatUsd(costUsd) : "—";
+}
+
+/** Splits text at Markdown code spans (`code`); an unpaired backtick stays as written. */
+export function splitInlineCode(text: string): { text: string; code: boolean }[] {
+  const parts: { text: string; code: boolean }[] = [];
+  let rest = text;
+  for (let match = /`([^`]+)`/.exec(rest); match; match = /`([^`]+)`/.exec(rest)) {
+    if (match.index > 0) parts.push({ text: rest.slice(0, match.index), code: false });
+    parts.push({ text: match[1]!, code: true });
+    rest = rest.slice(match.index + match[0].length);
+  }
+  if (rest) parts.push({ text: rest, code: false });
+  return parts;
+}

@@ -1,3 +1,5 @@
+import { Fragment } from "react";
+import { splitInlineCode } from "./format";
 import type { ButtonHTMLAttributes, InputHTMLAttributes, ReactNode, SelectHTMLAttributes, TextareaHTMLAttributes } from "react";
 
 // The console's small set of primitives: one look for buttons, fields, cards and badges.
@@ -8,16 +10,21 @@ type Variant = "primary" | "secondary" | "danger" | "ghost";
 const VARIANTS: Record<Variant, string> = {
   primary: "bg-indigo-600 text-white hover:bg-indigo-500 disabled:bg-indigo-600/50",
   secondary:
-    "border border-zinc-300 bg-white text-zinc-800 hover:bg-zinc-50 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100 dark:hover:bg-zinc-800",
+    "border border-zinc-300 bg-white text-zinc-800 hover:bg-zinc-50 disabled:opacity-50 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100 dark:hover:bg-zinc-800",
   danger: "bg-red-600 text-white hover:bg-red-500 disabled:bg-red-600/50",
-  ghost: "text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800",
+  ghost: "text-zinc-600 hover:bg-zinc-100 disabled:opacity-50 dark:text-zinc-300 dark:hover:bg-zinc-800",
 };
 
-export function Button({ variant = "primary", className, ...props }: ButtonHTMLAttributes<HTMLButtonElement> & { variant?: Variant }) {
+type Size = "md" | "sm";
+const SIZES: Record<Size, string> = { md: "px-3 py-2 text-sm", sm: "whitespace-nowrap px-2 py-1 text-xs" };
+
+/** A button; `sm` for the actions inside table rows, whose short labels never wrap. */
+export function Button({ variant = "primary", size = "md", className, ...props }: ButtonHTMLAttributes<HTMLButtonElement> & { variant?: Variant; size?: Size }) {
   return (
     <button
       className={cx(
-        "inline-flex items-center justify-center gap-2 rounded-md px-3 py-2 text-sm font-medium transition-colors",
+        "inline-flex items-center justify-center gap-2 rounded-md font-medium transition-colors",
+        SIZES[size],
         "focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500 disabled:cursor-not-allowed",
         VARIANTS[variant],
         className,
@@ -80,9 +87,9 @@ export function Badge({ tone = "zinc", children }: { tone?: Tone; children: Reac
 export function PageHeader({ title, description, actions }: { title: string; description?: string; actions?: ReactNode }) {
   return (
     <div className="mb-6 flex flex-wrap items-end justify-between gap-4">
-      <div>
+      <div className="min-w-0">
         <h1 className="text-2xl font-semibold tracking-tight">{title}</h1>
-        {description && <p className="mt-1 text-sm text-zinc-500 dark:text-zinc-400">{description}</p>}
+        {description && <p className="mt-1 text-sm text-zinc-500 [overflow-wrap:anywhere] dark:text-zinc-400">{description}</p>}
       </div>
       {actions}
     </div>
@@ -106,29 +113,98 @@ export function ErrorNote({ children }: { children: ReactNode }) {
   );
 }
 
-/** A wide table that scrolls sideways on a phone instead of squeezing. */
-export function Table({ children }: { children: ReactNode }) {
+/**
+ * The console's one table. On a wide screen every column shows: cells wrap, and long
+ * values truncate through `Truncate` with the full text on hover. Below the `lg`
+ * breakpoint each row becomes a card whose cells are labelled by their `label`
+ * (app/globals.css, `.data-table`). The scroll is a last resort for in-between widths.
+ */
+export function Table({ children, className }: { children: ReactNode; className?: string }) {
   return (
-    <div className="relative overflow-x-auto rounded-lg border border-zinc-200 dark:border-zinc-800">
-      <table className="min-w-full divide-y divide-zinc-200 text-sm dark:divide-zinc-800">{children}</table>
+    <div className={cx("data-table overflow-x-auto rounded-lg border border-zinc-200 dark:border-zinc-800", className)}>
+      <table className="w-full divide-y divide-zinc-200 text-sm dark:divide-zinc-800">{children}</table>
     </div>
   );
 }
 
 export function Th({ children, className }: { children?: ReactNode; className?: string }) {
   return (
-    <th scope="col" className={cx("whitespace-nowrap bg-zinc-50 px-3 py-2 text-left text-xs font-semibold uppercase tracking-wide text-zinc-500 dark:bg-zinc-900", className)}>
+    <th scope="col" className={cx("whitespace-nowrap bg-zinc-50 px-2 py-2 align-bottom text-left text-xs font-semibold uppercase tracking-wide text-zinc-500 first:pl-3 last:pr-3 dark:bg-zinc-900", className)}>
       {children}
     </th>
   );
 }
 
-export function Td({ children, className, title, "data-testid": testId }: { children?: ReactNode; className?: string; title?: string; "data-testid"?: string }) {
+/**
+ * A cell. Below `lg` the row is a card: `label` names the cell there (the header is
+ * hidden), and `wide` gives a long value the card's whole width.
+ */
+export function Td({
+  children,
+  className,
+  title,
+  label,
+  wide,
+  "data-testid": testId,
+}: {
+  children?: ReactNode;
+  className?: string;
+  title?: string;
+  label?: string;
+  wide?: boolean;
+  "data-testid"?: string;
+}) {
   return (
-    <td title={title} data-testid={testId} className={cx("whitespace-nowrap px-3 py-2 align-top", className)}>
+    <td title={title} data-label={label} data-wide={wide || undefined} data-testid={testId} className={cx("px-2 py-2 align-top first:pl-3 last:pr-3", className)}>
       {children}
     </td>
   );
+}
+
+/** One line cut to its box on a wide screen, the whole value on hover; on a phone it wraps. */
+export function Truncate({ text, className, children }: { text: string; className?: string; children?: ReactNode }) {
+  return (
+    <span title={text} className={cx("block min-w-0 [overflow-wrap:anywhere] lg:truncate", className)}>
+      {children ?? text}
+    </span>
+  );
+}
+
+/** A URL path that may break after its slashes and before a colon, never inside a word. */
+export function BreakablePath({ path }: { path: string }) {
+  const parts = path.split(/(?<=\/)|(?=:)/);
+  return (
+    <span title={path}>
+      {parts.map((part, index) => (
+        <Fragment key={index}>
+          {index > 0 && <wbr />}
+          {part}
+        </Fragment>
+      ))}
+    </span>
+  );
+}
+
+/** Text with Markdown's inline code (`like this`) shown as code; nothing else is interpreted. */
+export function InlineCode({ text }: { text: string }) {
+  return (
+    <>
+      {splitInlineCode(text).map((part, index) =>
+        part.code ? (
+          <code key={index} className="rounded bg-zinc-100 px-1 py-0.5 font-mono text-[0.85em] text-zinc-800 dark:bg-zinc-800 dark:text-zinc-200">
+            {part.text}
+          </code>
+        ) : (
+          <Fragment key={index}>{part.text}</Fragment>
+        ),
+      )}
+    </>
+  );
+}
+
+/** Action buttons of a row: they wrap onto more lines rather than squeeze or clip. */
+export function RowActions({ children, className }: { children: ReactNode; className?: string }) {
+  return <div className={cx("flex flex-wrap items-start gap-1 lg:justify-end", className)}>{children}</div>;
 }
 
 export { cx };

@@ -1,20 +1,69 @@
 import type { ConsoleSession } from "@/lib/auth/console-session";
 import type { Runtime } from "@/lib/runtime";
+import { channelPricing } from "./channel-pricing";
 
 export interface DashboardStats {
-  totals: { requests: number; tokens: number; errors: number; avgLatencyMs: number; costUsd: number };
+  /** `priced`: some request in the window had a price (even $0), so the cost reads in dollars, not "—". */
+  totals: { requests: number; tokens: number; errors: number; avgLatencyMs: number; costUsd: number; priced: boolean };
   /** One point per hour over the window, oldest first. */
   timeline: { hour: string; requests: number; tokens: number; errors: number; costUsd: number }[];
-  /** Models some channel lists (enabled or not). */
+  /** Models some channel lists (enabled or not), or that a channel served (one deleted since). */
   byModel: ModelRow[];
-  /** Names no channel lists: typos, retired models, probes. Kept apart so they never pass for real traffic. */
+  /** Names no channel lists and none served: typos, retired models, probes. Kept apart so they never pass for real traffic. */
   unknownModels: ModelRow[];
-  byToken: { tokenId: string | null; name: string; requests: number; tokens: number; costUsd: number }[];
+  byToken: (TokenRow & { name: string })[];
   /** One point per UTC day over the last `days`, oldest first. */
   daily: { day: string; requests: number; costUsd: number }[];
 }
 
-type ModelRow = { model: string; requests: number; errors: number; tokens: number; costUsd: number };
+export type ModelRow = { model: string; requests: number; errors: number; tokens: number; costUsd: number; priced: boolean };
+type TokenRow = { tokenId: string | null; requests: number; tokens: number; costUsd: number; priced: boolean };
+
+/** Request counts and sums for one (model, channel, token): the grain the dashboard's tables add up. */
+export interface UsageGroup {
+  model: string | null;
+  channelId: string | null;
+  tokenId: string | null;
+  requests: number;
+  tokens: number;
+  costUsd: number;
+}
+
+type Pricing = { isPriced(channelId: string | null, model: string | null): boolean };
+
+/**
+ * Adds the groups up by model and by token. A model counts as served when a channel lists
+ * it now or a request for it reached a channel (one deleted since still served it); the
+ * rest are unknown names that were refused.
+ */
+export function summarizeUsage(groups: UsageGroup[], listed: Set<string>, pricing: Pricing, errorsByModel: Map<string | null, number>) {
+  const models = new Map<string, ModelRow>();
+  const tokens = new Map<string | null, TokenRow>();
+  const served = new Set(listed);
+  let anyPriced = false;
+  for (const group of groups) {
+    const priced = pricing.isPriced(group.channelId, group.model);
+    anyPriced ||= priced;
+    if (group.model !== null) {
+      if (group.channelId !== null) served.add(group.model);
+      const row = models.get(group.model) ?? { model: group.model, requests: 0, errors: errorsByModel.get(group.model) ?? 0, tokens: 0, costUsd: 0, priced: false };
+      models.set(group.model, add(row, group, priced));
+    }
+    const token = tokens.get(group.tokenId) ?? { tokenId: group.tokenId, requests: 0, tokens: 0, costUsd: 0, priced: false };
+    tokens.set(group.tokenId, add(token, group, priced));
+  }
+  const modelRows = [...models.values()].sort((a, b) => b.requests - a.requests);
+  return {
+    byModel: modelRows.filter((row) => served.has(row.model)),
+    unknownModels: modelRows.filter((row) => !served.has(row.model)),
+    byToken: [...tokens.values()],
+    priced: anyPriced,
+  };
+}
+
+function add<Row extends { requests: number; tokens: number; costUsd: number; priced: boolean }>(row: Row, group: UsageGroup, priced: boolean): Row {
+  return { ...row, requests: row.requests + group.requests, tokens: row.tokens + group.tokens, costUsd: row.costUsd + group.costUsd, priced: row.priced || priced };
+}
 
 const DAY = 24 * 3600_000;
 const DAYS = 30;
@@ -28,11 +77,11 @@ export async function dashboardStats(runtime: Runtime, user: ConsoleSession, hou
   const userId = user.role === "admin" ? null : user.userId;
   const daysSince = new Date(Math.floor(now / DAY) * DAY - (DAYS - 1) * DAY);
   const scope = userId ? { userId } : {};
-  const [monthly, models, modelErrors, tokens] = await Promise.all([
+  const [monthly, groups, modelErrors] = await Promise.all([
     runtime.logStore.hourlyStats(daysSince, userId),
     runtime.database.requestLog.groupBy({
-      by: ["model"],
-      where: { createdAt: { gte: since }, model: { not: null }, ...scope },
+      by: ["model", "channelId", "tokenId"],
+      where: { createdAt: { gte: since }, ...scope },
       _count: { _all: true },
       _sum: { promptTokens: true, completionTokens: true, costUsd: true },
     }),
@@ -40,12 +89,6 @@ export async function dashboardStats(runtime: Runtime, user: ConsoleSession, hou
       by: ["model"],
       where: { createdAt: { gte: since }, model: { not: null }, status: { gte: 400 }, ...scope },
       _count: { _all: true },
-    }),
-    runtime.database.requestLog.groupBy({
-      by: ["tokenId"],
-      where: { createdAt: { gte: since }, ...scope },
-      _count: { _all: true },
-      _sum: { promptTokens: true, completionTokens: true, costUsd: true },
     }),
   ]);
   // The last `hours` are the tail of the 30 days' hourly rows (ISO hours compare as text).
@@ -63,21 +106,23 @@ export async function dashboardStats(runtime: Runtime, user: ConsoleSession, hou
     point.requests += row.requests;
     point.costUsd += row.costUsd;
   }
-  const served = new Set(runtime.channels.all().flatMap((channel) => channel.models));
-  const errorsByModel = new Map(modelErrors.map((row) => [row.model, row._count._all]));
-  const modelRows = models
-    .map((row) => ({
-      model: row.model!,
+  const channels = runtime.channels.all();
+  const usage = summarizeUsage(
+    groups.map((row) => ({
+      model: row.model,
+      channelId: row.channelId,
+      tokenId: row.tokenId,
       requests: row._count._all,
-      errors: errorsByModel.get(row.model) ?? 0,
       tokens: (row._sum.promptTokens ?? 0) + (row._sum.completionTokens ?? 0),
       costUsd: row._sum.costUsd ?? 0,
-    }))
-    .sort((a, b) => b.requests - a.requests);
+    })),
+    new Set(channels.flatMap((channel) => channel.models)),
+    channelPricing(channels),
+    new Map(modelErrors.map((row) => [row.model, row._count._all])),
+  );
+  const tokenIds = usage.byToken.flatMap((row) => (row.tokenId ? [row.tokenId] : []));
   const tokenNames = new Map(
-    (await runtime.database.token.findMany({ where: { id: { in: tokens.flatMap((row) => (row.tokenId ? [row.tokenId] : [])) } }, select: { id: true, name: true } })).map(
-      (token) => [token.id, token.name],
-    ),
+    (await runtime.database.token.findMany({ where: { id: { in: tokenIds } }, select: { id: true, name: true } })).map((token) => [token.id, token.name]),
   );
   const requests = hourly.reduce((sum, row) => sum + row.requests, 0);
   return {
@@ -87,18 +132,13 @@ export async function dashboardStats(runtime: Runtime, user: ConsoleSession, hou
       errors: hourly.reduce((sum, row) => sum + row.errors, 0),
       avgLatencyMs: requests ? Math.round(hourly.reduce((sum, row) => sum + row.latencyMs, 0) / requests) : 0,
       costUsd: hourly.reduce((sum, row) => sum + row.costUsd, 0),
+      priced: usage.priced,
     },
     timeline,
-    byModel: modelRows.filter((row) => served.has(row.model)),
-    unknownModels: modelRows.filter((row) => !served.has(row.model)),
-    byToken: tokens
-      .map((row) => ({
-        tokenId: row.tokenId,
-        name: row.tokenId ? (tokenNames.get(row.tokenId) ?? "deleted token") : "console sessions",
-        requests: row._count._all,
-        tokens: (row._sum.promptTokens ?? 0) + (row._sum.completionTokens ?? 0),
-        costUsd: row._sum.costUsd ?? 0,
-      }))
+    byModel: usage.byModel,
+    unknownModels: usage.unknownModels,
+    byToken: usage.byToken
+      .map((row) => ({ ...row, name: row.tokenId ? (tokenNames.get(row.tokenId) ?? "deleted token") : "console sessions" }))
       .sort((a, b) => b.costUsd - a.costUsd || b.requests - a.requests)
       .slice(0, 10),
     daily,

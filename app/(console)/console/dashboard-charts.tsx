@@ -20,11 +20,11 @@ export function TimelineChart({ data, series }: { data: Point[]; series: "reques
           {series === "requests" ? (
             <>
               <Legend />
-              <Bar dataKey="requests" name="Requests" stackId="a" fill="#6366f1" />
-              <Bar dataKey="errors" name="Errors" fill="#ef4444" />
+              <Bar dataKey="requests" name="Requests" stackId="a" fill="#6366f1" isAnimationActive={false} />
+              <Bar dataKey="errors" name="Errors" fill="#ef4444" isAnimationActive={false} />
             </>
           ) : (
-            <Bar dataKey="tokens" name="Tokens" fill="#10b981" />
+            <Bar dataKey="tokens" name="Tokens" fill="#10b981" isAnimationActive={false} />
           )}
         </BarChart>
       </ResponsiveContainer>
@@ -39,9 +39,9 @@ export function ModelChart({ data }: { data: { model: string; requests: number; 
         <BarChart data={data} layout="vertical" margin={{ left: 24, right: 16 }}>
           <CartesianGrid strokeDasharray="3 3" stroke="currentColor" strokeOpacity={0.15} horizontal={false} />
           <XAxis type="number" tick={axis} allowDecimals={false} />
-          <YAxis type="category" dataKey="model" tick={axis} width={120} />
+          <YAxis type="category" dataKey="model" tick={axis} width={120} tickFormatter={(model: string) => (model.length > 18 ? `${model.slice(0, 17)}…` : model)} />
           <Tooltip />
-          <Bar dataKey="requests" name="Requests" fill="#6366f1" />
+          <Bar dataKey="requests" name="Requests" fill="#6366f1" isAnimationActive={false} />
         </BarChart>
       </ResponsiveContainer>
     </div>
@@ -57,7 +57,7 @@ export function DailyCostChart({ data }: { data: { day: string; requests: number
           <XAxis dataKey="day" tickFormatter={(day: string) => day.slice(5)} tick={axis} interval="preserveStartEnd" minTickGap={24} />
           <YAxis tick={axis} tickFormatter={(value: number) => formatUsd(value)} width={72} />
           <Tooltip formatter={(value) => `$${Number(value).toFixed(4)}`} labelFormatter={(label) => `${String(label)} (UTC)`} />
-          <Bar dataKey="costUsd" name="Cost" fill="#f59e0b" />
+          <Bar dataKey="costUsd" name="Cost" fill="#f59e0b" isAnimationActive={false} />
         </BarChart>
       </ResponsiveContainer>
     </div>

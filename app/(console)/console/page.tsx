@@ -1,17 +1,18 @@
 import Link from "next/link";
-import { formatCompact, formatNumber, formatUsd } from "@/app/_components/format";
-import { Card, EmptyState, PageHeader, Table, Td, Th } from "@/app/_components/ui";
+import { formatCompact, formatCost, formatNumber } from "@/app/_components/format";
+import { Card, EmptyState, PageHeader, Table, Td, Th, Truncate } from "@/app/_components/ui";
+import { channelPricing } from "@/lib/console/channel-pricing";
 import { channelStats } from "@/lib/console/channel-stats";
-import { dashboardStats } from "@/lib/console/dashboard-stats";
+import { dashboardStats, type ModelRow } from "@/lib/console/dashboard-stats";
 import { requireUser } from "@/lib/console/require-session";
 import { getRuntime } from "@/lib/runtime";
 import { DailyCostChart, ModelChart, TimelineChart } from "./dashboard-charts";
 
 export const dynamic = "force-dynamic";
 
-function Stat({ label, value, hint }: { label: string; value: string; hint?: string }) {
+function Stat({ label, value, hint, className }: { label: string; value: string; hint?: string; className?: string }) {
   return (
-    <Card>
+    <Card className={className}>
       <p className="text-sm text-zinc-500">{label}</p>
       <p className="mt-1 text-2xl font-semibold tabular-nums">{value}</p>
       {hint && <p className="mt-1 text-xs text-zinc-500">{hint}</p>}
@@ -27,6 +28,7 @@ export default async function DashboardPage() {
   const admin = user.role === "admin";
   const [stats, perChannel] = await Promise.all([dashboardStats(runtime, user), admin ? channelStats(runtime, 24) : Promise.resolve(null)]);
   const channelNames = new Map(runtime.channels.all().map((channel) => [channel.id, channel.name]));
+  const pricing = channelPricing(runtime.channels.all());
   const errorRate = stats.totals.requests ? (stats.totals.errors / stats.totals.requests) * 100 : 0;
   return (
     <>
@@ -36,7 +38,7 @@ export default async function DashboardPage() {
         <Stat label="Tokens" value={formatCompact(stats.totals.tokens)} />
         <Stat label="Errors" value={formatNumber(stats.totals.errors)} hint={`${errorRate.toFixed(1)}% of requests`} />
         <Stat label="Avg latency" value={`${formatNumber(stats.totals.avgLatencyMs)} ms`} />
-        <Stat label="Cost" value={formatUsd(stats.totals.costUsd)} hint="from channel prices" />
+        <Stat className="col-span-2 lg:col-span-1" label="Cost" value={formatCost(stats.totals.costUsd, stats.totals.priced)} hint={stats.totals.priced ? "from channel prices" : "no request had a price"} />
       </div>
       {stats.totals.requests === 0 ? (
         <div className="mt-6">
@@ -95,10 +97,12 @@ export default async function DashboardPage() {
               <tbody className="divide-y divide-zinc-200 dark:divide-zinc-800" data-testid="usage-by-token">
                 {stats.byToken.map((row) => (
                   <tr key={row.tokenId ?? "sessions"}>
-                    <Td>{row.name}</Td>
-                    <Td className="text-right tabular-nums">{formatNumber(row.requests)}</Td>
-                    <Td className="text-right tabular-nums">{formatCompact(row.tokens)}</Td>
-                    <Td className="text-right tabular-nums">{formatUsd(row.costUsd)}</Td>
+                    <Td label="Token" wide className="lg:w-full lg:max-w-0">
+                      <Truncate text={row.name} className="lg:min-w-[6rem]" />
+                    </Td>
+                    <Td label="Requests" className="tabular-nums lg:text-right">{formatNumber(row.requests)}</Td>
+                    <Td label="Tokens" className="tabular-nums lg:text-right">{formatCompact(row.tokens)}</Td>
+                    <Td label="Cost" className="tabular-nums lg:text-right">{formatCost(row.costUsd, row.priced)}</Td>
                   </tr>
                 ))}
               </tbody>
@@ -124,17 +128,17 @@ export default async function DashboardPage() {
                     .sort((a, b) => b.requests - a.requests)
                     .map((row) => (
                       <tr key={row.channelId}>
-                        <Td>
-                          <Link className="text-indigo-600 hover:underline dark:text-indigo-400" href={`/console/logs?channel=${encodeURIComponent(row.channelId)}`}>
-                            {channelNames.get(row.channelId) ?? "deleted channel"}
+                        <Td label="Channel" wide className="lg:w-full lg:max-w-0">
+                          <Link className="block text-indigo-600 hover:underline dark:text-indigo-400" href={`/console/logs?channel=${encodeURIComponent(row.channelId)}`}>
+                            <Truncate text={channelNames.get(row.channelId) ?? "deleted channel"} className="lg:min-w-[8rem]" />
                           </Link>
                         </Td>
-                        <Td className="text-right tabular-nums">{formatNumber(row.requests)}</Td>
-                        <Td className="text-right tabular-nums">{formatNumber(row.errors)}</Td>
-                        <Td className="text-right tabular-nums">{ms(row.latencyP50)}</Td>
-                        <Td className="text-right tabular-nums">{ms(row.latencyP95)}</Td>
-                        <Td className="text-right tabular-nums">{ms(row.firstTokenP50)}</Td>
-                        <Td className="text-right tabular-nums">{formatUsd(row.costUsd)}</Td>
+                        <Td label="Requests" className="tabular-nums lg:text-right">{formatNumber(row.requests)}</Td>
+                        <Td label="Errors" className="tabular-nums lg:text-right">{formatNumber(row.errors)}</Td>
+                        <Td label="Latency p50" className="whitespace-nowrap tabular-nums lg:text-right">{ms(row.latencyP50)}</Td>
+                        <Td label="Latency p95" className="whitespace-nowrap tabular-nums lg:text-right">{ms(row.latencyP95)}</Td>
+                        <Td label="First token p50" className="whitespace-nowrap tabular-nums lg:text-right">{ms(row.firstTokenP50)}</Td>
+                        <Td label="Cost" className="tabular-nums lg:text-right">{formatCost(row.costUsd, pricing.channelHasPrices(row.channelId))}</Td>
                       </tr>
                     ))}
                 </tbody>
@@ -147,7 +151,7 @@ export default async function DashboardPage() {
   );
 }
 
-function ModelTable({ rows, testId }: { rows: { model: string; requests: number; errors: number; tokens: number; costUsd: number }[]; testId: string }) {
+function ModelTable({ rows, testId }: { rows: ModelRow[]; testId: string }) {
   return (
     <Table>
       <thead>
@@ -162,13 +166,13 @@ function ModelTable({ rows, testId }: { rows: { model: string; requests: number;
       <tbody className="divide-y divide-zinc-200 dark:divide-zinc-800" data-testid={testId}>
         {rows.map((row) => (
           <tr key={row.model}>
-            <Td className="max-w-56 truncate font-mono text-xs" title={row.model}>
-              {row.model}
+            <Td label="Model" wide className="font-mono text-xs lg:w-full lg:max-w-0">
+              <Truncate text={row.model} className="lg:min-w-[6rem]" />
             </Td>
-            <Td className="text-right tabular-nums">{formatNumber(row.requests)}</Td>
-            <Td className="text-right tabular-nums">{formatNumber(row.errors)}</Td>
-            <Td className="text-right tabular-nums">{formatCompact(row.tokens)}</Td>
-            <Td className="text-right tabular-nums">{formatUsd(row.costUsd)}</Td>
+            <Td label="Requests" className="tabular-nums lg:text-right">{formatNumber(row.requests)}</Td>
+            <Td label="Errors" className="tabular-nums lg:text-right">{formatNumber(row.errors)}</Td>
+            <Td label="Tokens" className="tabular-nums lg:text-right">{formatCompact(row.tokens)}</Td>
+            <Td label="Cost" className="tabular-nums lg:text-right">{formatCost(row.costUsd, row.priced)}</Td>
           </tr>
         ))}
       </tbody>

@@ -1,4 +1,4 @@
-import { Badge, Card, PageHeader } from "@/app/_components/ui";
+import { Badge, Card, InlineCode, PageHeader } from "@/app/_components/ui";
 import { requireUser } from "@/lib/console/require-session";
 import { openApiDocument } from "@/lib/openapi/build-document";
 
@@ -42,7 +42,9 @@ export default async function ApiReferencePage() {
                       <div className="flex flex-wrap items-center gap-2">
                         <Badge tone={METHOD_TONE[method]}>{method.toUpperCase()}</Badge>
                         <code className="break-all">{path}</code>
-                        <span className="text-zinc-500">{operation.summary}</span>
+                        <span className="text-zinc-500">
+                          <InlineCode text={operation.summary} />
+                        </span>
                       </div>
                       {fields.length > 0 && (
                         <p className="mt-1 break-words text-xs text-zinc-500">

@@ -10,6 +10,7 @@ import {
   createChannelSchema,
   deleteChannel,
   draftChannel,
+  recordChannelHealth,
   updateChannel,
   updateChannelSchema,
   type CreateChannelInput,
@@ -40,12 +41,15 @@ export async function saveChannelAction(id: string | null, input: unknown, optio
     const parsed = (id ? updateChannelSchema : createChannelSchema).safeParse(input);
     if (!parsed.success) return { ok: false, error: firstIssue(parsed.error) };
     const notes = parsed.data.baseUrl ? normalizeBaseUrl(parsed.data.baseUrl, parsed.data.type).changes : [];
+    let tested: ChannelTestResult | undefined;
     if (options.check && parsed.data.enabled !== false) {
       const check = await checkChannelDraft(runtime, await draftChannel(runtime, id, parsed.data));
       if (!check.ok) return { ok: false, error: check.error ?? "The test request failed.", suggestion: check.suggestion, checkFailed: true };
+      tested = check.result;
     }
-    if (id) await updateChannel(runtime, id, parsed.data);
-    else await createChannel(runtime, parsed.data as CreateChannelInput);
+    const saved = id ? await updateChannel(runtime, id, parsed.data) : await createChannel(runtime, parsed.data as CreateChannelInput);
+    // The check was a real call through the channel as saved: its health says so at once.
+    if (tested?.ok) await recordChannelHealth(runtime, saved.id, { error: null, latencyMs: tested.latencyMs });
     revalidatePath("/console/channels");
     return { ok: true, notes };
   } catch (error) {

@@ -47,3 +47,19 @@ export function formatPrices(prices: Prices): string {
 export function splitModels(text: string): string[] {
   return [...new Set(text.split(/[\s,]+/).filter(Boolean))];
 }
+
+/** The upstream's model names that contain every word of the filter, in any case. */
+export function filterModels(models: string[], filter: string): string[] {
+  const words = filter.toLowerCase().split(/\s+/).filter(Boolean);
+  return words.length ? models.filter((model) => words.every((word) => model.toLowerCase().includes(word))) : models;
+}
+
+/** The chosen list with `models` added (in the order given) or taken out, other entries kept in place. */
+export function withModels(chosen: string[], models: string[], checked: boolean): string[] {
+  if (!checked) {
+    const removed = new Set(models);
+    return chosen.filter((model) => !removed.has(model));
+  }
+  const present = new Set(chosen);
+  return [...chosen, ...models.filter((model) => !present.has(model))];
+}

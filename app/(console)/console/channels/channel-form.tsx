@@ -6,7 +6,8 @@ import { Button, Card, ErrorNote, Field, Input, Select, Textarea } from "@/app/_
 import type { ChannelJson } from "@/lib/channels/channel-service";
 import { fetchModelsAction, saveChannelAction } from "./actions";
 import type { SettingField } from "@/lib/providers/provider";
-import { formatModelMap, formatPrices, parseModelMap, parsePrices, splitModels } from "./channel-fields";
+import { formatModelMap, formatPrices, parseModelMap, parsePrices, splitModels, withModels } from "./channel-fields";
+import { UpstreamModelPicker } from "./upstream-model-picker";
 import { ChannelSettingsFields, readSettings } from "./channel-settings-fields";
 
 export type TypeInfo = { type: string; defaultBaseUrl: string; baseUrlHelp?: string; requiresApiKey: boolean; canListModels: boolean; settings: SettingField[] };
@@ -72,12 +73,6 @@ export function ChannelForm({ channel, types, onClose }: { channel: ChannelJson 
   }
 
   const chosen = new Set(splitModels(models));
-  const toggleModel = (model: string) => {
-    const next = new Set(chosen);
-    if (next.has(model)) next.delete(model);
-    else next.add(model);
-    setModels([...next].join(", "));
-  };
 
   return (
     <Card>
@@ -126,6 +121,8 @@ export function ChannelForm({ channel, types, onClose }: { channel: ChannelJson 
             values={channel?.type === type ? channel.settings : {}}
             secretsSet={channel?.type === type ? channel.secretsSet : []}
           />
+          {/* The fetched list needs the form's whole width. */}
+          <div className={upstreamModels ? "md:col-span-2" : undefined}>
           <Field label="Models" htmlFor="channel-models" hint="Public model names, separated by spaces or commas.">
             <Textarea id="channel-models" name="models" rows={2} required value={models} onChange={(event) => setModels(event.target.value)} />
             {info?.canListModels && (
@@ -133,7 +130,16 @@ export function ChannelForm({ channel, types, onClose }: { channel: ChannelJson 
                 {fetching ? "Fetching…" : "Fetch models from the upstream"}
               </Button>
             )}
+            {upstreamModels && (
+              <UpstreamModelPicker
+                models={upstreamModels}
+                chosen={chosen}
+                onChange={(names, checked) => setModels(withModels(splitModels(models), names, checked).join(", "))}
+                onClose={() => setUpstreamModels(null)}
+              />
+            )}
           </Field>
+          </div>
           <Field label="Model map" htmlFor="channel-map" hint="One per line: public name = upstream name. Answers carry the name the upstream reports (as OpenAI's own dated names do); logs keep both.">
             <Textarea id="channel-map" name="modelMap" rows={2} defaultValue={formatModelMap(channel?.modelMap ?? {})} />
           </Field>
@@ -149,23 +155,6 @@ export function ChannelForm({ channel, types, onClose }: { channel: ChannelJson 
             </Field>
           </div>
         </div>
-        {upstreamModels && (
-          <fieldset className="rounded-md border border-zinc-200 p-3 dark:border-zinc-800" aria-label="Upstream models">
-            <legend className="px-1 text-sm font-medium">
-              {upstreamModels.length} models at the upstream: check the ones to serve
-            </legend>
-            <div className="grid max-h-64 gap-1 overflow-y-auto sm:grid-cols-2 lg:grid-cols-3">
-              {upstreamModels.map((model) => (
-                <label key={model} className="flex min-w-0 items-center gap-2 text-sm">
-                  <input type="checkbox" checked={chosen.has(model)} onChange={() => toggleModel(model)} />
-                  <span className="truncate font-mono text-xs" title={model}>
-                    {model}
-                  </span>
-                </label>
-              ))}
-            </div>
-          </fieldset>
-        )}
         {problem && (
           <div className="space-y-2">
             <ErrorNote>{problem.error}</ErrorNote>

@@ -1,7 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import { formatNumber, formatUsd } from "@/app/_components/format";
+import { formatCost, formatNumber } from "@/app/_components/format";
 import { useRowAction } from "@/app/_components/use-row-action";
 import { Badge, Button, EmptyState } from "@/app/_components/ui";
 import type { ChannelJson } from "@/lib/channels/channel-service";
@@ -82,7 +82,9 @@ function ChannelRow({ channel, onEdit }: { channel: ChannelView; onEdit: () => v
             Priority {channel.priority} · weight {channel.weight}
           </p>
           <p className="text-zinc-500">
-            {channel.usage ? `${formatNumber(channel.usage.requests)} ${channel.usage.requests === 1 ? "request" : "requests"} · ${formatUsd(channel.usage.costUsd)}` : "No requests yet"}
+            {channel.usage
+              ? `${formatNumber(channel.usage.requests)} ${channel.usage.requests === 1 ? "request" : "requests"} · ${formatCost(channel.usage.costUsd, Object.keys(channel.prices).length > 0)}`
+              : "No requests yet"}
           </p>
         </div>
         <div className="min-w-0" data-cell="health">
@@ -90,6 +92,7 @@ function ChannelRow({ channel, onEdit }: { channel: ChannelView; onEdit: () => v
         </div>
         <div className="flex flex-wrap content-start gap-1 lg:w-40 lg:justify-end" data-cell="actions">
           <Button
+            size="sm"
             variant="secondary"
             disabled={pending}
             onClick={() =>
@@ -102,18 +105,18 @@ function ChannelRow({ channel, onEdit }: { channel: ChannelView; onEdit: () => v
           >
             {pending && !test ? "Testing…" : "Test"}
           </Button>
-          <Button variant="secondary" onClick={onEdit}>
+          <Button size="sm" variant="secondary" onClick={onEdit}>
             Edit
           </Button>
-          <Button variant="ghost" disabled={pending} onClick={() => run(() => setChannelEnabledAction(channel.id, !channel.enabled))}>
+          <Button size="sm" variant="secondary" disabled={pending} onClick={() => run(() => setChannelEnabledAction(channel.id, !channel.enabled))}>
             {channel.enabled ? "Disable" : "Enable"}
           </Button>
           {confirming ? (
-            <Button variant="danger" onClick={() => run(() => deleteChannelAction(channel.id))}>
+            <Button size="sm" variant="danger" onClick={() => run(() => deleteChannelAction(channel.id))}>
               Confirm delete
             </Button>
           ) : (
-            <Button variant="ghost" onClick={() => setConfirming(true)}>
+            <Button size="sm" variant="ghost" onClick={() => setConfirming(true)}>
               Delete
             </Button>
           )}

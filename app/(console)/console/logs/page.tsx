@@ -1,6 +1,7 @@
 import Link from "next/link";
-import { formatDateTime, formatNumber, formatUsd } from "@/app/_components/format";
-import { Badge, Button, EmptyState, Input, PageHeader, Select, Table, Td, Th } from "@/app/_components/ui";
+import { formatCost, formatDateTime, formatNumber } from "@/app/_components/format";
+import { Badge, BreakablePath, Button, EmptyState, Input, PageHeader, Select, Table, Td, Th, Truncate, cx } from "@/app/_components/ui";
+import { channelPricing } from "@/lib/console/channel-pricing";
 import { logFilterSchema, queryLogs } from "@/lib/console/log-query";
 import { requireUser } from "@/lib/console/require-session";
 import { getRuntime } from "@/lib/runtime";
@@ -42,6 +43,7 @@ export default async function LogsPage({ searchParams }: { searchParams: SearchP
   const tokenNames = new Map(tokens.map((token) => [token.id, token.name]));
   const channels = await runtime.database.channel.findMany({ select: { id: true, name: true }, orderBy: { name: "asc" } });
   const channelNames = new Map(channels.map((channel) => [channel.id, channel.name]));
+  const pricing = channelPricing(runtime.channels.all());
   const models = [...runtime.channels.models().keys()].sort();
   const query = Object.fromEntries(Object.entries(raw).filter((entry): entry is [string, string] => typeof entry[1] === "string" && entry[1] !== ""));
   const pageLink = (page: number) => `?${new URLSearchParams({ ...query, page: String(page) })}`;
@@ -62,7 +64,7 @@ export default async function LogsPage({ searchParams }: { searchParams: SearchP
           </a>
         }
       />
-      <form className="mb-4 grid gap-2 sm:grid-cols-3 lg:grid-cols-8" aria-label="Filter logs">
+      <form className="mb-4 grid grid-cols-2 gap-2 lg:grid-cols-4" aria-label="Filter logs">
         <Select name="token" defaultValue={filter.token ?? ""} aria-label="Token">
           <option value="">All tokens</option>
           {tokens.map((token) => (
@@ -100,8 +102,8 @@ export default async function LogsPage({ searchParams }: { searchParams: SearchP
           <option value="client-error">4xx</option>
           <option value="server-error">5xx</option>
         </Select>
-        <Input type="datetime-local" name="from" defaultValue={filter.from} aria-label="From (UTC)" />
-        <Input type="datetime-local" name="to" defaultValue={filter.to} aria-label="To (UTC)" />
+        <Input type="datetime-local" name="from" defaultValue={filter.from} aria-label="From (UTC)" className="max-sm:col-span-2" />
+        <Input type="datetime-local" name="to" defaultValue={filter.to} aria-label="To (UTC)" className="max-sm:col-span-2" />
         <Button type="submit" variant="secondary">
           Filter
         </Button>
@@ -112,56 +114,76 @@ export default async function LogsPage({ searchParams }: { searchParams: SearchP
         <Table>
           <thead>
             <tr>
-              <Th>Time (UTC)</Th>
+              <Th>
+                Time
+                <br />
+                (UTC)
+              </Th>
               <Th>Endpoint</Th>
               <Th>Model</Th>
-              <Th>Channel</Th>
-              <Th>Token</Th>
+              <Th>Channel · token</Th>
               <Th>Status</Th>
-              <Th className="text-right">Prompt</Th>
-              <Th className="text-right">Completion</Th>
+              <Th className="text-right">
+                Tokens
+                <br />
+                in / out
+              </Th>
               <Th className="text-right">Cost</Th>
-              <Th className="text-right">Latency</Th>
-              <Th className="text-right">TTFT</Th>
+              <Th className="text-right">
+                Latency
+                <br />
+                TTFT
+              </Th>
               <Th>Error</Th>
             </tr>
           </thead>
           <tbody className="divide-y divide-zinc-200 bg-white dark:divide-zinc-800 dark:bg-zinc-900">
-            {rows.map((row) => (
-              <tr key={row.id} className="hover:bg-zinc-50 dark:hover:bg-zinc-800/50">
-                <Td>
-                  <Link href={`/console/logs/${row.id}`} className="text-indigo-600 hover:underline dark:text-indigo-400">
-                    {formatDateTime(row.createdAt.toISOString()).slice(5, 19)}
-                  </Link>
-                </Td>
-                <Td className="font-mono text-xs">{row.endpoint}</Td>
-                <Td>
-                  {row.model ?? "—"} {row.stream && <Badge>stream</Badge>}
-                </Td>
-                <Td>{row.channelId ? (channelNames.get(row.channelId) ?? "deleted") : <span className="text-zinc-400">—</span>}</Td>
-                <Td>
-                  {row.tokenId ? (
-                    (tokenNames.get(row.tokenId) ?? "deleted")
+            {rows.map((row) => {
+              const channel = row.channelId ? (channelNames.get(row.channelId) ?? "deleted channel") : null;
+              const token = row.tokenId ? (tokenNames.get(row.tokenId) ?? "deleted token") : row.userId ? "console session" : null;
+              return (
+                <tr key={row.id} className="hover:bg-zinc-50 dark:hover:bg-zinc-800/50">
+                  <Td label="Time">
+                    <Link href={`/console/logs/${row.id}`} className="text-indigo-600 hover:underline dark:text-indigo-400">
+                      <span className="whitespace-nowrap">{formatDateTime(row.createdAt.toISOString()).slice(5, 10)}</span>{" "}
+                      <span className="whitespace-nowrap">{formatDateTime(row.createdAt.toISOString()).slice(11, 19)}</span>
+                    </Link>
+                  </Td>
+                  <Td label="Endpoint" className="font-mono text-xs">
+                    <BreakablePath path={row.endpoint} />
+                  </Td>
+                  <Td label="Model" wide>
+                    <Truncate text={row.model ?? "—"} className="lg:max-w-[9rem]" />
+                    {row.stream && <Badge>stream</Badge>}
+                  </Td>
+                  <Td label="Channel · token" wide className="text-xs">
+                    <Truncate text={channel ?? "—"} className={cx("lg:max-w-[8rem]", !channel && "text-zinc-400")} />
+                    <Truncate text={token ?? "—"} className="text-zinc-500 lg:max-w-[8rem]" />
+                  </Td>
+                  <Td label="Status">
+                    <Badge tone={statusTone(row.status)}>{row.status}</Badge>
+                  </Td>
+                  <Td label="Tokens" className="whitespace-nowrap tabular-nums lg:text-right">
+                    {formatNumber(row.promptTokens)} / {formatNumber(row.completionTokens)}
+                    {row.usageEstimated && <span title="Counted with a tokenizer">*</span>}
+                  </Td>
+                  <Td label="Cost" className="whitespace-nowrap tabular-nums lg:text-right" data-testid="log-cost">
+                    {formatCost(row.costUsd, pricing.isPriced(row.channelId, row.model))}
+                  </Td>
+                  <Td label="Latency" className="whitespace-nowrap tabular-nums lg:text-right">
+                    {formatNumber(row.latencyMs)} ms
+                    <span className="block text-xs text-zinc-500">{row.firstTokenMs === null ? "" : `TTFT ${formatNumber(row.firstTokenMs)} ms`}</span>
+                  </Td>
+                  {row.errorMessage ? (
+                    <Td label="Error" wide className="text-xs text-red-600 lg:w-full lg:max-w-0 dark:text-red-400">
+                      <Truncate text={row.errorMessage} className="lg:min-w-[5rem]" />
+                    </Td>
                   ) : (
-                    <span className="text-zinc-400">{row.userId ? "console session" : "—"}</span>
+                    <td className="max-lg:hidden" />
                   )}
-                </Td>
-                <Td>
-                  <Badge tone={statusTone(row.status)}>{row.status}</Badge>
-                </Td>
-                <Td className="text-right tabular-nums">{formatNumber(row.promptTokens)}</Td>
-                <Td className="text-right tabular-nums">
-                  {formatNumber(row.completionTokens)}
-                  {row.usageEstimated && <span title="Counted with a tokenizer">*</span>}
-                </Td>
-                <Td className="text-right tabular-nums">{row.costUsd > 0 ? formatUsd(row.costUsd) : "—"}</Td>
-                <Td className="text-right tabular-nums">{row.latencyMs} ms</Td>
-                <Td className="text-right tabular-nums">{row.firstTokenMs === null ? "—" : `${row.firstTokenMs} ms`}</Td>
-                <Td className="max-w-72 truncate text-xs text-red-600 dark:text-red-400" title={row.errorMessage ?? undefined}>
-                  {row.errorMessage ?? ""}
-                </Td>
-              </tr>
-            ))}
+                </tr>
+              );
+            })}
           </tbody>
         </Table>
       )}

@@ -34,7 +34,9 @@ export function Playground({
   const [mode, setMode] = useState<Mode>("chat");
   const [model, setModel] = useState(defaultModel);
   const [system, setSystem] = useState("");
-  const [temperature, setTemperature] = useState(1);
+  // null until the user moves the slider: the request then carries no temperature and the
+  // model's own default applies (reasoning models refuse any value).
+  const [temperature, setTemperature] = useState<number | null>(null);
   const [maxTokens, setMaxTokens] = useState("");
   const [topP, setTopP] = useState(1);
   const [credential, setCredential] = useState(SESSION);
@@ -107,7 +109,7 @@ export function Playground({
         model: provider.chatModel(model),
         system: system.trim() || undefined,
         messages,
-        temperature,
+        temperature: temperature ?? undefined,
         topP: topP === 1 ? undefined : topP,
         maxOutputTokens: maxTokens ? Number(maxTokens) : undefined,
         maxRetries: 0,
@@ -214,8 +216,24 @@ export function Playground({
             <Field label="System prompt" htmlFor="pg-system">
               <Textarea id="pg-system" rows={3} value={system} onChange={(event) => setSystem(event.target.value)} placeholder="You are a helpful assistant." />
             </Field>
-            <Field label={`Temperature: ${temperature.toFixed(1)}`} htmlFor="pg-temperature">
-              <input id="pg-temperature" type="range" min={0} max={2} step={0.1} value={temperature} onChange={(event) => setTemperature(Number(event.target.value))} className="w-full accent-indigo-600" />
+            <Field label={`Temperature: ${temperature === null ? "model default" : temperature.toFixed(1)}`} htmlFor="pg-temperature">
+              <div className="flex items-center gap-2">
+                <input
+                  id="pg-temperature"
+                  type="range"
+                  min={0}
+                  max={2}
+                  step={0.1}
+                  value={temperature ?? 1}
+                  onChange={(event) => setTemperature(Number(event.target.value))}
+                  className={cx("w-full accent-indigo-600", temperature === null && "opacity-50")}
+                />
+                {temperature !== null && (
+                  <Button type="button" size="sm" variant="ghost" onClick={() => setTemperature(null)}>
+                    Default
+                  </Button>
+                )}
+              </div>
             </Field>
             <Field label={`Top P: ${topP.toFixed(2)}`} htmlFor="pg-top-p">
               <input id="pg-top-p" type="range" min={0} max={1} step={0.05} value={topP} onChange={(event) => setTopP(Number(event.target.value))} className="w-full accent-indigo-600" />

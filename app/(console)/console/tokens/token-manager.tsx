@@ -4,7 +4,7 @@ import { useState } from "react";
 import { CopyButton } from "@/app/_components/copy-button";
 import { formatDateTime, formatNumber, formatRelative, formatUsd } from "@/app/_components/format";
 import { useRowAction } from "@/app/_components/use-row-action";
-import { Badge, Button, Card, EmptyState, Table, Td, Th } from "@/app/_components/ui";
+import { Badge, Button, Card, EmptyState, RowActions, Table, Td, Th, Truncate } from "@/app/_components/ui";
 import type { TokenJson } from "@/lib/tokens/token-service";
 import { deleteTokenAction, setTokenEnabledAction } from "./actions";
 import { SnippetTabs } from "./snippet-tabs";
@@ -133,59 +133,70 @@ function TokenRow({ token, now, baseUrl, fallbackModel, onEdit }: { token: Token
   return (
     <>
       <tr data-testid={`token-row-${token.name}`}>
-        <Td className="font-medium">{token.name}</Td>
-        <Td className="font-mono text-xs">{token.keyPrefix}</Td>
-        <Td className="max-w-48 truncate" title={token.models.join(", ")}>
-          {token.models.length ? token.models.join(", ") : <span className="text-zinc-400">all</span>}
+        <Td label="Name" wide className="font-medium">
+          <Truncate text={token.name} className="lg:max-w-[10rem]" />
         </Td>
-        <Td>{token.expiresAt ? formatDateTime(token.expiresAt).slice(0, 10) : <span className="text-zinc-400">never</span>}</Td>
-        <Td className="text-xs" data-testid="token-limits">
+        <Td label="Key" className="whitespace-nowrap font-mono text-xs">
+          {token.keyPrefix}
+        </Td>
+        <Td label="Models" wide className="text-xs">
+          {token.models.length ? <Truncate text={token.models.join(", ")} className="lg:max-w-[10rem]" /> : <span className="text-zinc-400">all</span>}
+        </Td>
+        <Td label="Expires" className="whitespace-nowrap text-xs">
+          {token.expiresAt ? formatDateTime(token.expiresAt).slice(0, 10) : <span className="text-zinc-400">never</span>}
+        </Td>
+        <Td label="Limits" wide className="text-xs" data-testid="token-limits">
           {limits.length ? limits.map((limit) => <div key={String(limit)}>{limit}</div>) : <span className="text-zinc-400">none</span>}
         </Td>
-        <Td className="text-right tabular-nums" data-testid="token-used">
-          {formatNumber(token.usedTokens)} tokens
+        <Td label="Used" className="tabular-nums lg:text-right" data-testid="token-used">
+          <span className="whitespace-nowrap">{formatNumber(token.usedTokens)} tokens</span>
           <div className="text-xs text-zinc-500">{formatUsd(token.usedUsd)}</div>
         </Td>
-        <Td>
+        <Td label="Status">
           <Badge tone={state.tone}>{state.label}</Badge>
         </Td>
-        <Td title={formatDateTime(token.lastUsedAt)}>{formatRelative(token.lastUsedAt, now)}</Td>
+        <Td label="Last used" className="text-xs" title={formatDateTime(token.lastUsedAt)}>
+          {formatRelative(token.lastUsedAt, now)}
+        </Td>
         <Td>
-          <div className="flex justify-end gap-1">
+          <RowActions>
             {confirming ? (
               <>
-                <Button variant="danger" disabled={pending} onClick={() => run(() => deleteTokenAction(token.id))}>
+                <Button size="sm" variant="danger" disabled={pending} onClick={() => run(() => deleteTokenAction(token.id))}>
                   Confirm delete
                 </Button>
-                <Button variant="ghost" onClick={() => setConfirming(false)}>
+                <Button size="sm" variant="ghost" onClick={() => setConfirming(false)}>
                   Keep
                 </Button>
               </>
             ) : (
               <>
-                <Button variant="secondary" onClick={() => onEdit(token)}>
+                <Button size="sm" variant="secondary" onClick={() => onEdit(token)}>
                   Edit
                 </Button>
-                <Button variant="ghost" aria-expanded={showSnippets} onClick={() => setShowSnippets(!showSnippets)}>
+                <Button size="sm" variant="secondary" aria-expanded={showSnippets} onClick={() => setShowSnippets(!showSnippets)}>
                   Use
                 </Button>
-                <Button variant="secondary" disabled={pending} onClick={() => run(() => setTokenEnabledAction(token.id, !token.enabled))}>
+                <Button size="sm" variant="secondary" disabled={pending} onClick={() => run(() => setTokenEnabledAction(token.id, !token.enabled))}>
                   {token.enabled ? "Disable" : "Enable"}
                 </Button>
-                <Button variant="ghost" onClick={() => setConfirming(true)}>
+                <Button size="sm" variant="ghost" onClick={() => setConfirming(true)}>
                   Delete
                 </Button>
               </>
             )}
-          </div>
+          </RowActions>
           {error && <p className="mt-1 text-xs text-red-600">{error}</p>}
         </Td>
       </tr>
       {showSnippets && (
         <tr>
           <td colSpan={9} className="bg-zinc-50 px-3 py-3 dark:bg-zinc-950">
-            <p className="mb-2 text-xs text-zinc-500">Put the key you copied when you created “{token.name}” in place of the placeholder.</p>
-            <SnippetTabs baseUrl={baseUrl} apiKey={`${token.keyPrefix}…your-key`} model={token.models[0] ?? fallbackModel} />
+            {/* No width of its own: long snippet lines scroll inside the panel instead of widening the table. */}
+            <div className="w-0 min-w-full">
+              <p className="mb-2 text-xs text-zinc-500">Put the key you copied when you created “{token.name}” in place of the placeholder.</p>
+              <SnippetTabs baseUrl={baseUrl} apiKey={`${token.keyPrefix}…your-key`} model={token.models[0] ?? fallbackModel} />
+            </div>
           </td>
         </tr>
       )}

@@ -1,5 +1,5 @@
 import { formatDateTime } from "@/app/_components/format";
-import { Badge, Card, PageHeader, Table, Td, Th } from "@/app/_components/ui";
+import { Badge, Card, PageHeader, Table, Td, Th, Truncate } from "@/app/_components/ui";
 import { requireAdmin } from "@/lib/console/require-session";
 import { readSettings } from "@/lib/console/settings";
 import { getRuntime } from "@/lib/runtime";
@@ -18,32 +18,34 @@ export default async function UsersPage() {
   return (
     <>
       <PageHeader title="Users" description="Console accounts. Admins manage everything; users manage their own tokens. New accounts from sign-up start with 20 requests/min and 200,000 tokens a day for the Playground." />
-      <div className="grid gap-6 lg:grid-cols-[1fr_22rem]">
+      <div className="space-y-6">
         <Table>
           <thead>
             <tr>
               <Th>Email</Th>
               <Th>Role</Th>
-              <Th>Tokens</Th>
+              <Th className="text-right">Tokens</Th>
               <Th>Playground limits</Th>
-              <Th>Created</Th>
+              <Th>Created (UTC)</Th>
               <Th>Account</Th>
             </tr>
           </thead>
           <tbody className="divide-y divide-zinc-200 bg-white dark:divide-zinc-800 dark:bg-zinc-900">
             {users.map((user) => (
-              <tr key={user.id}>
-                <Td className="font-medium">{user.email}</Td>
-                <Td>
-                  <Badge tone={user.role === "admin" ? "indigo" : "zinc"}>{user.role}</Badge>
-                  {user.disabled && (
-                    <span className="ml-1">
-                      <Badge tone="zinc">disabled</Badge>
-                    </span>
-                  )}
+              <tr key={user.id} data-testid={`user-row-${user.email}`}>
+                <Td label="Email" wide className="font-medium">
+                  <Truncate text={user.email} className="lg:max-w-[16rem]" />
                 </Td>
-                <Td>{user._count.tokens}</Td>
-                <Td>
+                <Td label="Role">
+                  <span className="flex flex-wrap gap-1">
+                    <Badge tone={user.role === "admin" ? "indigo" : "zinc"}>{user.role}</Badge>
+                    {user.disabled && <Badge tone="zinc">disabled</Badge>}
+                  </span>
+                </Td>
+                <Td label="Tokens" className="tabular-nums lg:text-right">
+                  {user._count.tokens}
+                </Td>
+                <Td label="Playground limits" wide>
                   <UserLimitsForm
                     user={{
                       id: user.id,
@@ -54,7 +56,10 @@ export default async function UsersPage() {
                     }}
                   />
                 </Td>
-                <Td className="whitespace-nowrap">{formatDateTime(user.createdAt.toISOString())}</Td>
+                <Td label="Created" className="text-xs">
+                  <span className="whitespace-nowrap">{formatDateTime(user.createdAt.toISOString()).slice(0, 10)}</span>{" "}
+                  <span className="whitespace-nowrap text-zinc-500">{formatDateTime(user.createdAt.toISOString()).slice(11, 16)}</span>
+                </Td>
                 <Td>
                   <AccountActions user={{ id: user.id, email: user.email, role: user.role, disabled: user.disabled }} self={user.id === admin.userId} />
                 </Td>
@@ -62,7 +67,7 @@ export default async function UsersPage() {
             ))}
           </tbody>
         </Table>
-        <div className="space-y-4">
+        <div className="grid items-start gap-4 md:grid-cols-2">
           <Card>
             <CreateUserForm />
           </Card>

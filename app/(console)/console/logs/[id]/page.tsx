@@ -2,8 +2,9 @@ import type { AttemptRecord } from "@/lib/usage/request-log-entry";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import type { ReactNode } from "react";
-import { formatDateTime, formatNumber } from "@/app/_components/format";
+import { formatCost, formatDateTime, formatNumber } from "@/app/_components/format";
 import { Badge, Card, PageHeader } from "@/app/_components/ui";
+import { channelPricing } from "@/lib/console/channel-pricing";
 import { findLog } from "@/lib/console/log-query";
 import { requireUser } from "@/lib/console/require-session";
 import { getRuntime } from "@/lib/runtime";
@@ -12,9 +13,9 @@ export const dynamic = "force-dynamic";
 
 function Item({ label, children }: { label: string; children: ReactNode }) {
   return (
-    <div className="py-2 sm:grid sm:grid-cols-3 sm:gap-4">
+    <div className="py-2 sm:grid sm:grid-cols-[10rem_minmax(0,1fr)] sm:gap-4">
       <dt className="text-sm text-zinc-500">{label}</dt>
-      <dd className="mt-1 text-sm sm:col-span-2 sm:mt-0">{children}</dd>
+      <dd className="mt-1 min-w-0 text-sm [overflow-wrap:anywhere] sm:mt-0">{children}</dd>
     </div>
   );
 }
@@ -55,13 +56,18 @@ export default async function LogDetailPage({ params }: { params: Promise<{ id: 
             {row.upstreamModel && row.upstreamModel !== row.model && <span className="text-zinc-500"> → {row.upstreamModel}</span>}
             {row.stream && <span className="text-zinc-500"> (streamed)</span>}
           </Item>
-          <Item label="Channel">{channel ? `${channel.name} (${channel.type})` : (row.channelId ?? "—")}</Item>
+          <Item label="Channel">{channel ? `${channel.name} (${channel.type})` : row.channelId ? `deleted channel (${row.channelId})` : "—"}</Item>
           <Item label="Token">{token?.name ?? (row.tokenId ? "deleted token" : "console session")}</Item>
           <Item label="Tokens">
             {formatNumber(row.promptTokens)} prompt ({formatNumber(row.cachedTokens)} cached) · {formatNumber(row.completionTokens)} completion (
             {formatNumber(row.reasoningTokens)} reasoning){row.usageEstimated && " · counted with a tokenizer"}
           </Item>
-          <Item label="Cost">{row.costUsd > 0 ? `$${row.costUsd.toFixed(6)}` : "—"}</Item>
+          <Item label="Cost">
+            <span data-testid="log-cost">
+              {formatCost(row.costUsd, channelPricing(runtime.channels.all()).isPriced(row.channelId, row.model))}
+              {row.costUsd > 0 && <span className="text-zinc-500"> (${row.costUsd.toFixed(6)})</span>}
+            </span>
+          </Item>
           <Item label="Latency">{row.latencyMs} ms</Item>
           <Item label="Time to first token">{row.firstTokenMs === null ? "—" : `${row.firstTokenMs} ms`}</Item>
           <Item label="Warnings">{warnings.length ? <ul className="list-disc pl-4">{warnings.map((warning) => <li key={warning}>{warning}</li>)}</ul> : "None"}</Item>
