@@ -7,6 +7,9 @@
 // Loads that are compared run in turn, BENCH_ROUNDS times, and each figure is the median
 // of its rounds: a slow spell of the shared machine then falls on all of them alike.
 // Options: BENCH_SECONDS (5 per run), BENCH_ROUNDS (3), BENCH_CONNECTIONS (32), BENCH_RATE (100).
+// BENCH_BASELINE=<another checkout, installed>: its gateway runs beside this one in the same
+// rounds (same upstream, same core), so a change is measured against the code before it
+// in one run rather than against numbers from another day.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
@@ -19,6 +22,7 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const rate = Number(process.env.BENCH_RATE ?? 100);
+const baselineRoot = process.env.BENCH_BASELINE ? path.resolve(process.env.BENCH_BASELINE) : undefined;
 const ROOT = path.resolve(import.meta.dirname, "..");
 const cores = os.availableParallelism();
 const pin = (core: number) => (cores > 1 ? ["taskset", "-c", String(core)] : []);
@@ -28,8 +32,8 @@ const children: ChildProcess[] = [];
 process.on("exit", () => children.forEach((child) => child.kill("SIGKILL")));
 
 /** Starts a process and resolves with the first stdout line matching `ready`. */
-function startProcess(command: string[], env: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
-  const child = spawn(command[0]!, command.slice(1), { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+function startProcess(command: string[], env: Record<string, string>, ready: RegExp, cwd = ROOT): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
+  const child = spawn(command[0]!, command.slice(1), { cwd, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   children.push(child);
   let output = "";
   return new Promise((resolve, reject) => {
@@ -141,13 +145,14 @@ async function atFixedRate(target: Target, path: string, body: string): Promise<
   return { p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), firstByteP50: percentile(firstBytes, 0.5), firstByteP99: percentile(firstBytes, 0.99) };
 }
 
-async function startGatewayTarget(upstreamPort: number, processes: number, extraEnv: Record<string, string> = {}): Promise<Target & { stop(): void }> {
+async function startGatewayTarget(upstreamPort: number, processes: number, extraEnv: Record<string, string> = {}, root = ROOT): Promise<Target & { stop(): void }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "gateway-bench-"));
   const adminKey = `bench-admin-${randomBytes(12).toString("hex")}`;
   const { child, match } = await startProcess(
     [...pin(0), process.execPath, "scripts/start.mjs"],
     { PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, ADMIN_API_KEY: adminKey, LOG_LEVEL: "warn", DATABASE_URL: "", REDIS_URL: "", REQUEST_LOG: "on", PROCESSES: String(processes), ...extraEnv },
     /Gateway ready on (http:\/\/\S+)/,
+    root,
   );
   const url = match[1]!.replace("localhost", "127.0.0.1");
   const admin = async (route: string, body: unknown) => {
@@ -183,6 +188,8 @@ const idle = { proxy: memoryMb(raw.pid!), gateway: memoryMb(gateway.pid!) };
 
 // The same gateway storing no request rows: what the log costs. It idles while the others run.
 const unlogged = await startGatewayTarget(upstreamPort, 1, { REQUEST_LOG: "off" });
+// The checkout to compare with, when given: measured in the same rounds as this one.
+const baseline = baselineRoot ? { ...(await startGatewayTarget(upstreamPort, 1, {}, baselineRoot)), name: "baseline gateway" } : undefined;
 
 const results: Record<string, unknown> = { node: process.version, cores, seconds, rounds, connections, rate, idleRssMb: idle };
 const table: string[][] = [];
@@ -191,13 +198,19 @@ const ratio = (a: number, b: number) => (b > 0 ? (a / b).toFixed(2) : "-");
 const cpuRatio = (c: Load, b: Load) => `${ratio(c.cpuUsPerRequest ?? 0, b.cpuUsPerRequest ?? 0)}x`;
 {
   const chat = "/chat/completions";
-  const [a, b, c, off] = await interleaved([
+  const [a, b, c, off, base] = await interleaved([
     { target: direct, path: chat, body: chatBody },
     { target: raw, path: chat, body: chatBody },
     { target: gateway, path: `/v1${chat}`, body: chatBody },
     { target: unlogged, path: `/v1${chat}`, body: chatBody },
+    ...(baseline ? [{ target: baseline, path: `/v1${chat}`, body: chatBody }] : []),
   ]);
   unlogged.stop();
+  if (base) {
+    results.baselineChat = base;
+    table.push(["chat req/s, baseline checkout", "-", "-", base.rps.toFixed(0), `this: ${ratio(c!.rps, base.rps)} of baseline`]);
+    table.push(["chat CPU µs/req, baseline checkout", "-", "-", String(base.cpuUsPerRequest), `this: ${cpuRatio(c!, base)} baseline`]);
+  }
   results.chat = { direct: a, proxy: b, gateway: c, requestLogOff: off };
   table.push(["chat req/s", a!.rps.toFixed(0), b!.rps.toFixed(0), c!.rps.toFixed(0), ratio(c!.rps, b!.rps)]);
   table.push(["chat CPU µs/req", "-", String(b!.cpuUsPerRequest), String(c!.cpuUsPerRequest), cpuRatio(c!, b!)]);
@@ -205,12 +218,26 @@ const cpuRatio = (c: Load, b: Load) => `${ratio(c.cpuUsPerRequest ?? 0, b.cpuUsP
   table.push(["chat CPU µs/req, request log off", "-", "-", String(off!.cpuUsPerRequest), `log on: ${cpuRatio(c!, off!)}`]);
   table.push(["chat failed", String(a!.failed), String(b!.failed), String(c!.failed + off!.failed), ""]);
 
-  const [sa, sb, sc, translated] = await interleaved([
+  const anthropicHeaders = { "anthropic-version": "2023-06-01" };
+  const [sa, sb, sc, translated, baseStream, baseTranslated] = await interleaved([
     { target: direct, path: chat, body: streamBody },
     { target: raw, path: chat, body: streamBody },
     { target: gateway, path: `/v1${chat}`, body: streamBody },
-    { target: gateway, path: "/v1/messages", body: anthropicBody, headers: { "anthropic-version": "2023-06-01" } },
+    { target: gateway, path: "/v1/messages", body: anthropicBody, headers: anthropicHeaders },
+    ...(baseline
+      ? [
+          { target: baseline, path: `/v1${chat}`, body: streamBody },
+          { target: baseline, path: "/v1/messages", body: anthropicBody, headers: anthropicHeaders },
+        ]
+      : []),
   ]);
+  if (baseline) baseline.stop();
+  if (baseStream && baseTranslated) {
+    results.baselineStream = { passthrough: baseStream, anthropicToOpenAI: baseTranslated };
+    table.push(["stream req/s, baseline checkout", "-", "-", baseStream.rps.toFixed(0), `this: ${ratio(sc!.rps, baseStream.rps)} of baseline`]);
+    table.push(["stream CPU µs/req, baseline checkout", "-", "-", String(baseStream.cpuUsPerRequest), `this: ${cpuRatio(sc!, baseStream)} baseline`]);
+    table.push(["Anthropic -> OpenAI stream CPU µs/req, baseline", "-", "-", String(baseTranslated.cpuUsPerRequest), `this: ${cpuRatio(translated!, baseTranslated)} baseline`]);
+  }
   results["stream (20 chunks)"] = { direct: sa, proxy: sb, gateway: sc };
   results.translation = { anthropicToOpenAI: translated, passthrough: sc };
   table.push(["stream (20 chunks) req/s", sa!.rps.toFixed(0), sb!.rps.toFixed(0), sc!.rps.toFixed(0), ratio(sc!.rps, sb!.rps)]);
