@@ -1,5 +1,6 @@
-// The benchmark's baseline: the least a proxy can do. Checks a bearer token, pipes the
-// request body to the upstream through an undici pool, and pipes the answer back.
+// The benchmark's floor: the least a proxy can do. Checks a bearer token, reads the
+// request body into one buffer and sends it with Content-Length through an undici pool
+// (cheaper than streaming it upstream chunked), and pipes the answer back.
 // Prints its port. Usage: raw-proxy.ts <upstream-origin> <token>
 import http from "node:http";
 import { pipeline } from "node:stream/promises";
@@ -17,11 +18,14 @@ const server = http.createServer(async (request, response) => {
     return;
   }
   try {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
     const upstream = await pool.request({
       path: `/chat/completions`,
       method: "POST",
-      headers: { "content-type": "application/json", authorization: "Bearer upstream" },
-      body: request,
+      headers: { "content-type": "application/json", "content-length": String(body.length), authorization: "Bearer upstream" },
+      body,
     });
     response.writeHead(upstream.statusCode, { "content-type": String(upstream.headers["content-type"] ?? "application/json") });
     await pipeline(upstream.body, response);
