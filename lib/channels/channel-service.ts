@@ -143,7 +143,7 @@ export async function createChannel(runtime: Runtime, input: CreateChannelInput)
   if (providers[input.type].requiresApiKey && !input.apiKey) {
     throw new GatewayError("invalid_request", `Channels of type '${input.type}' need an apiKey.`, { param: "apiKey" });
   }
-  if (!providers[input.type].defaultBaseUrl && !input.baseUrl) {
+  if (providers[input.type].requiresBaseUrl && !input.baseUrl) {
     throw new GatewayError("invalid_request", `Channels of type '${input.type}' need a baseUrl (it has no default).`, { param: "baseUrl" });
   }
   if (input.baseUrl) await refuseLoop(runtime, await draftChannel(runtime, null, input));

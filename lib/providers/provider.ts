@@ -168,6 +168,8 @@ export interface Provider {
   defaultBaseUrl: string;
   /** The path segment the provider's endpoints hang off ("/v1"), suggested when a base URL lacks one. */
   versionSegment?: string;
+  /** Whether a channel must name its base URL (a cloud resource's own host): no default serves it. */
+  requiresBaseUrl?: boolean;
   /** What the console says about the base URL where the default does not say it (a cloud's resource URL). */
   baseUrlHelp?: string;
   /** A path people paste after the base URL that the provider adds itself (Azure's `/openai/...`), trimmed on save. */

@@ -55,6 +55,7 @@ export function azureTransport(channel: Channel): Transport {
 export const azureProvider: Provider = {
   // Every resource has its own host: the base URL is required.
   defaultBaseUrl: "",
+  requiresBaseUrl: true,
   baseUrlHelp: "Required: your resource's endpoint, https://RESOURCE.openai.azure.com (Azure portal, the resource's Keys and Endpoint page).",
   pastedSuffix: /\/openai(\/.*)?$/i,
   requiresApiKey: true,
