@@ -22,13 +22,13 @@ if (!Number.isInteger(wanted) || wanted < 1) {
 }
 
 if (cluster.isPrimary) {
+  stopWithNpm();
   try {
     await ensureBuild();
   } catch (error) {
     process.stderr.write(`Could not build the console: ${error.message}\n`);
     process.exit(1);
   }
-  stopWithNpm();
 }
 
 if (cluster.isPrimary && wanted > 1) {
