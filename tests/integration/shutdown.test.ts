@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
@@ -62,6 +62,60 @@ function alive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+interface NpmStart {
+  child: ChildProcess;
+  url: string;
+  port: number;
+  /** Every process under npm once it was ready. */
+  tree: number[];
+  kill(): void;
+}
+
+/** `npm start` as a process manager runs it, on its own data, ready to serve. */
+async function npmStart(extraEnv: Record<string, string>, options: { detached?: boolean } = {}): Promise<NpmStart> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "gateway-npm-"));
+  const child = spawn("npm", ["start", "--silent"], {
+    cwd: path.resolve(import.meta.dirname, "..", ".."),
+    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, DATABASE_URL: "", REDIS_URL: "", LOG_LEVEL: "warn", NODE_ENV: "production", ...extraEnv },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: options.detached ?? false,
+  });
+  let output = "";
+  child.stdout!.on("data", (chunk) => (output += chunk));
+  child.stderr!.on("data", (chunk) => (output += chunk));
+  let tree: number[] = [];
+  const kill = () => {
+    for (const pid of [child.pid!, ...tree]) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+  const processes = Number(extraEnv.PROCESSES ?? 1);
+  const deadline = Date.now() + 120_000;
+  while ((output.match(/Gateway ready on/g) ?? []).length < processes) {
+    if (Date.now() > deadline || child.exitCode !== null) {
+      kill();
+      assert.fail(`not ready:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const port = Number(/Gateway ready on http:\/\/localhost:(\d+)/.exec(output)![1]);
+  tree = descendants(child.pid!);
+  return { child, url: `http://127.0.0.1:${port}`, port, tree, kill };
+}
+
+/** The processes of `tree` still running 30 s on (none, once they have all exited). */
+function survivors(tree: number[]): Promise<number[]> {
+  return Promise.race([
+    Promise.all(tree.map((pid) => exited(pid))).then(() => []),
+    new Promise<number[]>((resolve) => setTimeout(() => resolve(tree.filter(alive)), 30_000)),
+  ]);
 }
 
 /** Every process started under `pid`, from /proc (Linux, where the suite runs). */
@@ -191,45 +245,50 @@ describe("graceful shutdown", () => {
   });
 
   test("npm start under a process manager: one SIGTERM to npm stops the launcher and every worker, and the port closes", async () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "gateway-npm-"));
-    const npm = spawn("npm", ["start", "--silent"], {
-      cwd: path.resolve(import.meta.dirname, "..", ".."),
-      env: { ...process.env, PROCESSES: "2", PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, DATABASE_URL: "", REDIS_URL: "", LOG_LEVEL: "warn", NODE_ENV: "production" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    npm.stdout.on("data", (chunk) => (output += chunk));
-    npm.stderr.on("data", (chunk) => (output += chunk));
-    let tree: number[] = [];
+    const npm = await npmStart({ PROCESSES: "2" });
     try {
-      const deadline = Date.now() + 120_000;
-      while ((output.match(/Gateway ready on/g) ?? []).length < 2) {
-        if (Date.now() > deadline || npm.exitCode !== null) assert.fail(`not ready:\n${output}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      const port = Number(/Gateway ready on http:\/\/localhost:(\d+)/.exec(output)![1]);
-      tree = descendants(npm.pid!);
-      assert.ok(tree.length >= 3, `npm's tree holds the launcher and two workers: ${tree.join(", ")}`);
-      npm.kill("SIGTERM");
-      const left = await Promise.race([
-        Promise.all(tree.map((pid) => exited(pid))).then(() => []),
-        new Promise<number[]>((resolve) => setTimeout(() => resolve(tree.filter(alive)), 30_000)),
-      ]);
-      assert.deepEqual(left, [], "no process of the tree outlives npm's SIGTERM");
+      assert.ok(npm.tree.length >= 3, `npm's tree holds the launcher and two workers: ${npm.tree.join(", ")}`);
+      npm.child.kill("SIGTERM");
+      assert.deepEqual(await survivors(npm.tree), [], "no process of the tree outlives npm's SIGTERM");
       await assert.rejects(
-        new Promise((resolve, reject) => net.connect(port, "127.0.0.1").once("connect", resolve).once("error", reject)),
+        new Promise((resolve, reject) => net.connect(npm.port, "127.0.0.1").once("connect", resolve).once("error", reject)),
         /ECONNREFUSED/,
         "nothing left listening",
       );
     } finally {
-      for (const pid of [npm.pid!, ...tree]) {
-        try {
-          process.kill(pid, "SIGKILL");
-        } catch {
-          // already gone
-        }
+      npm.kill();
+    }
+  });
+
+  test("a SIGTERM to npm's whole process group (systemd's way) still lets open streams finish", async () => {
+    const npm = await npmStart({ ADMIN_API_KEY: "npm-admin-key-0123456789", MOCK_STREAM_DELAY_MS: "40" }, { detached: true });
+    try {
+      const response = await fetch(`${npm.url}/api/admin/tokens`, {
+        method: "POST",
+        headers: { authorization: "Bearer npm-admin-key-0123456789", "content-type": "application/json" },
+        body: JSON.stringify({ name: "group" }),
+      });
+      const { key } = (await response.json()) as { key: string };
+      const stream = await fetch(`${npm.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: "mock-chat", stream: true, messages: [{ role: "user", content: "tell me a long story about a lighthouse keeper and the sea" }] }),
+      });
+      assert.equal(stream.status, 200);
+      const reader = stream.body!.getReader();
+      await reader.read();
+      // npm and its shell die at once; the server, orphaned mid-drain, must not take that as a second signal.
+      process.kill(-npm.child.pid!, "SIGTERM");
+      let text = "";
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += Buffer.from(value).toString();
       }
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      assert.match(text, /data: \[DONE\]/, "the stream was served to the end");
+      assert.deepEqual(await survivors(npm.tree), []);
+    } finally {
+      npm.kill();
     }
   });
 
