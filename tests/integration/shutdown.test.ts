@@ -244,6 +244,39 @@ describe("graceful shutdown", () => {
     }
   });
 
+  test("PROCESSES=2 starts while another process holds the SQLite write lock, waiting rather than failing with 'database is locked'", async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "gateway-locked-"));
+    // Longer than the SQLite driver's default 5 s wait, which a loaded machine's start-up passed.
+    const holder = spawn(
+      process.execPath,
+      ["-e", `const db = new (require("better-sqlite3"))(process.argv[1]); db.exec("BEGIN EXCLUSIVE"); console.log("locked"); setTimeout(() => { db.exec("COMMIT"); db.close(); }, 15000);`, path.join(dataDir, "gateway.db")],
+      { cwd: path.resolve(import.meta.dirname, "..", ".."), stdio: ["ignore", "pipe", "inherit"] },
+    );
+    await new Promise((resolve) => holder.stdout.once("data", resolve));
+    const child = spawn(process.execPath, ["scripts/start.mjs"], {
+      cwd: path.resolve(import.meta.dirname, "..", ".."),
+      env: { ...process.env, PROCESSES: "2", PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, DATABASE_URL: "", REDIS_URL: "", ADMIN_API_KEY: "locked-admin-key-0123456789", LOG_LEVEL: "warn", NODE_ENV: "production" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (chunk) => (output += chunk));
+    child.stderr.on("data", (chunk) => (output += chunk));
+    try {
+      const deadline = Date.now() + 60_000;
+      while ((output.match(/Gateway ready on/g) ?? []).length < 2) {
+        if (Date.now() > deadline || child.exitCode !== null) assert.fail(`not ready:\n${output}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.doesNotMatch(output, /database is locked|failed to start/i);
+      child.kill("SIGTERM");
+      assert.equal(await new Promise<number | null>((resolve) => child.once("exit", resolve)), 0, output);
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL");
+      if (holder.exitCode === null) holder.kill("SIGKILL");
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   test("npm start under a process manager: one SIGTERM to npm stops the launcher and every worker, and the port closes", async () => {
     const npm = await npmStart({ PROCESSES: "2" });
     try {
