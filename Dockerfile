@@ -21,4 +21,6 @@ USER node
 VOLUME /data
 EXPOSE 3000
 HEALTHCHECK --interval=15s --timeout=3s CMD node -e "fetch('http://127.0.0.1:' + process.env.PORT + '/api/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
-CMD ["npm", "start"]
+# The launcher itself, not npm: `docker stop`'s SIGTERM then reaches the process that drains
+# open requests and stops the workers (npm as PID 1 would exit at once, cutting them off).
+CMD ["node", "scripts/start.mjs"]

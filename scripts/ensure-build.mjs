@@ -106,9 +106,21 @@ function runNextBuild() {
       if (pending && filter(pending)) to.write(pending);
     });
   }
+  // A signal that stops the launcher mid-build stops the build too, rather than orphan it.
+  let stoppedBy = null;
+  const forward = (signal) => {
+    stoppedBy = signal;
+    child.kill(signal);
+  };
+  const signals = ["SIGTERM", "SIGINT", "SIGHUP"];
+  for (const signal of signals) process.on(signal, forward);
   return new Promise((resolve, reject) => {
     child.once("error", reject);
-    child.once("close", (code) => resolve(code));
+    child.once("close", (code) => {
+      for (const signal of signals) process.off(signal, forward);
+      if (stoppedBy) reject(new Error(`stopped by ${stoppedBy}`));
+      else resolve(code);
+    });
   });
 }
 

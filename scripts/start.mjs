@@ -22,13 +22,13 @@ if (!Number.isInteger(wanted) || wanted < 1) {
 }
 
 if (cluster.isPrimary) {
+  stopWithNpm();
   try {
     await ensureBuild();
   } catch (error) {
     process.stderr.write(`Could not build the console: ${error.message}\n`);
     process.exit(1);
   }
-  stopWithNpm();
 }
 
 if (cluster.isPrimary && wanted > 1) {
@@ -50,7 +50,8 @@ async function prepareOnce() {
 /**
  * Under `npm start`, npm runs this through a shell, and a SIGTERM to npm (what a process
  * manager sends) stops npm and the shell without passing it on. When the process that
- * started this one goes away, stop as if signalled, rather than serve on orphaned.
+ * started this one goes away, hang up on ourselves: a SIGHUP starts a graceful stop, and
+ * never turns one already under way (the same SIGTERM sent to the whole group) into a forced one.
  */
 function stopWithNpm() {
   if (!process.env.npm_lifecycle_event) return;
@@ -58,7 +59,7 @@ function stopWithNpm() {
   const watch = setInterval(() => {
     if (process.ppid === parent) return;
     clearInterval(watch);
-    process.kill(process.pid, "SIGTERM");
+    process.kill(process.pid, "SIGHUP");
   }, 500);
   watch.unref();
 }
@@ -103,5 +104,7 @@ function superviseWorkers(count) {
   };
   process.on("SIGINT", relay);
   process.on("SIGTERM", relay);
-  process.on("SIGHUP", relay);
+  process.on("SIGHUP", () => {
+    if (stopping === 0) relay();
+  });
 }

@@ -54,6 +54,8 @@ export async function readSetupCode(database: Database, keys: SetupCodeKeys): Pr
 export async function ensureSetupCode(database: Database, keys: SetupCodeKeys, dataDir: string): Promise<string | undefined> {
   const file = path.join(dataDir, SETUP_CODE_FILE);
   if ((await database.user.count()) > 0) {
+    // An account exists (made by setup, ADMIN_EMAIL or the admin API): no code is good any more.
+    await database.setting.deleteMany({ where: { key: SETTING_KEY } });
     fs.rmSync(file, { force: true });
     return undefined;
   }

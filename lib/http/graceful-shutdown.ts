@@ -81,7 +81,11 @@ export function handleShutdownSignals(steps: ShutdownSteps): void {
   process.on("SIGTERM", () => onSignal("SIGTERM"));
   if (!cluster.isWorker) {
     process.on("SIGINT", () => onSignal("SIGINT"));
-    process.on("SIGHUP", () => onSignal("SIGHUP"));
+    // A hang-up (the terminal closed, or the launcher's parent went away) starts a stop but
+    // never forces one: it may come on top of the SIGTERM that stopped the parent.
+    process.on("SIGHUP", () => {
+      if (!stopping) onSignal("SIGHUP");
+    });
     return;
   }
   // A cluster worker (PROCESSES=N): Ctrl-C and a closed terminal reach every process of the

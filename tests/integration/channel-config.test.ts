@@ -36,6 +36,8 @@ test("the start-up block is short: where the API and console are, the setup code
   const code = /Setup code: +([A-Z2-9]{4}(?:-[A-Z2-9]{4}){3}) \(also in (\S+)\)/.exec(output);
   assert.ok(code, output);
   assert.equal(code[1], gateway.setupCode());
+  // Every process and instance of the deployment (two on PostgreSQL) asks for the same code.
+  assert.equal(new Set([...output.matchAll(/Setup code: +(\S+)/g)].map((match) => match[1])).size, 1);
   assert.match(code[2]!, /setup-code$/);
   assert.match(output, /Admin API key: (in .*admin-api-key|from ADMIN_API_KEY)/);
   assert.match(output, /Stop: +Ctrl-C, or one SIGTERM/);

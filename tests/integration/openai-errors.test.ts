@@ -140,6 +140,8 @@ describe("errors arrive as the OpenAI SDK's typed errors", () => {
     const near = await expectError(limited.chat.completions.create({ model: "fake-erorr", messages: hello }), OpenAI.NotFoundError, 404);
     assert.match(near.message, /Did you mean 'fake-error'\? This key may use: fake-error, mock-chat\.$/);
     assert.equal(near.message.includes("gpt-test"), false);
+    const retrieved = await expectError(client.models.retrieve("gpt-tset"), OpenAI.NotFoundError, 404);
+    assert.match(retrieved.message, /Did you mean 'gpt-test'\?/);
   });
 
   test("a body over the limit is 413", async () => {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
@@ -62,6 +62,60 @@ function alive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+interface NpmStart {
+  child: ChildProcess;
+  url: string;
+  port: number;
+  /** Every process under npm once it was ready. */
+  tree: number[];
+  kill(): void;
+}
+
+/** `npm start` as a process manager runs it, on its own data, ready to serve. */
+async function npmStart(extraEnv: Record<string, string>, options: { detached?: boolean } = {}): Promise<NpmStart> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "gateway-npm-"));
+  const child = spawn("npm", ["start", "--silent"], {
+    cwd: path.resolve(import.meta.dirname, "..", ".."),
+    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, DATABASE_URL: "", REDIS_URL: "", LOG_LEVEL: "warn", NODE_ENV: "production", ...extraEnv },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: options.detached ?? false,
+  });
+  let output = "";
+  child.stdout!.on("data", (chunk) => (output += chunk));
+  child.stderr!.on("data", (chunk) => (output += chunk));
+  let tree: number[] = [];
+  const kill = () => {
+    for (const pid of [child.pid!, ...tree]) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+  const processes = Number(extraEnv.PROCESSES ?? 1);
+  const deadline = Date.now() + 120_000;
+  while ((output.match(/Gateway ready on/g) ?? []).length < processes) {
+    if (Date.now() > deadline || child.exitCode !== null) {
+      kill();
+      assert.fail(`not ready:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const port = Number(/Gateway ready on http:\/\/localhost:(\d+)/.exec(output)![1]);
+  tree = descendants(child.pid!);
+  return { child, url: `http://127.0.0.1:${port}`, port, tree, kill };
+}
+
+/** The processes of `tree` still running 30 s on (none, once they have all exited). */
+function survivors(tree: number[]): Promise<number[]> {
+  return Promise.race([
+    Promise.all(tree.map((pid) => exited(pid))).then(() => []),
+    new Promise<number[]>((resolve) => setTimeout(() => resolve(tree.filter(alive)), 30_000)),
+  ]);
 }
 
 /** Every process started under `pid`, from /proc (Linux, where the suite runs). */
@@ -190,46 +244,84 @@ describe("graceful shutdown", () => {
     }
   });
 
-  test("npm start under a process manager: one SIGTERM to npm stops the launcher and every worker, and the port closes", async () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "gateway-npm-"));
-    const npm = spawn("npm", ["start", "--silent"], {
+  test("PROCESSES=2 starts while another process holds the SQLite write lock, waiting rather than failing with 'database is locked'", async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "gateway-locked-"));
+    // Longer than the SQLite driver's default 5 s wait, which a loaded machine's start-up passed.
+    const holder = spawn(
+      process.execPath,
+      ["-e", `const db = new (require("better-sqlite3"))(process.argv[1]); db.exec("BEGIN EXCLUSIVE"); console.log("locked"); setTimeout(() => { db.exec("COMMIT"); db.close(); }, 15000);`, path.join(dataDir, "gateway.db")],
+      { cwd: path.resolve(import.meta.dirname, "..", ".."), stdio: ["ignore", "pipe", "inherit"] },
+    );
+    await new Promise((resolve) => holder.stdout.once("data", resolve));
+    const child = spawn(process.execPath, ["scripts/start.mjs"], {
       cwd: path.resolve(import.meta.dirname, "..", ".."),
-      env: { ...process.env, PROCESSES: "2", PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, DATABASE_URL: "", REDIS_URL: "", LOG_LEVEL: "warn", NODE_ENV: "production" },
+      env: { ...process.env, PROCESSES: "2", PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, DATABASE_URL: "", REDIS_URL: "", ADMIN_API_KEY: "locked-admin-key-0123456789", LOG_LEVEL: "warn", NODE_ENV: "production" },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";
-    npm.stdout.on("data", (chunk) => (output += chunk));
-    npm.stderr.on("data", (chunk) => (output += chunk));
-    let tree: number[] = [];
+    child.stdout.on("data", (chunk) => (output += chunk));
+    child.stderr.on("data", (chunk) => (output += chunk));
     try {
-      const deadline = Date.now() + 120_000;
+      const deadline = Date.now() + 60_000;
       while ((output.match(/Gateway ready on/g) ?? []).length < 2) {
-        if (Date.now() > deadline || npm.exitCode !== null) assert.fail(`not ready:\n${output}`);
+        if (Date.now() > deadline || child.exitCode !== null) assert.fail(`not ready:\n${output}`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      const port = Number(/Gateway ready on http:\/\/localhost:(\d+)/.exec(output)![1]);
-      tree = descendants(npm.pid!);
-      assert.ok(tree.length >= 3, `npm's tree holds the launcher and two workers: ${tree.join(", ")}`);
-      npm.kill("SIGTERM");
-      const left = await Promise.race([
-        Promise.all(tree.map((pid) => exited(pid))).then(() => []),
-        new Promise<number[]>((resolve) => setTimeout(() => resolve(tree.filter(alive)), 30_000)),
-      ]);
-      assert.deepEqual(left, [], "no process of the tree outlives npm's SIGTERM");
+      assert.doesNotMatch(output, /database is locked|failed to start/i);
+      child.kill("SIGTERM");
+      assert.equal(await new Promise<number | null>((resolve) => child.once("exit", resolve)), 0, output);
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL");
+      if (holder.exitCode === null) holder.kill("SIGKILL");
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test("npm start under a process manager: one SIGTERM to npm stops the launcher and every worker, and the port closes", async () => {
+    const npm = await npmStart({ PROCESSES: "2" });
+    try {
+      assert.ok(npm.tree.length >= 3, `npm's tree holds the launcher and two workers: ${npm.tree.join(", ")}`);
+      npm.child.kill("SIGTERM");
+      assert.deepEqual(await survivors(npm.tree), [], "no process of the tree outlives npm's SIGTERM");
       await assert.rejects(
-        new Promise((resolve, reject) => net.connect(port, "127.0.0.1").once("connect", resolve).once("error", reject)),
+        new Promise((resolve, reject) => net.connect(npm.port, "127.0.0.1").once("connect", resolve).once("error", reject)),
         /ECONNREFUSED/,
         "nothing left listening",
       );
     } finally {
-      for (const pid of [npm.pid!, ...tree]) {
-        try {
-          process.kill(pid, "SIGKILL");
-        } catch {
-          // already gone
-        }
+      npm.kill();
+    }
+  });
+
+  test("a SIGTERM to npm's whole process group (systemd's way) still lets open streams finish", async () => {
+    const npm = await npmStart({ ADMIN_API_KEY: "npm-admin-key-0123456789", MOCK_STREAM_DELAY_MS: "40" }, { detached: true });
+    try {
+      const response = await fetch(`${npm.url}/api/admin/tokens`, {
+        method: "POST",
+        headers: { authorization: "Bearer npm-admin-key-0123456789", "content-type": "application/json" },
+        body: JSON.stringify({ name: "group" }),
+      });
+      const { key } = (await response.json()) as { key: string };
+      const stream = await fetch(`${npm.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: "mock-chat", stream: true, messages: [{ role: "user", content: "tell me a long story about a lighthouse keeper and the sea" }] }),
+      });
+      assert.equal(stream.status, 200);
+      const reader = stream.body!.getReader();
+      await reader.read();
+      // npm and its shell die at once; the server, orphaned mid-drain, must not take that as a second signal.
+      process.kill(-npm.child.pid!, "SIGTERM");
+      let text = "";
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += Buffer.from(value).toString();
       }
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      assert.match(text, /data: \[DONE\]/, "the stream was served to the end");
+      assert.deepEqual(await survivors(npm.tree), []);
+    } finally {
+      npm.kill();
     }
   });
 

@@ -14,6 +14,7 @@ import { withApiKey, type GatewayContext } from "@/lib/gateway/with-api-key";
 import { collectBody, jsonResponse, type ApiRequest, type ApiResponse } from "@/lib/canonical/api-types";
 import { safeJson } from "@/lib/canonical/json";
 import { SSE_HEADERS } from "@/lib/sse/encode-sse";
+import { nearestNames } from "@/lib/routing/nearest-names";
 import { listedModels } from "./listed-models";
 
 /**
@@ -122,7 +123,13 @@ export const handleGeminiListModels = withApiKey(geminiFormat, (request) => `${g
 /** GET /{v1beta|v1}/models/{model} */
 export const handleGeminiGetModel = withApiKey(geminiFormat, (request) => `${geminiVersion(request)}/models/{model}`, async (context) => {
   const id = (context.request.params.path ?? "").replace(/^models\//, "");
-  const model = listedModels(context).find((entry) => entry.id === id);
-  if (!model) throw new GatewayError("not_found", `models/${id} is not found.`, { code: "model_not_found" });
+  const listed = listedModels(context);
+  const model = listed.find((entry) => entry.id === id);
+  if (!model) {
+    const near = nearestNames(id, listed.map((entry) => entry.id));
+    throw new GatewayError("not_found", `models/${id} is not found.${near.length ? ` Did you mean ${near.map((name) => `models/${name}`).join(" or ")}?` : ""}`, {
+      code: "model_not_found",
+    });
+  }
   return jsonResponse(200, geminiModel(model.id, model.ownedBy));
 });

@@ -5,6 +5,7 @@ import { withApiKey, type GatewayContext } from "@/lib/gateway/with-api-key";
 import type { ApiHandler, ApiRequest } from "@/lib/canonical/api-types";
 import { jsonResponse } from "@/lib/canonical/api-types";
 import { handleGeminiGetModel, handleGeminiListModels } from "./gemini";
+import { unknownModelMessage } from "@/lib/routing/nearest-names";
 import { listedModels } from "./listed-models";
 
 // GET /v1/models and /v1/models/{model} belong to three APIs: Anthropic's SDKs send
@@ -16,8 +17,9 @@ const CREATED = 1_700_000_000;
 
 function findModel(context: GatewayContext) {
   const id = context.request.params.path ?? "";
-  const model = listedModels(context).find((entry) => entry.id === id);
-  if (!model) throw new GatewayError("not_found", `The model '${id}' does not exist or this key may not use it.`, { code: "model_not_found" });
+  const listed = listedModels(context);
+  const model = listed.find((entry) => entry.id === id);
+  if (!model) throw new GatewayError("not_found", unknownModelMessage(id, listed.map((entry) => entry.id)), { code: "model_not_found" });
   return model;
 }
 
