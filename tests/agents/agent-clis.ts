@@ -93,7 +93,7 @@ const INVOCATIONS: Record<AgentName, Invocation> = {
   // Claude Code speaks Anthropic's Messages API; read-only tools need no permission in -p mode.
   claude: ({ origin, key, model, prompt }, home) => ({
     args: ["-p", prompt, "--model", model],
-    env: { ANTHROPIC_BASE_URL: origin, ANTHROPIC_AUTH_TOKEN: key, CLAUDE_CONFIG_DIR: path.join(home, ".claude"), DISABLE_TELEMETRY: "1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", DISABLE_AUTOUPDATER: "1" },
+    env: { ANTHROPIC_BASE_URL: origin, ANTHROPIC_AUTH_TOKEN: key, CLAUDE_CONFIG_DIR: path.join(home, ".claude"), DISABLE_TELEMETRY: "1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", DISABLE_AUTOUPDATER: "1", ANTHROPIC_DEFAULT_HAIKU_MODEL: model, ANTHROPIC_SMALL_FAST_MODEL: model },
   }),
   // Gemini CLI speaks generateContent (through @google/genai) and wants its auth chosen in settings.
   gemini: ({ origin, key, model, prompt }, home) => {
