@@ -44,7 +44,18 @@ export function lastPromptText(turns: Turn[]): string {
     if (turn.role !== "user") continue;
     const content = turn.content ?? turn.parts;
     const text = typeof content === "string" ? content : Array.isArray(content) ? content.map((part: { text?: unknown }) => (typeof part.text === "string" ? part.text : "")).join("") : "";
-    if (text) return text;
+    if (text) return unquoted(text);
   }
   return "";
+}
+
+/** opencode sends a prompt given on its command line as a JSON string literal. */
+function unquoted(text: string): string {
+  if (!/^".*"$/s.test(text)) return text;
+  try {
+    const inner = JSON.parse(text);
+    return typeof inner === "string" ? inner : text;
+  } catch {
+    return text;
+  }
 }
