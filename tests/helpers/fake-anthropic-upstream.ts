@@ -2,7 +2,7 @@ import fs from "node:fs";
 import type http from "node:http";
 import path from "node:path";
 import { lastUserText, startFakeServer, words, type FakeServer, type ReceivedRequest } from "./fake-upstream-server";
-import { asksForTool, lastPromptText, requestedTool, SEARCH_ANSWER, SEARCH_PAGE, SEARCH_QUERY, wantsSearch } from "./scripted-turns";
+import { asksForTool, lastPromptText, requestedArguments, requestedTool, SEARCH_ANSWER, SEARCH_PAGE, SEARCH_QUERY, wantsSearch } from "./scripted-turns";
 
 // A loopback Anthropic Messages API. It rejects what the real API rejects (missing
 // max_tokens, system inside messages, empty text blocks, tool_use without a following
@@ -16,12 +16,17 @@ function fail(response: http.ServerResponse, status: number, type: string, messa
   response.end(JSON.stringify({ type: "error", error: { type, message }, request_id: "req_fake" }));
 }
 
-/** The reason a request is invalid for the real API, or undefined. */
-export function anthropicViolation(body: any): string | undefined {
+/**
+ * The reason a request is invalid for the real API, or undefined. System messages inside
+ * `messages` are taken only with the beta that allows them (Claude Code sends it).
+ */
+export function anthropicViolation(body: any, betas: string[] = []): string | undefined {
+  const systemMessages = betas.some((beta) => beta.startsWith("mid-conversation-system-"));
   if (!Number.isInteger(body?.max_tokens) || body.max_tokens < 0) return "max_tokens: Field required";
   if (!Array.isArray(body.messages) || body.messages.length === 0) return "messages: Field required";
   if (body.temperature !== undefined && (body.temperature < 0 || body.temperature > 1)) return "temperature: must be within [0, 1]";
   for (const [index, message] of body.messages.entries()) {
+    if (message.role === "system" && systemMessages && index > 0) continue;
     if (message.role !== "user" && message.role !== "assistant") return `messages.${index}.role: Input should be 'user' or 'assistant'`;
     const blocks = typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
     for (const block of blocks) {
@@ -44,7 +49,7 @@ export function anthropicViolation(body: any): string | undefined {
   }
   const choice = body.tool_choice;
   if (choice?.type === "tool" && !(body.tools ?? []).some((tool: any) => tool.name === choice.name)) return `tool_choice: tool '${choice.name}' not found in tools`;
-  if (body.thinking && !(body.thinking.budget_tokens >= 1024 && body.thinking.budget_tokens < body.max_tokens)) return "thinking.budget_tokens must be >= 1024 and < max_tokens";
+  if (body.thinking?.type === "enabled" && !(body.thinking.budget_tokens >= 1024 && body.thinking.budget_tokens < body.max_tokens)) return "thinking.budget_tokens must be >= 1024 and < max_tokens";
   return undefined;
 }
 
@@ -86,7 +91,7 @@ async function handle(request: ReceivedRequest, response: http.ServerResponse, s
     return;
   }
   if (request.path !== "/v1/messages") return fail(response, 404, "not_found_error", "not found");
-  const violation = anthropicViolation(body);
+  const violation = anthropicViolation(body, String(request.headers["anthropic-beta"] ?? "").split(",").map((beta) => beta.trim()));
   if (violation) {
     server.rejected.push(violation);
     return fail(response, 400, "invalid_request_error", violation);
@@ -151,7 +156,7 @@ function scriptedTurn(body: any, response: http.ServerResponse): boolean {
   if (result) {
     const output = typeof result.content === "string" ? result.content : result.content.map((block: any) => block.text ?? "").join("");
     blocks = [{ type: "text", text: `Tool said: ${output}` }];
-  } else if (tool) blocks = [{ type: "tool_use", id: "toolu_fake_call1", name: tool, input: {} }];
+  } else if (tool) blocks = [{ type: "tool_use", id: "toolu_fake_call1", name: tool, input: requestedArguments(prompt) }];
   else if (search) {
     blocks = [
       { type: "text", text: "Let me search. " },

@@ -3,7 +3,7 @@ import type http from "node:http";
 import path from "node:path";
 import { fakeVector } from "./fake-openai-operations";
 import { lastUserText, startFakeServer, words, type FakeServer, type ReceivedRequest } from "./fake-upstream-server";
-import { asksForTool, lastPromptText, requestedTool, SEARCH_ANSWER, SEARCH_PAGE, SEARCH_QUERY, wantsSearch } from "./scripted-turns";
+import { asksForTool, lastPromptText, requestedArguments, requestedTool, SEARCH_ANSWER, SEARCH_PAGE, SEARCH_QUERY, wantsSearch } from "./scripted-turns";
 
 // A loopback Gemini API (v1beta). It rejects what the real API rejects: roles other
 // than user/model, JSON-Schema keywords outside Gemini's subset, non-object function
@@ -178,7 +178,7 @@ function scriptedTurn(body: any, model: string, stream: boolean, response: http.
   const search = !result && !tool && wantsSearch(prompt) && (body.tools ?? []).some((entry: any) => entry.googleSearch);
   const candidate: Record<string, unknown> = { finishReason: "STOP", index: 0 };
   if (result) candidate.content = { role: "model", parts: [{ text: `Tool said: ${JSON.stringify(result.functionResponse.response)}` }] };
-  else if (tool) candidate.content = { role: "model", parts: [{ functionCall: { name: tool, args: {} } }] };
+  else if (tool) candidate.content = { role: "model", parts: [{ functionCall: { name: tool, args: requestedArguments(prompt) } }] };
   else if (search) {
     const text = `Let me search. ${SEARCH_ANSWER}`;
     candidate.content = { role: "model", parts: [{ text }] };

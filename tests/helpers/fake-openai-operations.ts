@@ -1,6 +1,6 @@
 import type http from "node:http";
 import { Busboy } from "@fastify/busboy";
-import { asksForTool, requestedTool, SEARCH_ANSWER, SEARCH_PAGE, SEARCH_QUERY, wantsSearch } from "./scripted-turns";
+import { asksForTool, requestedArguments, requestedTool, SEARCH_ANSWER, SEARCH_PAGE, SEARCH_QUERY, wantsSearch } from "./scripted-turns";
 
 /** A multipart body as the fake received it: text fields and files, each in order. */
 export interface ReceivedForm {
@@ -66,7 +66,7 @@ function scriptedResponsesOutput(body: any, prompt: string, toolOutput: any): an
   const found = declared.find((entry) => entry.name === wanted);
   if (found) {
     const { custom, ...tool } = found;
-    return [custom ? { type: "custom_tool_call", id: "ctc_native2", call_id: "call_native2", ...tool, input: "" } : { type: "function_call", id: "fc_native2", call_id: "call_native2", ...tool, arguments: "{}", status: "completed" }];
+    return [custom ? { type: "custom_tool_call", id: "ctc_native2", call_id: "call_native2", ...tool, input: "" } : { type: "function_call", id: "fc_native2", call_id: "call_native2", ...tool, arguments: JSON.stringify(requestedArguments(prompt)), status: "completed" }];
   }
   if (!toolOutput && wantsSearch(prompt) && tools.some((entry) => String(entry.type).startsWith("web_search"))) {
     const text = `Let me search. ${SEARCH_ANSWER}`;
@@ -178,7 +178,8 @@ export function serveOpenAIOperation(path: string, body: any, response: http.Ser
       const lastUser = [...items].reverse().find((item: any) => item.role === "user");
       const userText = typeof lastUser?.content === "string" ? lastUser.content : (lastUser?.content ?? []).map((part: any) => part.text ?? "").join("");
       const toolOutput = items.find((item: any) => item.type === "function_call_output");
-      const callTool = body.tools?.length && !toolOutput;
+      // resp-* and fake-tools call their first tool whenever they have tools (others only when asked).
+      const callTool = /^(resp-|fake-tools)/.test(String(body.model)) && body.tools?.length && !toolOutput;
       const output: any[] = scriptedResponsesOutput(body, userText, toolOutput) ?? (callTool
         ? [{ type: "function_call", id: "fc_native1", call_id: "call_native1", name: body.tools[0].name, arguments: '{"city":"Paris"}', status: "completed" }]
         : [{ type: "message", id: "msg_native1", status: "completed", role: "assistant", content: [{ type: "output_text", text: toolOutput ? `Tool said: ${toolOutput.output}` : `Native: ${userText}`, annotations: [], logprobs: [] }] }]);

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseMultipart, serveOpenAIOperation, type ReceivedForm } from "./fake-openai-operations";
-import { asksForTool, lastPromptText, requestedTool } from "./scripted-turns";
+import { asksForTool, lastPromptText, requestedArguments, requestedTool } from "./scripted-turns";
 
 // A loopback server speaking OpenAI's Chat Completions wire format, scripted by model
 // name. It records every request so tests can check what the upstream received.
@@ -87,7 +87,7 @@ function scriptedReply(body: Record<string, any>): { message: { content: string 
   if (last.role === "tool" && asksForTool(prompt)) return { message: { content: `Tool said: ${String(last.content)}` }, finish: "stop" };
   const tool = last.role === "user" ? requestedTool(prompt, (body.tools ?? []).map((entry: any) => entry.function?.name ?? entry.name)) : undefined;
   if (!tool) return undefined;
-  return { message: { content: null, tool_calls: [{ id: "call_fake_chat1", type: "function", function: { name: tool, arguments: "{}" } }] }, finish: "tool_calls" };
+  return { message: { content: null, tool_calls: [{ id: "call_fake_chat1", type: "function", function: { name: tool, arguments: JSON.stringify(requestedArguments(prompt)) } }] }, finish: "tool_calls" };
 }
 
 export async function startFakeOpenAIUpstream(): Promise<FakeUpstream> {

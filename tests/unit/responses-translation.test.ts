@@ -5,6 +5,7 @@ import type { StreamEvent } from "@/lib/canonical/stream-event";
 import { parseResponsesBody, toCanonical } from "@/lib/formats/responses/parse-request";
 import { newEnvelope, renderResponse } from "@/lib/formats/responses/render-response";
 import { renderResponsesStream } from "@/lib/formats/responses/render-stream";
+import { flatToolName } from "@/lib/formats/responses/tool-names";
 
 // Coding agents (Codex) declare freeform tools such as apply_patch with a grammar; on a
 // translated path they become a one-string-argument function and come back as
@@ -89,5 +90,48 @@ describe("Responses translation", () => {
     );
     assert.equal(response.status, "incomplete");
     assert.deepEqual(response.incomplete_details, { reason: "max_output_tokens" });
+  });
+});
+
+describe("namespace tool names", () => {
+  const VALID = /^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/;
+
+  test("namespace__name when that fits every vendor; otherwise sanitised, and hashed when too long", () => {
+    assert.equal(flatToolName("multi_agent_v1", "close_agent"), "multi_agent_v1__close_agent");
+    assert.equal(flatToolName("crm.v2", "find contact"), "crm_v2__find_contact");
+    assert.equal(flatToolName("9lives", "x"), "_9lives__x");
+    const long = flatToolName("n".repeat(60), "tool");
+    assert.match(long, VALID);
+    assert.equal(long.length, 64);
+    assert.notEqual(flatToolName("n".repeat(60), "tool"), flatToolName("n".repeat(60), "tool2"), "the hash tells long names apart");
+    assert.equal(flatToolName("n".repeat(60), "tool"), long, "the same names flatten alike in every turn");
+  });
+
+  test("a namespaced call and its output travel under the flat name and come back with the namespace", async () => {
+    const tools = [{ type: "namespace", name: "crm", description: "CRM", tools: [{ type: "function", name: "find", parameters: { type: "object", properties: {} } }, APPLY_PATCH] }];
+    const parsed = toCanonical(
+      parseResponsesBody({
+        model: "m",
+        tools,
+        input: [
+          { role: "user", content: "find Ada" },
+          { type: "function_call", call_id: "call_1", namespace: "crm", name: "find", arguments: "{}" },
+          { type: "function_call_output", call_id: "call_1", output: "found" },
+        ],
+      }),
+    );
+    assert.deepEqual(parsed.chat.tools!.map((tool) => tool.name), ["crm__find", "crm__apply_patch"]);
+    assert.deepEqual(parsed.chat.messages[1]!.content[0], { type: "tool-call", id: "call_1", name: "crm__find", arguments: "{}" });
+    const envelope = newEnvelope("m", parsed.body, parsed.tools);
+    const events: StreamEvent[] = [
+      { type: "tool-call-start", index: 0, id: "call_2", name: "crm__apply_patch" },
+      { type: "tool-call-delta", index: 0, argumentsDelta: JSON.stringify({ input: "patch" }) },
+      { type: "finish", reason: "tool-calls" },
+    ];
+    const whole = renderResponse(envelope, await collectResponse(from(events)));
+    assert.deepEqual(
+      whole.output.map((item) => [item.type, item.namespace, item.name, item.input]),
+      [["custom_tool_call", "crm", "apply_patch", "patch"]],
+    );
   });
 });
