@@ -114,10 +114,11 @@ export function ErrorNote({ children }: { children: ReactNode }) {
 }
 
 /**
- * The console's one table. On a wide screen every column shows: cells wrap, and long
- * values truncate through `Truncate` with the full text on hover. Below the `lg`
- * breakpoint each row becomes a card whose cells are labelled by their `label`
- * (app/globals.css, `.data-table`). The scroll is a last resort for in-between widths.
+ * The console's one table. From the `xl` breakpoint (1280 px) every column shows: cells
+ * wrap, and long values truncate through `Truncate` with the full text on hover. Below
+ * it each row becomes a card whose cells are labelled by their `label` (app/globals.css,
+ * `.data-table`). The sideways scroll only keeps a layout bug readable; the layout spec
+ * fails on it.
  */
 export function Table({ children, className }: { children: ReactNode; className?: string }) {
   return (
@@ -136,7 +137,7 @@ export function Th({ children, className }: { children?: ReactNode; className?: 
 }
 
 /**
- * A cell. Below `lg` the row is a card: `label` names the cell there (the header is
+ * A cell. Below `xl` the row is a card: `label` names the cell there (the header is
  * hidden), and `wide` gives a long value the card's whole width.
  */
 export function Td({
@@ -161,10 +162,10 @@ export function Td({
   );
 }
 
-/** One line cut to its box on a wide screen, the whole value on hover; on a phone it wraps. */
+/** One line cut to its box in a wide table, the whole value on hover; in a card it wraps. */
 export function Truncate({ text, className, children }: { text: string; className?: string; children?: ReactNode }) {
   return (
-    <span title={text} className={cx("block min-w-0 [overflow-wrap:anywhere] lg:truncate", className)}>
+    <span title={text} className={cx("block min-w-0 [overflow-wrap:anywhere] xl:truncate", className)}>
       {children ?? text}
     </span>
   );
@@ -204,7 +205,7 @@ export function InlineCode({ text }: { text: string }) {
 
 /** Action buttons of a row: they wrap onto more lines rather than squeeze or clip. */
 export function RowActions({ children, className }: { children: ReactNode; className?: string }) {
-  return <div className={cx("flex flex-wrap items-start gap-1 lg:justify-end", className)}>{children}</div>;
+  return <div className={cx("flex flex-wrap items-start gap-1 xl:justify-end", className)}>{children}</div>;
 }
 
 export { cx };
