@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { formatCompact, formatCost, formatNumber } from "@/app/_components/format";
-import { Card, EmptyState, PageHeader, Table, Td, Th, Truncate } from "@/app/_components/ui";
+import { Table, Td, Th, Truncate } from "@/app/_components/data-table";
+import { Card, EmptyState, PageHeader } from "@/app/_components/ui";
 import { channelPricing } from "@/lib/console/channel-pricing";
 import { channelStats } from "@/lib/console/channel-stats";
 import { dashboardStats, type ModelRow } from "@/lib/console/dashboard-stats";

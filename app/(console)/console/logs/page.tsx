@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { formatCost, formatDateTime, formatNumber } from "@/app/_components/format";
-import { Badge, BreakablePath, Button, EmptyState, Input, PageHeader, Select, Table, Td, Th, Truncate, cx } from "@/app/_components/ui";
+import { BreakablePath, Table, Td, Th, Truncate } from "@/app/_components/data-table";
+import { Badge, Button, EmptyState, Input, PageHeader, Select, cx } from "@/app/_components/ui";
 import { channelPricing } from "@/lib/console/channel-pricing";
 import { logFilterSchema, queryLogs } from "@/lib/console/log-query";
 import { requireUser } from "@/lib/console/require-session";

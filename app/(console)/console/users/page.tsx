@@ -1,5 +1,6 @@
 import { formatDateTime } from "@/app/_components/format";
-import { Badge, Card, PageHeader, Table, Td, Th, Truncate } from "@/app/_components/ui";
+import { Table, Td, Th, Truncate } from "@/app/_components/data-table";
+import { Badge, Card, PageHeader } from "@/app/_components/ui";
 import { requireAdmin } from "@/lib/console/require-session";
 import { readSettings } from "@/lib/console/settings";
 import { getRuntime } from "@/lib/runtime";
