@@ -1,4 +1,4 @@
-import { Fragment, type ReactNode } from "react";
+import { Fragment, type ReactNode, type TdHTMLAttributes } from "react";
 import { cx } from "./ui";
 
 /**
@@ -28,26 +28,8 @@ export function Th({ children, className }: { children?: ReactNode; className?: 
  * A cell. Below `xl` the row is a card: `label` names the cell there (the header is
  * hidden), and `wide` gives a long value more room (a phone's whole card).
  */
-export function Td({
-  children,
-  className,
-  title,
-  label,
-  wide,
-  "data-testid": testId,
-}: {
-  children?: ReactNode;
-  className?: string;
-  title?: string;
-  label?: string;
-  wide?: boolean;
-  "data-testid"?: string;
-}) {
-  return (
-    <td title={title} data-label={label} data-wide={wide || undefined} data-testid={testId} className={cx("px-2 py-2 align-top first:pl-3 last:pr-3", className)}>
-      {children}
-    </td>
-  );
+export function Td({ label, wide, className, ...cell }: TdHTMLAttributes<HTMLTableCellElement> & { label?: string; wide?: boolean; "data-testid"?: string }) {
+  return <td data-label={label} data-wide={wide || undefined} className={cx("px-2 py-2 align-top first:pl-3 last:pr-3", className)} {...cell} />;
 }
 
 /** One line cut to its box in a wide table, the whole value on hover; in a card it wraps. */
