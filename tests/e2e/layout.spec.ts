@@ -14,6 +14,8 @@ const VIEWPORTS = [
   { width: 1280, height: 800 },
   { width: 1440, height: 900 },
   { width: 390, height: 844 },
+  // A tablet or a narrow window: cards, like a phone, rather than a table that scrolls.
+  { width: 1024, height: 768 },
 ];
 
 /** Everything on the page that does not fit, in words; empty when the page fits. */

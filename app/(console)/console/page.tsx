@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { formatCompact, formatCost, formatNumber } from "@/app/_components/format";
-import { Card, EmptyState, PageHeader, Table, Td, Th, Truncate } from "@/app/_components/ui";
+import { Table, Td, Th, Truncate } from "@/app/_components/data-table";
+import { Card, EmptyState, PageHeader } from "@/app/_components/ui";
 import { channelPricing } from "@/lib/console/channel-pricing";
 import { channelStats } from "@/lib/console/channel-stats";
 import { dashboardStats, type ModelRow } from "@/lib/console/dashboard-stats";
@@ -97,12 +98,12 @@ export default async function DashboardPage() {
               <tbody className="divide-y divide-zinc-200 dark:divide-zinc-800" data-testid="usage-by-token">
                 {stats.byToken.map((row) => (
                   <tr key={row.tokenId ?? "sessions"}>
-                    <Td label="Token" wide className="lg:w-full lg:max-w-0">
-                      <Truncate text={row.name} className="lg:min-w-[6rem]" />
+                    <Td label="Token" wide className="xl:w-full xl:max-w-0">
+                      <Truncate text={row.name} className="xl:min-w-[6rem]" />
                     </Td>
-                    <Td label="Requests" className="tabular-nums lg:text-right">{formatNumber(row.requests)}</Td>
-                    <Td label="Tokens" className="tabular-nums lg:text-right">{formatCompact(row.tokens)}</Td>
-                    <Td label="Cost" className="tabular-nums lg:text-right">{formatCost(row.costUsd, row.priced)}</Td>
+                    <Td label="Requests" className="tabular-nums xl:text-right">{formatNumber(row.requests)}</Td>
+                    <Td label="Tokens" className="tabular-nums xl:text-right">{formatCompact(row.tokens)}</Td>
+                    <Td label="Cost" className="tabular-nums xl:text-right">{formatCost(row.costUsd, row.priced)}</Td>
                   </tr>
                 ))}
               </tbody>
@@ -128,17 +129,17 @@ export default async function DashboardPage() {
                     .sort((a, b) => b.requests - a.requests)
                     .map((row) => (
                       <tr key={row.channelId}>
-                        <Td label="Channel" wide className="lg:w-full lg:max-w-0">
+                        <Td label="Channel" wide className="xl:w-full xl:max-w-0">
                           <Link className="block text-indigo-600 hover:underline dark:text-indigo-400" href={`/console/logs?channel=${encodeURIComponent(row.channelId)}`}>
-                            <Truncate text={channelNames.get(row.channelId) ?? "deleted channel"} className="lg:min-w-[8rem]" />
+                            <Truncate text={channelNames.get(row.channelId) ?? "deleted channel"} className="xl:min-w-[8rem]" />
                           </Link>
                         </Td>
-                        <Td label="Requests" className="tabular-nums lg:text-right">{formatNumber(row.requests)}</Td>
-                        <Td label="Errors" className="tabular-nums lg:text-right">{formatNumber(row.errors)}</Td>
-                        <Td label="Latency p50" className="whitespace-nowrap tabular-nums lg:text-right">{ms(row.latencyP50)}</Td>
-                        <Td label="Latency p95" className="whitespace-nowrap tabular-nums lg:text-right">{ms(row.latencyP95)}</Td>
-                        <Td label="First token p50" className="whitespace-nowrap tabular-nums lg:text-right">{ms(row.firstTokenP50)}</Td>
-                        <Td label="Cost" className="tabular-nums lg:text-right">{formatCost(row.costUsd, pricing.channelHasPrices(row.channelId))}</Td>
+                        <Td label="Requests" className="tabular-nums xl:text-right">{formatNumber(row.requests)}</Td>
+                        <Td label="Errors" className="tabular-nums xl:text-right">{formatNumber(row.errors)}</Td>
+                        <Td label="Latency p50" className="whitespace-nowrap tabular-nums xl:text-right">{ms(row.latencyP50)}</Td>
+                        <Td label="Latency p95" className="whitespace-nowrap tabular-nums xl:text-right">{ms(row.latencyP95)}</Td>
+                        <Td label="First token p50" className="whitespace-nowrap tabular-nums xl:text-right">{ms(row.firstTokenP50)}</Td>
+                        <Td label="Cost" className="tabular-nums xl:text-right">{formatCost(row.costUsd, pricing.channelHasPrices(row.channelId))}</Td>
                       </tr>
                     ))}
                 </tbody>
@@ -166,13 +167,13 @@ function ModelTable({ rows, testId }: { rows: ModelRow[]; testId: string }) {
       <tbody className="divide-y divide-zinc-200 dark:divide-zinc-800" data-testid={testId}>
         {rows.map((row) => (
           <tr key={row.model}>
-            <Td label="Model" wide className="font-mono text-xs lg:w-full lg:max-w-0">
-              <Truncate text={row.model} className="lg:min-w-[6rem]" />
+            <Td label="Model" wide className="font-mono text-xs xl:w-full xl:max-w-0">
+              <Truncate text={row.model} className="xl:min-w-[6rem]" />
             </Td>
-            <Td label="Requests" className="tabular-nums lg:text-right">{formatNumber(row.requests)}</Td>
-            <Td label="Errors" className="tabular-nums lg:text-right">{formatNumber(row.errors)}</Td>
-            <Td label="Tokens" className="tabular-nums lg:text-right">{formatCompact(row.tokens)}</Td>
-            <Td label="Cost" className="tabular-nums lg:text-right">{formatCost(row.costUsd, row.priced)}</Td>
+            <Td label="Requests" className="tabular-nums xl:text-right">{formatNumber(row.requests)}</Td>
+            <Td label="Errors" className="tabular-nums xl:text-right">{formatNumber(row.errors)}</Td>
+            <Td label="Tokens" className="tabular-nums xl:text-right">{formatCompact(row.tokens)}</Td>
+            <Td label="Cost" className="tabular-nums xl:text-right">{formatCost(row.costUsd, row.priced)}</Td>
           </tr>
         ))}
       </tbody>

@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useState, useTransition, type FormEvent } from "react";
-import { Button, Card, ErrorNote, Field, Input, Select, Textarea } from "@/app/_components/ui";
+import { Button, Card, ErrorNote, Field, Input, Select, Textarea, cx } from "@/app/_components/ui";
 import type { ChannelJson } from "@/lib/channels/channel-service";
 import { fetchModelsAction, saveChannelAction } from "./actions";
 import type { SettingField } from "@/lib/providers/provider";
@@ -122,9 +122,10 @@ export function ChannelForm({ channel, types, onClose }: { channel: ChannelJson 
             secretsSet={channel?.type === type ? channel.secretsSet : []}
           />
           {/* The fetched list needs the form's whole width. */}
-          <div className={upstreamModels ? "md:col-span-2" : undefined}>
-          <Field label="Models" htmlFor="channel-models" hint="Public model names, separated by spaces or commas.">
-            <Textarea id="channel-models" name="models" rows={2} required value={models} onChange={(event) => setModels(event.target.value)} />
+          <div className={cx("space-y-2", upstreamModels && "md:col-span-2")}>
+            <Field label="Models" htmlFor="channel-models" hint="Public model names, separated by spaces or commas.">
+              <Textarea id="channel-models" name="models" rows={2} required value={models} onChange={(event) => setModels(event.target.value)} />
+            </Field>
             {info?.canListModels && (
               <Button type="button" variant="secondary" disabled={fetching} onClick={(event) => fetchModels(event.currentTarget.form!)}>
                 {fetching ? "Fetching…" : "Fetch models from the upstream"}
@@ -138,7 +139,6 @@ export function ChannelForm({ channel, types, onClose }: { channel: ChannelJson 
                 onClose={() => setUpstreamModels(null)}
               />
             )}
-          </Field>
           </div>
           <Field label="Model map" htmlFor="channel-map" hint="One per line: public name = upstream name. Answers carry the name the upstream reports (as OpenAI's own dated names do); logs keep both.">
             <Textarea id="channel-map" name="modelMap" rows={2} defaultValue={formatModelMap(channel?.modelMap ?? {})} />

@@ -3,6 +3,7 @@
 import { useState } from "react";
 import { formatCost, formatNumber } from "@/app/_components/format";
 import { useRowAction } from "@/app/_components/use-row-action";
+import { RowActions, Table, Td, Th } from "@/app/_components/data-table";
 import { Badge, Button, EmptyState } from "@/app/_components/ui";
 import type { ChannelJson } from "@/lib/channels/channel-service";
 import type { ChannelTestResult } from "@/lib/channels/test-channel";
@@ -12,10 +13,6 @@ import { ChannelHealth } from "./channel-health";
 
 export type ChannelUsage = { requests: number; costUsd: number };
 type ChannelView = ChannelJson & { usage: ChannelUsage | null };
-
-// Rows are a grid, not a table: every cell wraps inside its own column (nothing runs over
-// its neighbour at any width), and on a phone each channel stacks into a card.
-const ROW = "grid gap-x-4 gap-y-3 px-4 py-3 lg:grid-cols-[minmax(0,1.3fr)_minmax(0,1.6fr)_minmax(0,1fr)_minmax(0,1.3fr)_auto]";
 
 export function ChannelManager({ channels, types }: { channels: ChannelView[]; types: TypeInfo[] }) {
   const [editing, setEditing] = useState<ChannelJson | "new" | null>(null);
@@ -42,20 +39,22 @@ export function ChannelManager({ channels, types }: { channels: ChannelView[]; t
       {channels.length === 0 ? (
         <EmptyState title="No channels">Add an upstream to route models to it.</EmptyState>
       ) : (
-        <div className="overflow-hidden rounded-lg border border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900" role="list" aria-label="Channels">
-          <div className={`${ROW} hidden bg-zinc-50 text-xs font-semibold uppercase tracking-wide text-zinc-500 lg:grid dark:bg-zinc-900`} aria-hidden>
-            <span>Channel</span>
-            <span>Models and map</span>
-            <span>Routing</span>
-            <span>Health</span>
-            <span className="w-40" />
-          </div>
-          <div className="divide-y divide-zinc-200 dark:divide-zinc-800">
-            {channels.map((channel) => (
-              <ChannelRow key={channel.id} channel={channel} onEdit={() => setEditing(channel)} />
-            ))}
-          </div>
-        </div>
+        <Table>
+          <thead>
+            <tr>
+              <Th>Channel</Th>
+              <Th>Models and map</Th>
+              <Th>Routing</Th>
+              <Th>Health</Th>
+              <Th>
+                <span className="sr-only">Actions</span>
+              </Th>
+            </tr>
+          </thead>
+          {channels.map((channel) => (
+            <ChannelRow key={channel.id} channel={channel} onEdit={() => setEditing(channel)} />
+          ))}
+        </Table>
       )}
     </div>
   );
@@ -65,19 +64,20 @@ function ChannelRow({ channel, onEdit }: { channel: ChannelView; onEdit: () => v
   const [confirming, setConfirming] = useState(false);
   const [test, setTest] = useState<ChannelTestResult | null>(null);
   const { run, pending, error, startTransition, router } = useRowAction();
+  // One body per channel: its row and, after a test, the result across the whole width.
   return (
-    <div role="listitem" data-testid={`channel-row-${channel.name}`}>
-      <div className={ROW}>
-        <div className="min-w-0" data-cell="name">
+    <tbody data-testid={`channel-row-${channel.name}`} className="bg-white dark:bg-zinc-900">
+      <tr>
+        <Td label="Channel" wide data-cell="name" className="xl:w-[22%]">
           <p className="font-medium break-words">
             {channel.name} <Badge tone="indigo">{channel.type}</Badge>
           </p>
           <p className="text-xs break-all text-zinc-500">{channel.baseUrl ?? "default URL"}</p>
-        </div>
-        <div className="min-w-0 text-xs" data-cell="models">
+        </Td>
+        <Td label="Models and map" wide data-cell="models" className="text-xs xl:w-[28%]">
           <ModelList channel={channel} />
-        </div>
-        <div className="min-w-0 text-xs" data-cell="routing">
+        </Td>
+        <Td label="Routing" data-cell="routing" className="text-xs">
           <p>
             Priority {channel.priority} · weight {channel.weight}
           </p>
@@ -86,45 +86,56 @@ function ChannelRow({ channel, onEdit }: { channel: ChannelView; onEdit: () => v
               ? `${formatNumber(channel.usage.requests)} ${channel.usage.requests === 1 ? "request" : "requests"} · ${formatCost(channel.usage.costUsd, Object.keys(channel.prices).length > 0)}`
               : "No requests yet"}
           </p>
-        </div>
-        <div className="min-w-0" data-cell="health">
+        </Td>
+        <Td label="Health" wide data-cell="health" className="xl:w-[22%]">
           <ChannelHealth channel={channel} />
-        </div>
-        <div className="flex flex-wrap content-start gap-1 lg:w-40 lg:justify-end" data-cell="actions">
-          <Button
-            size="sm"
-            variant="secondary"
-            disabled={pending}
-            onClick={() =>
-              startTransition(async () => {
-                setTest(null);
-                setTest(await testChannelAction(channel.id));
-                router.refresh();
-              })
-            }
-          >
-            {pending && !test ? "Testing…" : "Test"}
-          </Button>
-          <Button size="sm" variant="secondary" onClick={onEdit}>
-            Edit
-          </Button>
-          <Button size="sm" variant="secondary" disabled={pending} onClick={() => run(() => setChannelEnabledAction(channel.id, !channel.enabled))}>
-            {channel.enabled ? "Disable" : "Enable"}
-          </Button>
-          {confirming ? (
-            <Button size="sm" variant="danger" onClick={() => run(() => deleteChannelAction(channel.id))}>
-              Confirm delete
+        </Td>
+        <Td data-cell="actions">
+          <RowActions>
+            <Button
+              size="sm"
+              variant="secondary"
+              disabled={pending}
+              onClick={() =>
+                startTransition(async () => {
+                  setTest(null);
+                  setTest(await testChannelAction(channel.id));
+                  router.refresh();
+                })
+              }
+            >
+              {pending && !test ? "Testing…" : "Test"}
             </Button>
-          ) : (
-            <Button size="sm" variant="ghost" onClick={() => setConfirming(true)}>
-              Delete
+            <Button size="sm" variant="secondary" onClick={onEdit}>
+              Edit
             </Button>
-          )}
-          {error && <p className="w-full text-xs text-red-600 lg:text-right">{error}</p>}
-        </div>
-      </div>
-      {test && <TestPanel result={test} onClose={() => setTest(null)} />}
-    </div>
+            <Button size="sm" variant="secondary" disabled={pending} onClick={() => run(() => setChannelEnabledAction(channel.id, !channel.enabled))}>
+              {channel.enabled ? "Disable" : "Enable"}
+            </Button>
+            {confirming ? (
+              <Button size="sm" variant="danger" onClick={() => run(() => deleteChannelAction(channel.id))}>
+                Confirm delete
+              </Button>
+            ) : (
+              <Button size="sm" variant="ghost" onClick={() => setConfirming(true)}>
+                Delete
+              </Button>
+            )}
+            {error && <p className="w-full text-xs text-red-600 xl:text-right">{error}</p>}
+          </RowActions>
+        </Td>
+      </tr>
+      {test && (
+        <tr>
+          <td colSpan={5} className="px-3 pb-3">
+            {/* No width of its own: long exchanges scroll inside the panel instead of widening the table. */}
+            <div className="w-0 min-w-full">
+              <TestPanel result={test} onClose={() => setTest(null)} />
+            </div>
+          </td>
+        </tr>
+      )}
+    </tbody>
   );
 }
 
@@ -155,7 +166,7 @@ function ModelList({ channel }: { channel: ChannelJson }) {
 
 function TestPanel({ result, onClose }: { result: ChannelTestResult; onClose: () => void }) {
   return (
-    <div role="status" aria-label="Test result" className="mx-4 mb-3 space-y-2 rounded-md border border-zinc-200 bg-zinc-50 p-3 text-sm dark:border-zinc-800 dark:bg-zinc-950">
+    <div role="status" aria-label="Test result" className="space-y-2 rounded-md border border-zinc-200 bg-zinc-50 p-3 text-sm dark:border-zinc-800 dark:bg-zinc-950">
       <div className="flex items-start justify-between gap-2">
         <p className="min-w-0 break-words">
           {result.ok ? <Badge tone="green">Passed</Badge> : <Badge tone="red">Failed</Badge>}{" "}

@@ -23,7 +23,7 @@ export function UpstreamModelPicker({
   const shown = filterModels(models, filter);
   const picked = models.filter((model) => chosen.has(model)).length;
   return (
-    <fieldset className="mt-2 rounded-md border border-zinc-200 p-3 dark:border-zinc-800" aria-label="Upstream models">
+    <fieldset className="rounded-md border border-zinc-200 p-3 dark:border-zinc-800" aria-label="Upstream models">
       <legend className="px-1 text-sm font-medium">
         {models.length} models at the upstream, {picked} chosen
       </legend>

@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { formatCost, formatDateTime, formatNumber } from "@/app/_components/format";
-import { Badge, BreakablePath, Button, EmptyState, Input, PageHeader, Select, Table, Td, Th, Truncate, cx } from "@/app/_components/ui";
+import { BreakablePath, Table, Td, Th, Truncate } from "@/app/_components/data-table";
+import { Badge, Button, EmptyState, Input, PageHeader, Select, cx } from "@/app/_components/ui";
 import { channelPricing } from "@/lib/console/channel-pricing";
 import { logFilterSchema, queryLogs } from "@/lib/console/log-query";
 import { requireUser } from "@/lib/console/require-session";
@@ -153,33 +154,33 @@ export default async function LogsPage({ searchParams }: { searchParams: SearchP
                     <BreakablePath path={row.endpoint} />
                   </Td>
                   <Td label="Model" wide>
-                    <Truncate text={row.model ?? "—"} className="lg:max-w-[9rem]" />
+                    <Truncate text={row.model ?? "—"} className="xl:max-w-[9rem]" />
                     {row.stream && <Badge>stream</Badge>}
                   </Td>
                   <Td label="Channel · token" wide className="text-xs">
-                    <Truncate text={channel ?? "—"} className={cx("lg:max-w-[8rem]", !channel && "text-zinc-400")} />
-                    <Truncate text={token ?? "—"} className="text-zinc-500 lg:max-w-[8rem]" />
+                    <Truncate text={channel ?? "—"} className={cx("xl:max-w-[8rem]", !channel && "text-zinc-400")} />
+                    <Truncate text={token ?? "—"} className="text-zinc-500 xl:max-w-[8rem]" />
                   </Td>
                   <Td label="Status">
                     <Badge tone={statusTone(row.status)}>{row.status}</Badge>
                   </Td>
-                  <Td label="Tokens" className="whitespace-nowrap tabular-nums lg:text-right">
+                  <Td label="Tokens" className="whitespace-nowrap tabular-nums xl:text-right">
                     {formatNumber(row.promptTokens)} / {formatNumber(row.completionTokens)}
                     {row.usageEstimated && <span title="Counted with a tokenizer">*</span>}
                   </Td>
-                  <Td label="Cost" className="whitespace-nowrap tabular-nums lg:text-right" data-testid="log-cost">
+                  <Td label="Cost" className="whitespace-nowrap tabular-nums xl:text-right" data-testid="log-cost">
                     {formatCost(row.costUsd, pricing.isPriced(row.channelId, row.model))}
                   </Td>
-                  <Td label="Latency" className="whitespace-nowrap tabular-nums lg:text-right">
+                  <Td label="Latency" className="whitespace-nowrap tabular-nums xl:text-right">
                     {formatNumber(row.latencyMs)} ms
                     <span className="block text-xs text-zinc-500">{row.firstTokenMs === null ? "" : `TTFT ${formatNumber(row.firstTokenMs)} ms`}</span>
                   </Td>
                   {row.errorMessage ? (
-                    <Td label="Error" wide className="text-xs text-red-600 lg:w-full lg:max-w-0 dark:text-red-400">
-                      <Truncate text={row.errorMessage} className="lg:min-w-[5rem]" />
+                    <Td label="Error" wide className="text-xs text-red-600 xl:w-full xl:max-w-0 dark:text-red-400">
+                      <Truncate text={row.errorMessage} className="xl:min-w-[5rem]" />
                     </Td>
                   ) : (
-                    <td className="max-lg:hidden" />
+                    <td className="max-xl:hidden" />
                   )}
                 </tr>
               );

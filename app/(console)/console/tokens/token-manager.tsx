@@ -4,7 +4,8 @@ import { useState } from "react";
 import { CopyButton } from "@/app/_components/copy-button";
 import { formatDateTime, formatNumber, formatRelative, formatUsd } from "@/app/_components/format";
 import { useRowAction } from "@/app/_components/use-row-action";
-import { Badge, Button, Card, EmptyState, RowActions, Table, Td, Th, Truncate } from "@/app/_components/ui";
+import { RowActions, Table, Td, Th, Truncate } from "@/app/_components/data-table";
+import { Badge, Button, Card, EmptyState } from "@/app/_components/ui";
 import type { TokenJson } from "@/lib/tokens/token-service";
 import { deleteTokenAction, setTokenEnabledAction } from "./actions";
 import { SnippetTabs } from "./snippet-tabs";
@@ -134,13 +135,13 @@ function TokenRow({ token, now, baseUrl, fallbackModel, onEdit }: { token: Token
     <>
       <tr data-testid={`token-row-${token.name}`}>
         <Td label="Name" wide className="font-medium">
-          <Truncate text={token.name} className="lg:max-w-[10rem]" />
+          <Truncate text={token.name} className="xl:max-w-[10rem]" />
         </Td>
         <Td label="Key" className="whitespace-nowrap font-mono text-xs">
           {token.keyPrefix}
         </Td>
         <Td label="Models" wide className="text-xs">
-          {token.models.length ? <Truncate text={token.models.join(", ")} className="lg:max-w-[10rem]" /> : <span className="text-zinc-400">all</span>}
+          {token.models.length ? <Truncate text={token.models.join(", ")} className="xl:max-w-[10rem]" /> : <span className="text-zinc-400">all</span>}
         </Td>
         <Td label="Expires" className="whitespace-nowrap text-xs">
           {token.expiresAt ? formatDateTime(token.expiresAt).slice(0, 10) : <span className="text-zinc-400">never</span>}
@@ -148,7 +149,7 @@ function TokenRow({ token, now, baseUrl, fallbackModel, onEdit }: { token: Token
         <Td label="Limits" wide className="text-xs" data-testid="token-limits">
           {limits.length ? limits.map((limit) => <div key={String(limit)}>{limit}</div>) : <span className="text-zinc-400">none</span>}
         </Td>
-        <Td label="Used" className="tabular-nums lg:text-right" data-testid="token-used">
+        <Td label="Used" className="tabular-nums xl:text-right" data-testid="token-used">
           <span className="whitespace-nowrap">{formatNumber(token.usedTokens)} tokens</span>
           <div className="text-xs text-zinc-500">{formatUsd(token.usedUsd)}</div>
         </Td>

@@ -1,6 +1,7 @@
 "use client";
 
-import { Button, RowActions } from "@/app/_components/ui";
+import { RowActions } from "@/app/_components/data-table";
+import { Button } from "@/app/_components/ui";
 import { useRowAction } from "@/app/_components/use-row-action";
 import { deleteAccountAction, updateAccountAction } from "./actions";
 

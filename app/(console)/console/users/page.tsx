@@ -1,5 +1,6 @@
 import { formatDateTime } from "@/app/_components/format";
-import { Badge, Card, PageHeader, Table, Td, Th, Truncate } from "@/app/_components/ui";
+import { Table, Td, Th, Truncate } from "@/app/_components/data-table";
+import { Badge, Card, PageHeader } from "@/app/_components/ui";
 import { requireAdmin } from "@/lib/console/require-session";
 import { readSettings } from "@/lib/console/settings";
 import { getRuntime } from "@/lib/runtime";
@@ -34,7 +35,7 @@ export default async function UsersPage() {
             {users.map((user) => (
               <tr key={user.id} data-testid={`user-row-${user.email}`}>
                 <Td label="Email" wide className="font-medium">
-                  <Truncate text={user.email} className="lg:max-w-[16rem]" />
+                  <Truncate text={user.email} className="xl:max-w-[16rem]" />
                 </Td>
                 <Td label="Role">
                   <span className="flex flex-wrap gap-1">
@@ -42,7 +43,7 @@ export default async function UsersPage() {
                     {user.disabled && <Badge tone="zinc">disabled</Badge>}
                   </span>
                 </Td>
-                <Td label="Tokens" className="tabular-nums lg:text-right">
+                <Td label="Tokens" className="tabular-nums xl:text-right">
                   {user._count.tokens}
                 </Td>
                 <Td label="Playground limits" wide>
