@@ -1,5 +1,6 @@
 import type { ChannelType } from "@/lib/routing/channel";
 import { anthropicProvider } from "./anthropic";
+import { bedrockProvider } from "./bedrock";
 import { geminiProvider } from "./gemini";
 import { mockProvider } from "./mock";
 import { openAIProvider } from "./openai";
@@ -9,5 +10,6 @@ export const providers: Record<ChannelType, Provider> = {
   openai: openAIProvider,
   anthropic: anthropicProvider,
   gemini: geminiProvider,
+  bedrock: bedrockProvider,
   mock: mockProvider,
 };
