@@ -348,6 +348,20 @@ export function fixtureEvents(): string[] {
 
 // ---------------------------------------------------------------- the server
 
+const CONTROL_PLANE: Record<string, unknown> = {
+  "/foundation-models": {
+    modelSummaries: [
+      { modelId: "amazon.nova-pro-v1:0", modelName: "Nova Pro", providerName: "Amazon", outputModalities: ["TEXT"], inferenceTypesSupported: ["ON_DEMAND"], modelLifecycle: { status: "ACTIVE" } },
+      { modelId: "anthropic.claude-3-haiku-20240307-v1:0", modelName: "Claude 3 Haiku", providerName: "Anthropic", outputModalities: ["TEXT"], inferenceTypesSupported: ["ON_DEMAND"], modelLifecycle: { status: "ACTIVE" } },
+      // Callable only through an inference profile.
+      { modelId: "anthropic.claude-sonnet-4-5-20250929-v1:0", modelName: "Claude Sonnet 4.5", providerName: "Anthropic", outputModalities: ["TEXT"], inferenceTypesSupported: ["INFERENCE_PROFILE"], modelLifecycle: { status: "ACTIVE" } },
+    ],
+  },
+  "/inference-profiles": {
+    inferenceProfileSummaries: [{ inferenceProfileId: "us.anthropic.claude-sonnet-4-5-20250929-v1:0", inferenceProfileName: "US Claude Sonnet 4.5", status: "ACTIVE", type: "SYSTEM_DEFINED" }],
+  },
+};
+
 const ROUTE = /^\/model\/([^/]+)\/(invoke|invoke-with-response-stream|converse|converse-stream)$/;
 
 export async function startFakeBedrockUpstream(options: { region?: string } = {}): Promise<FakeBedrock> {
@@ -376,6 +390,12 @@ export async function startFakeBedrockUpstream(options: { region?: string } = {}
         return sendError(response, failure);
       }
       auth = "sigv4";
+    }
+    // The control plane's lists (on AWS another host; the fake serves both).
+    const listing = CONTROL_PLANE[rawPath.split("?")[0]!];
+    if (listing && method === "GET") {
+      response.writeHead(200, { "content-type": "application/json", "x-amzn-requestid": randomUUID() });
+      return response.end(JSON.stringify(listing));
     }
     if (!route || method !== "POST") return sendError(response, new AwsError(404, "UnknownOperationException", "Unknown operation"));
     let model: string;

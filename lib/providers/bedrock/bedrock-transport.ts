@@ -3,6 +3,7 @@ import { IteratedBody, type UpstreamBody, type UpstreamResponse } from "@/lib/pr
 import { joinUrl, type Endpoint, type Transport } from "@/lib/providers/transport";
 import { keySecrets, readBedrockKey, unusableKeyError } from "./credentials";
 import { anthropicSseFromEventStream, toInvokeRequest } from "./invoke";
+import { FOUNDATION_MODELS_PATH, INFERENCE_PROFILES_PATH } from "./list-models";
 import { parseBedrockError } from "./parse-error";
 import { bedrockRegion } from "./settings";
 import { awsSigner } from "./sign-request";
@@ -34,14 +35,23 @@ function bedrockPath(endpoint: Endpoint): string {
   }
 }
 
+/** Paths of the control plane (the `bedrock` host beside `bedrock-runtime`). */
+const CONTROL_PATHS = new Set([FOUNDATION_MODELS_PATH, INFERENCE_PROFILES_PATH]);
+
+/** The control plane beside a runtime URL: AWS's own host renamed; any other base URL (a proxy) serves both. */
+function controlPlaneUrl(runtimeUrl: string): string {
+  return runtimeUrl.replace(/^(https?:\/\/)bedrock-runtime\./, "$1bedrock.");
+}
+
 export function bedrockTransport(channel: Channel): Transport {
   const region = bedrockRegion(channel);
   const baseUrl = channel.baseUrl.replaceAll("{region}", region);
+  const controlUrl = controlPlaneUrl(baseUrl);
   const key = readBedrockKey(channel.apiKey);
   const secrets = keySecrets(key, channel.apiKey);
   const sign = key.kind === "aws" ? awsSigner(region, key.credentials) : undefined;
   return {
-    url: (endpoint) => joinUrl(baseUrl, bedrockPath(endpoint), endpoint.query),
+    url: (endpoint) => joinUrl(CONTROL_PATHS.has(endpoint.path) ? controlUrl : baseUrl, bedrockPath(endpoint), endpoint.query),
     prepare(endpoint, request) {
       if (endpoint.path === MESSAGES_PATH) toInvokeRequest(request);
       // Signed and sent as the same bytes: one encoding of the body, hashed where it lies.

@@ -5,6 +5,7 @@ import type { AttemptContext, OperationMember, Provider } from "@/lib/providers/
 import type { CanonicalChat } from "@/lib/providers/members/translated-chat";
 import { bedrockTransport } from "./bedrock-transport";
 import { converseChat } from "./converse";
+import { listBedrockModels } from "./list-models";
 import { bedrockSettings } from "./settings";
 
 // AWS Bedrock. Claude models (an id or inference profile with `anthropic.` in it) speak
@@ -43,6 +44,7 @@ export const bedrockProvider: Provider = {
   ownedBy: "aws-bedrock",
   settings: bedrockSettings,
   transport: bedrockTransport,
+  listModels: listBedrockModels,
   operations: {
     chat: byModel("chat"),
     responses: byModel("responses"),
