@@ -169,6 +169,8 @@ export interface Provider {
   /** The path segment the provider's endpoints hang off ("/v1"), suggested when a base URL lacks one. */
   versionSegment?: string;
   requiresApiKey: boolean;
+  /** What the key field takes, for the console, where it is more than the vendor's API key (credentials as JSON). */
+  keyHelp?: string;
   ownedBy: string;
   /** Settings beyond base URL and key (an API version, a region); none when absent. */
   settings?: ProviderSettings;
