@@ -54,6 +54,11 @@ export async function toConverseBody(request: ChatRequest, context: AttemptConte
   if (Object.keys(inference).length) body.inferenceConfig = inference;
   if (request.topK !== undefined) warnings.push("top_k dropped: Converse has no common field for it");
   if (request.reasoning) warnings.push("reasoning settings dropped: Converse has no common field for them (Claude models are called through InvokeModel, which has)");
+  if (request.user) {
+    // Converse's request metadata (kept in Bedrock's invocation logs) takes only these characters.
+    if (/^[a-zA-Z0-9\s:_@$#=/+,\-.]{1,256}$/.test(request.user)) body.requestMetadata = { user: request.user };
+    else warnings.push("user dropped: Converse's request metadata takes at most 256 letters, digits, spaces and :_@$#=/+,-.");
+  }
   if (request.hostedTools?.length) warnings.push(`hosted tools dropped (${request.hostedTools.map((tool) => tool.name).join(", ")}): Bedrock runs none`);
 
   if (request.tools?.length) {
