@@ -3,6 +3,7 @@ import { describe, test } from "node:test";
 import { apiRoutes } from "@/lib/http/api-routes";
 import { RouteTable } from "@/lib/http/route-table";
 import { documentedRoutes, openApiDocument } from "@/lib/openapi/build-document";
+import { CHANNEL_TYPES } from "@/lib/routing/channel";
 
 // The document and the route table describe the same API: every route is documented,
 // every documented path is served (the realtime WebSocket by the process entry's upgrade).
@@ -36,7 +37,8 @@ describe("the OpenAPI document", () => {
     assert.ok(chat.properties.messages, "messages documented");
     assert.ok(chat.required.includes("model") && chat.required.includes("messages"));
     const channel = document.paths["/api/admin/channels"]!.post.requestBody.content["application/json"].schema;
-    assert.deepEqual(channel.properties.type.enum, ["openai", "anthropic", "gemini", "mock"]);
+    assert.deepEqual(channel.properties.type.enum, [...CHANNEL_TYPES]);
+    assert.ok(CHANNEL_TYPES.includes("bedrock"));
     assert.ok(document.paths["/v1/images/edits"]!.post.requestBody.content["multipart/form-data"]);
     // Gemini's methods are documented under both versions the SDKs call.
     for (const version of ["/v1beta", "/v1"]) {
