@@ -5,7 +5,14 @@ import { fetchUpstreamModels } from "@/lib/channels/fetch-models";
 import { providers } from "@/lib/providers/registry";
 import { UpstreamHttp } from "@/lib/providers/upstream-http";
 import type { Runtime } from "@/lib/runtime-types";
-import { BEDROCK_API_KEY, BEDROCK_CREDENTIALS, BEDROCK_REGION, startFakeBedrockUpstream, type FakeBedrock } from "../helpers/fake-bedrock-upstream";
+import {
+  BEDROCK_API_KEY,
+  BEDROCK_CREDENTIALS,
+  BEDROCK_REGION,
+  BEDROCK_SESSION_CREDENTIALS,
+  startFakeBedrockUpstream,
+  type FakeBedrock,
+} from "../helpers/fake-bedrock-upstream";
 import { testChannel } from "../helpers/in-memory-core";
 
 // What the console does with a Bedrock channel before saving it: the check sends one
@@ -41,7 +48,18 @@ describe("a Bedrock channel before its save", () => {
       assert.equal(check.ok, true, check.error);
       assert.match(check.result!.reply!, /Echo: Reply with the single word: pong/);
     }
-    assert.deepEqual(fake.received.map((request) => request.operation), ["invoke", "converse", "invoke"]);
+    assert.deepEqual(fake.received.map((request) => request.operation).slice(0, 3), ["invoke", "converse", "invoke"]);
+  });
+
+  test("the recorded exchange (the console's view of the test) shows the signed request without its credentials", async () => {
+    const check = await checkChannelDraft(runtime, draft({ apiKey: JSON.stringify(BEDROCK_SESSION_CREDENTIALS) }));
+    assert.equal(check.ok, true, check.error);
+    const exchange = check.result!.exchanges[0]!;
+    assert.equal(exchange.request.url, `${fake.baseUrl}/model/us.anthropic.claude-haiku-4-5-20251001-v1%3A0/invoke`);
+    assert.equal(exchange.request.headers["x-amz-security-token"], "[redacted]");
+    assert.equal(exchange.request.headers.authorization, "[redacted]");
+    assert.ok(!JSON.stringify(check).includes(BEDROCK_SESSION_CREDENTIALS.sessionToken));
+    assert.ok(!JSON.stringify(check).includes(BEDROCK_SESSION_CREDENTIALS.secretAccessKey));
   });
 
   test("a wrong secret, region or JSON key fails the check with AWS's reason and never the key", async () => {

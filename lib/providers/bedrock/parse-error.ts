@@ -47,7 +47,8 @@ export function parseBedrockError(status: number, bodyText: string, headers: Ups
   const text = json?.message ?? json?.Message;
   const detail = typeof text === "string" && text ? text : describeUnreadableBody(status, bodyText);
   const known = AWS_ERRORS[name];
-  return new GatewayError(known?.kind ?? "upstream_error", scrubSecrets(`Bedrock ${name}: ${detail}`, secrets), {
+  const hint = name === "ResourceNotFoundException" ? " Check the channel's model map and region." : "";
+  return new GatewayError(known?.kind ?? "upstream_error", scrubSecrets(`Bedrock ${name}: ${detail}${hint}`, secrets), {
     status: known?.status ?? status,
     upstreamStatus: known?.status ?? status,
     code: name,
