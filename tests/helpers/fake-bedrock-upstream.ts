@@ -42,7 +42,7 @@ export interface BedrockReceived extends ReceivedRequest {
   auth: "sigv4" | "api-key";
   /** The model id, decoded from the path. */
   model: string;
-  operation: "invoke" | "invoke-with-response-stream" | "converse" | "converse-stream";
+  operation: "invoke" | "invoke-with-response-stream" | "converse" | "converse-stream" | "count-tokens";
   bytes: Buffer;
 }
 
@@ -362,7 +362,9 @@ const CONTROL_PLANE: Record<string, unknown> = {
   },
 };
 
-const ROUTE = /^\/model\/([^/]+)\/(invoke|invoke-with-response-stream|converse|converse-stream)$/;
+const ROUTE = /^\/model\/([^/]+)\/(invoke|invoke-with-response-stream|converse|converse-stream|count-tokens)$/;
+/** What CountTokens answers for any Claude request here. */
+export const COUNTED_TOKENS = 4242;
 
 export async function startFakeBedrockUpstream(options: { region?: string } = {}): Promise<FakeBedrock> {
   const region = options.region ?? BEDROCK_REGION;
@@ -415,6 +417,24 @@ export async function startFakeBedrockUpstream(options: { region?: string } = {}
     const record: BedrockReceived = { method, path: rawPath, headers: headers as http.IncomingHttpHeaders, body: json, raw: body.toString("utf8"), bytes: body, closedEarly: false, auth, model, operation };
     received.push(record);
     const claude = model.includes("anthropic.");
+    if (operation === "count-tokens") {
+      // CountTokens: the InvokeModel body, base64 as AWS's JSON carries blobs, counted for Claude only.
+      if (!claude) return sendError(response, new AwsError(400, "ValidationException", "The provided model doesn't support counting tokens."));
+      const encoded = json?.input?.invokeModel?.body;
+      let inner: unknown;
+      try {
+        inner = typeof encoded === "string" ? JSON.parse(Buffer.from(encoded, "base64").toString("utf8")) : undefined;
+      } catch {
+        inner = undefined;
+      }
+      const violation = inner === undefined ? "input.invokeModel.body must be the base64 of an InvokeModel body" : invokeViolation(inner);
+      if (violation) {
+        rejected.push(violation);
+        return sendError(response, new AwsError(400, "ValidationException", violation));
+      }
+      response.writeHead(200, { "content-type": "application/json", "x-amzn-requestid": randomUUID() });
+      return response.end(JSON.stringify({ inputTokens: COUNTED_TOKENS }));
+    }
     if (operation.startsWith("invoke") && !claude) return sendError(response, new AwsError(400, "ValidationException", "This fake serves InvokeModel for Claude models only."));
     if (operation.startsWith("converse") && claude) return sendError(response, new AwsError(400, "ValidationException", "This fake serves Claude through InvokeModel only, as the gateway calls it."));
     const violation = operation.startsWith("invoke") ? invokeViolation(json) : converseViolation(json);

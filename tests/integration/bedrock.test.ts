@@ -11,6 +11,7 @@ import {
   BEDROCK_CREDENTIALS,
   BEDROCK_REGION,
   BEDROCK_SESSION_CREDENTIALS,
+  COUNTED_TOKENS,
   startFakeBedrockUpstream,
   type FakeBedrock,
 } from "../helpers/fake-bedrock-upstream";
@@ -217,6 +218,21 @@ describe("Bedrock requests as sent", () => {
     const answer = await anthropic().messages.create({ model: "claude-key", max_tokens: 32, messages: [{ role: "user", content: "hi key" }] });
     assert.equal((answer.content[0] as Anthropic.TextBlock).text, "Echo: hi key");
     assert.equal(fake.received.at(-1)!.auth, "api-key");
+  });
+});
+
+describe("token counting", () => {
+  test("Claude: Bedrock's CountTokens on the InvokeModel body; Converse models: the tokenizer's estimate, without a call", async () => {
+    const messages: Anthropic.MessageParam[] = [{ role: "user", content: "How many tokens is this?" }];
+    const counted = await anthropic().messages.countTokens({ model: "claude", messages, system: "Be brief." });
+    assert.equal(counted.input_tokens, COUNTED_TOKENS);
+    const sent = fake.received.at(-1)!;
+    assert.equal(sent.operation, "count-tokens");
+    assert.deepEqual(JSON.parse(Buffer.from(sent.body.input.invokeModel.body, "base64").toString("utf8")).system, "Be brief.");
+    const seen = fake.received.length;
+    const estimated = await anthropic().messages.countTokens({ model: "nova", messages });
+    assert.ok(estimated.input_tokens > 0 && estimated.input_tokens < 50);
+    assert.equal(fake.received.length, seen);
   });
 });
 

@@ -5,6 +5,7 @@ import {
   BedrockRuntimeClient,
   ConverseCommand,
   ConverseStreamCommand,
+  CountTokensCommand,
   InvokeModelCommand,
   InvokeModelWithResponseStreamCommand,
 } from "@aws-sdk/client-bedrock-runtime";
@@ -15,6 +16,7 @@ import {
   BEDROCK_CREDENTIALS,
   BEDROCK_REGION,
   BEDROCK_SESSION_CREDENTIALS,
+  COUNTED_TOKENS,
   fixtureEvents,
   startFakeBedrockUpstream,
   type FakeBedrock,
@@ -110,6 +112,16 @@ describe("the Bedrock fake, driven by AWS's SDK", () => {
     assert.equal(text, "The tool said: 21 degrees");
     assert.equal(stop, "end_turn");
     assert.deepEqual(usage, { inputTokens: 17, cacheReadInputTokens: 3, cacheWriteInputTokens: 0, outputTokens: 5, totalTokens: 25 });
+    client.destroy();
+  });
+
+  test("CountTokens takes the InvokeModel body as AWS's SDK sends it (base64) and counts Claude only", async () => {
+    const client = awsClient();
+    const counted = await client.send(new CountTokensCommand({ modelId: CLAUDE, input: { invokeModel: { body: Buffer.from(claudeBody()) } } }));
+    assert.equal(counted.inputTokens, COUNTED_TOKENS);
+    assert.equal(fake.received.at(-1)!.path, "/model/anthropic.claude-sonnet-4-5-20250929-v1%3A0/count-tokens");
+    await assert.rejects(client.send(new CountTokensCommand({ modelId: CLAUDE, input: { invokeModel: { body: Buffer.from(claudeBody({ model: CLAUDE })) } } })), { name: "ValidationException" });
+    fake.rejected.pop();
     client.destroy();
   });
 

@@ -17,6 +17,8 @@ import { awsSigner } from "./sign-request";
 export const MESSAGES_PATH = "/messages";
 /** The Converse API, as its members name it. */
 export const CONVERSE_PATH = "/converse";
+/** CountTokens (Claude models). */
+export const COUNT_TOKENS_PATH = "/count-tokens";
 
 /** The model id as AWS's SDK puts it in a path: every reserved character escaped (`:` as %3A, `/` of an ARN as %2F). */
 export function encodeModelId(model: string): string {
@@ -30,6 +32,8 @@ function bedrockPath(endpoint: Endpoint): string {
       return `${model}/${endpoint.stream ? "invoke-with-response-stream" : "invoke"}`;
     case CONVERSE_PATH:
       return `${model}/${endpoint.stream ? "converse-stream" : "converse"}`;
+    case COUNT_TOKENS_PATH:
+      return `${model}/count-tokens`;
     default:
       return endpoint.path;
   }

@@ -5,6 +5,7 @@ import type { AttemptContext, OperationMember, Provider } from "@/lib/providers/
 import type { CanonicalChat } from "@/lib/providers/members/translated-chat";
 import { bedrockTransport } from "./bedrock-transport";
 import { converseChat } from "./converse";
+import { claudeTokenCountMember } from "./count-tokens";
 import { listBedrockModels } from "./list-models";
 import { bedrockSettings } from "./settings";
 
@@ -20,14 +21,16 @@ export const isAnthropicModel = (model: string) => model.includes("anthropic.");
 const anthropicMembers = {
   chat: chatMember(anthropicChat, { anthropic: relayMessages }),
   responses: translatedResponsesMember(anthropicChat),
+  "count-tokens": claudeTokenCountMember,
 };
 const converseMembers = {
   chat: chatMember(converseChat),
   responses: translatedResponsesMember(converseChat),
+  "count-tokens": estimatedTokenCountMember,
 };
 
 /** The member of the model's family; both families decide alike whether they serve a call. */
-function byModel<O extends "chat" | "responses">(operation: O): OperationMember<O> {
+function byModel<O extends "chat" | "responses" | "count-tokens">(operation: O): OperationMember<O> {
   const members = { anthropic: anthropicMembers[operation] as OperationMember<O>, converse: converseMembers[operation] as OperationMember<O> };
   return {
     serves: members.anthropic.serves && ((call, channel) => members.anthropic.serves!(call, channel)),
@@ -50,7 +53,7 @@ export const bedrockProvider: Provider = {
   operations: {
     chat: byModel("chat"),
     responses: byModel("responses"),
-    "count-tokens": estimatedTokenCountMember,
+    "count-tokens": byModel("count-tokens"),
   },
   probe: bedrockChat,
 };
