@@ -7,6 +7,7 @@ import { StreamEnd, type StreamEnds } from "@/lib/sse/stream-ends";
 import type { EventStreamMessage } from "../event-stream";
 import { converseResponseSchema, converseStreamEventSchemas } from "./converse-api";
 import { parseConverseUsage } from "./converse-usage";
+import { THROTTLE_COOL_DOWN_SECONDS } from "../parse-error";
 import { fromConverseStopReason } from "./map-stop-reason";
 
 // ConverseStream (AWS event-stream messages) -> canonical events. Tool calls get their own
@@ -47,7 +48,14 @@ export async function* parseConverseStream(batches: AsyncIterable<EventStreamMes
         failed = true;
         const text = (json as { message?: unknown } | null)?.message ?? message.errorMessage ?? "The upstream reported an error.";
         const status = EXCEPTION_STATUS[message.type] ?? 500;
-        yield { type: "error", error: new GatewayError(status === 503 ? "overloaded" : "upstream_error", `Bedrock ${message.type}: ${String(text)}`, { status, code: message.type }) };
+        // As the status it stands for: throttling at the start of a stream fails over and cools down like a 429 before it.
+        const error = new GatewayError(status === 503 ? "overloaded" : "upstream_error", `Bedrock ${message.type}: ${String(text)}`, {
+          status,
+          upstreamStatus: status,
+          code: message.type,
+          retryAfterSeconds: status === 429 ? THROTTLE_COOL_DOWN_SECONDS : undefined,
+        });
+        yield { type: "error", error };
         return;
       }
       end.see({ type: message.type });
