@@ -249,6 +249,13 @@ describe("AWS's errors", () => {
     assert.equal(typed.code, "UnrecognizedClientException");
     assert.match(typed.message, /security token is invalid/);
     assert.equal(parseBedrockError(502, "<html>bad gateway</html>", {}, []), undefined, "not AWS's shape: left to the format's parser");
+    const mismatch = parseBedrockError(
+      403,
+      JSON.stringify({ message: "The request signature we calculated does not match the signature you provided.\n\nThe Canonical String for this request should have been\n'POST\n/model\nx-amz-security-token:FwoGZXIvYXdzEXAMPLE'" }),
+      headers("InvalidSignatureException"),
+      ["FwoGZXIvYXdzEXAMPLE"],
+    )!;
+    assert.equal(mismatch.message, "Bedrock InvalidSignatureException: The request signature we calculated does not match the signature you provided.");
   });
 });
 

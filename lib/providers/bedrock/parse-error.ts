@@ -45,7 +45,9 @@ export function parseBedrockError(status: number, bodyText: string, headers: Ups
   const name = exceptionName(Array.isArray(header) ? header[0] : header) ?? exceptionName(json?.__type);
   if (!name) return undefined;
   const text = json?.message ?? json?.Message;
-  const detail = typeof text === "string" && text ? text : describeUnreadableBody(status, bodyText);
+  // A signature mismatch goes on with the canonical request AWS expected (signed headers
+  // and all): the first paragraph is the reason, the rest is for a debugger.
+  const detail = typeof text === "string" && text ? text.split(/\n\s*\n/)[0]!.trim() : describeUnreadableBody(status, bodyText);
   const known = AWS_ERRORS[name];
   const hint = name === "ResourceNotFoundException" ? " Check the channel's model map and region." : "";
   return new GatewayError(known?.kind ?? "upstream_error", scrubSecrets(`Bedrock ${name}: ${detail}${hint}`, secrets), {
