@@ -20,7 +20,8 @@ import { words, type ReceivedRequest } from "./fake-upstream-server";
 // Models: any id with `anthropic.` is Claude (InvokeModel; Converse refuses it here, to
 // prove the gateway picks InvokeModel); others answer through Converse. In the id:
 // `throttled` answers ThrottlingException, `denied` AccessDeniedException, `not-ready`
-// ModelNotReadyException, `midstream` an exception frame after the first text, `fixture`
+// ModelNotReadyException, `midstream` an exception frame after the first text, `surge` a
+// stream whose first frame is a throttlingException, `fixture`
 // (Claude, streamed) the recorded Anthropic stream tests/fixtures/anthropic/stream-thinking-text-tool.sse.
 // With tools declared and no tool result yet, the model calls the first tool with {"city":"Paris"}.
 
@@ -465,6 +466,7 @@ export async function startFakeBedrockUpstream(options: { region?: string } = {}
     }
     if (operation === "invoke-with-response-stream") {
       if (model.includes("fixture")) return write(fixtureEvents().map(chunkFrame));
+      if (model.includes("surge")) return write([exceptionFrame("throttlingException", "Too many tokens, please wait before trying again.")]);
       const events = anthropicEvents(model, anthropicReply(json)).map((event) => chunkFrame(JSON.stringify(event)));
       if (model.includes("midstream")) return write([...events.slice(0, 3), exceptionFrame("modelStreamErrorException", "The model stopped unexpectedly.")]);
       return write(events);
@@ -473,6 +475,7 @@ export async function startFakeBedrockUpstream(options: { region?: string } = {}
       response.writeHead(200, { "content-type": "application/json", "x-amzn-requestid": randomUUID() });
       return response.end(JSON.stringify(converseResponse(converseReply(json))));
     }
+    if (model.includes("surge")) return write([exceptionFrame("throttlingException", "Too many tokens, please wait before trying again.")]);
     const events = converseEvents(converseReply(json)).map(([type, payload]) => eventFrame(type, payload));
     if (model.includes("midstream")) return write([...events.slice(0, 2), exceptionFrame("throttlingException", "Too many tokens, please wait before trying again.")]);
     return write(events);

@@ -67,7 +67,18 @@ before(async () => {
     modelMap: { "claude-busy": "anthropic.claude-throttled-v1:0" },
     priority: 10,
   });
-  await addChannel("bedrock-spare", { apiKey: JSON.stringify(BEDROCK_CREDENTIALS), models: ["claude-busy"], modelMap: { "claude-busy": "anthropic.claude-spare-v1:0" } });
+  await addChannel("bedrock-spare", {
+    apiKey: JSON.stringify(BEDROCK_CREDENTIALS),
+    models: ["claude-busy", "claude-surge", "nova-surge"],
+    modelMap: { "claude-busy": "anthropic.claude-spare-v1:0", "claude-surge": "anthropic.claude-spare-v1:0", "nova-surge": "amazon.nova-spare-v1:0" },
+  });
+  // Throttled inside the stream, before its first event.
+  await addChannel("bedrock-surge", {
+    apiKey: JSON.stringify(BEDROCK_CREDENTIALS),
+    models: ["claude-surge", "nova-surge"],
+    modelMap: { "claude-surge": "anthropic.claude-surge-v1:0", "nova-surge": "amazon.nova-surge-v1:0" },
+    priority: 10,
+  });
   await addChannel("bedrock-denied", { apiKey: JSON.stringify(BEDROCK_CREDENTIALS), models: ["claude-denied"], modelMap: { "claude-denied": "anthropic.claude-denied-v1:0" } });
   key = (await gateway.admin("POST", "/api/admin/tokens", { name: "bedrock" })).body.key;
   // Saving a channel with a base URL sends one unsigned loop probe, which Bedrock (and the fake) refuses.
@@ -290,6 +301,22 @@ describe("Bedrock errors and usage", () => {
     assert.match(JSON.stringify(state), /ThrottlingException/);
   });
 
+  test("a throttlingException as a stream's first frame fails over too, for an Anthropic client (relay) and an OpenAI one (Converse)", async () => {
+    const relayed = await anthropic().messages.create({ model: "claude-surge", max_tokens: 32, stream: true, messages: [{ role: "user", content: "surge" }] }).withResponse();
+    let text = "";
+    for await (const event of relayed.data) if (event.type === "content_block_delta" && event.delta.type === "text_delta") text += event.delta.text;
+    assert.equal(text, "Echo: surge");
+    const relayedRow = await logRow(relayed.response.headers.get("x-request-id"));
+    assert.deepEqual(relayedRow.attempts.map((attempt: any) => [attempt.channelId, attempt.status]), [[channels["bedrock-surge"], 429], [channels["bedrock-spare"], 200]]);
+
+    const translated = await openai().chat.completions.create({ model: "nova-surge", stream: true, messages: [{ role: "user", content: "surge two" }] }).withResponse();
+    let reply = "";
+    for await (const chunk of translated.data) reply += chunk.choices[0]?.delta.content ?? "";
+    assert.equal(reply, "Echo: surge two");
+    const translatedRow = await logRow(translated.response.headers.get("x-request-id"));
+    assert.deepEqual(translatedRow.attempts.map((attempt: any) => [attempt.channelId, attempt.status]), [[channels["bedrock-surge"], 429], [channels["bedrock-spare"], 200]]);
+  });
+
   test("AccessDeniedException takes the channel out of rotation; the caller gets a 502, never the upstream's refusal as theirs", async () => {
     const failed = await openai().chat.completions.create({ model: "claude-denied", messages: [{ role: "user", content: "hi" }] }).catch((error) => error);
     assert.equal(failed.status, 502);
@@ -301,7 +328,7 @@ describe("Bedrock errors and usage", () => {
   });
 
   test("ValidationException is the caller's 400", async () => {
-    // Converse wants png, jpeg, gif or webp; a PDF in an image slot is refused before the call.
+    // Converse takes png, jpeg, gif or webp images: a BMP is refused before any call.
     const failed = await openai()
       .chat.completions.create({ model: "nova", messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "data:image/bmp;base64,Qk0=" } }] }] })
       .catch((error) => error);

@@ -59,6 +59,15 @@ describe("InvokeModelWithResponseStream as Anthropic's SSE", () => {
     ]);
   });
 
+  test("an exception before any event fails the attempt as the status it stands for (throttling: 429, cooled down)", async () => {
+    await assert.rejects(sse(joined([exception("throttlingException", "Too many tokens"), chunk(dataLines[0]!)]), 2), (error: any) => {
+      assert.equal(error.upstreamStatus, 429);
+      assert.equal(error.code, "throttlingException");
+      assert.equal(error.retryAfterSeconds, THROTTLE_COOL_DOWN_SECONDS);
+      return true;
+    });
+  });
+
   test("a damaged frame or a stream cut inside a frame is the upstream's failure, never a short success", async () => {
     const bytes = joined(dataLines.slice(0, 3).map(chunk));
     const damaged = Buffer.from(bytes);

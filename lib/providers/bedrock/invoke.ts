@@ -3,6 +3,7 @@ import { rewriteJsonObject } from "@/lib/canonical/rewrite-json-object";
 import type { OutgoingRequest } from "@/lib/providers/transport";
 import { malformedStreamError } from "@/lib/sse/stream-errors";
 import { eventStreamMessages, type EventStreamMessage } from "./event-stream";
+import { streamExceptionError } from "./parse-error";
 
 // Anthropic's Messages API on Bedrock (InvokeModel): the Messages body without `model` and
 // `stream` (the model is in the path, streaming is another path), with Bedrock's
@@ -42,20 +43,34 @@ const ANTHROPIC_ERROR_TYPES: Record<string, string> = {
   internalServerException: "api_error",
 };
 
-/** An invoke stream as Anthropic's own SSE bytes: each event as Anthropic writes it, AWS's exceptions as `error` events. */
+/**
+ * An invoke stream as Anthropic's own SSE bytes: each event as Anthropic writes it, AWS's
+ * exceptions as `error` events; one before any event fails the attempt instead, as the
+ * status it stands for (throttling then fails over like a 429).
+ */
 export async function* anthropicSseFromEventStream(source: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+  let started = false;
   for await (const batch of eventStreamMessages(source)) {
     let out = "";
-    for (const message of batch) out += anthropicFrame(message);
-    if (out) yield Buffer.from(out);
+    for (const message of batch) {
+      if (!started && !out && message.messageType !== "event") throw streamExceptionError(message.type, exceptionText(message));
+      out += anthropicFrame(message);
+    }
+    if (out) {
+      started = true;
+      yield Buffer.from(out);
+    }
   }
+}
+
+function exceptionText(message: EventStreamMessage): string {
+  const payload = safeJson(Buffer.from(message.payload).toString("utf8")) as { message?: unknown; Message?: unknown } | undefined;
+  return String(payload?.message ?? payload?.Message ?? message.errorMessage ?? `Bedrock reported ${message.type || "an error"} in the stream.`);
 }
 
 function anthropicFrame(message: EventStreamMessage): string {
   if (message.messageType !== "event") {
-    const payload = safeJson(Buffer.from(message.payload).toString("utf8")) as { message?: unknown; Message?: unknown } | undefined;
-    const text = payload?.message ?? payload?.Message ?? message.errorMessage ?? `Bedrock reported ${message.type || "an error"} in the stream.`;
-    const error = { type: ANTHROPIC_ERROR_TYPES[message.type] ?? "api_error", message: String(text) };
+    const error = { type: ANTHROPIC_ERROR_TYPES[message.type] ?? "api_error", message: exceptionText(message) };
     return `event: error\ndata: ${JSON.stringify({ type: "error", error })}\n\n`;
   }
   // Other events (an initial-response) carry nothing of Anthropic's.

@@ -65,3 +65,28 @@ export function parseOtherError(status: number, bodyText: string, apiKey: string
     upstreamStatus: status,
   });
 }
+
+/** AWS's exceptions inside a stream (camel-cased), as the status each stands for. */
+const STREAM_EXCEPTION_STATUS: Record<string, number> = {
+  throttlingException: 429,
+  serviceUnavailableException: 503,
+  modelNotReadyException: 503,
+  validationException: 400,
+  modelTimeoutException: 408,
+  modelStreamErrorException: 502,
+  internalServerException: 500,
+};
+
+/**
+ * An exception frame as the error of the status it stands for: before anything was
+ * streamed it fails the attempt as that status would (throttling fails over and cools down).
+ */
+export function streamExceptionError(type: string, message: string): GatewayError {
+  const status = STREAM_EXCEPTION_STATUS[type] ?? 500;
+  return new GatewayError(status === 503 ? "overloaded" : status === 429 ? "rate_limit" : "upstream_error", `Bedrock ${type}: ${message}`, {
+    status,
+    upstreamStatus: status,
+    code: type,
+    retryAfterSeconds: status === 429 ? THROTTLE_COOL_DOWN_SECONDS : undefined,
+  });
+}

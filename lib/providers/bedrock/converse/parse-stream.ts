@@ -7,7 +7,7 @@ import { StreamEnd, type StreamEnds } from "@/lib/sse/stream-ends";
 import type { EventStreamMessage } from "../event-stream";
 import { converseResponseSchema, converseStreamEventSchemas } from "./converse-api";
 import { parseConverseUsage } from "./converse-usage";
-import { THROTTLE_COOL_DOWN_SECONDS } from "../parse-error";
+import { streamExceptionError } from "../parse-error";
 import { fromConverseStopReason } from "./map-stop-reason";
 
 // ConverseStream (AWS event-stream messages) -> canonical events. Tool calls get their own
@@ -25,16 +25,6 @@ export const converseStreamEnds: StreamEnds = {
   },
 };
 
-/** AWS's exceptions inside a stream, as the status a caller would have had before it. */
-const EXCEPTION_STATUS: Record<string, number> = {
-  throttlingException: 429,
-  serviceUnavailableException: 503,
-  validationException: 400,
-  modelTimeoutException: 408,
-  modelStreamErrorException: 502,
-  internalServerException: 500,
-};
-
 export async function* parseConverseStream(batches: AsyncIterable<EventStreamMessage[]>, model: string): AsyncGenerator<StreamEvent[]> {
   const toolIndexes = new Map<number, number>();
   const end = new StreamEnd(converseStreamEnds);
@@ -47,14 +37,7 @@ export async function* parseConverseStream(batches: AsyncIterable<EventStreamMes
         end.see({ exception: message.type });
         failed = true;
         const text = (json as { message?: unknown } | null)?.message ?? message.errorMessage ?? "The upstream reported an error.";
-        const status = EXCEPTION_STATUS[message.type] ?? 500;
-        // As the status it stands for: throttling at the start of a stream fails over and cools down like a 429 before it.
-        const error = new GatewayError(status === 503 ? "overloaded" : "upstream_error", `Bedrock ${message.type}: ${String(text)}`, {
-          status,
-          upstreamStatus: status,
-          code: message.type,
-          retryAfterSeconds: status === 429 ? THROTTLE_COOL_DOWN_SECONDS : undefined,
-        });
+        const error = streamExceptionError(message.type, String(text));
         yield { type: "error", error };
         return;
       }
