@@ -3,7 +3,7 @@ import { rewriteJsonObject } from "@/lib/canonical/rewrite-json-object";
 import type { OutgoingRequest } from "@/lib/providers/transport";
 import { malformedStreamError } from "@/lib/sse/stream-errors";
 import { eventStreamMessages, type EventStreamMessage } from "./event-stream";
-import { streamExceptionError } from "./parse-error";
+import { anthropicErrorType, streamExceptionError } from "./parse-error";
 
 // Anthropic's Messages API on Bedrock (InvokeModel): the Messages body without `model` and
 // `stream` (the model is in the path, streaming is another path), with Bedrock's
@@ -32,17 +32,6 @@ export function toInvokeRequest(request: OutgoingRequest): void {
   request.body = Buffer.from(JSON.stringify({ ...rest, ...set }));
 }
 
-/** AWS's exceptions inside a stream, as the Anthropic error type a client of that API knows. */
-const ANTHROPIC_ERROR_TYPES: Record<string, string> = {
-  throttlingException: "rate_limit_error",
-  serviceUnavailableException: "overloaded_error",
-  modelNotReadyException: "overloaded_error",
-  validationException: "invalid_request_error",
-  modelTimeoutException: "timeout_error",
-  modelStreamErrorException: "api_error",
-  internalServerException: "api_error",
-};
-
 /**
  * An invoke stream as Anthropic's own SSE bytes: each event as Anthropic writes it, AWS's
  * exceptions as `error` events; one before any event fails the attempt instead, as the
@@ -70,7 +59,7 @@ function exceptionText(message: EventStreamMessage): string {
 
 function anthropicFrame(message: EventStreamMessage): string {
   if (message.messageType !== "event") {
-    const error = { type: ANTHROPIC_ERROR_TYPES[message.type] ?? "api_error", message: exceptionText(message) };
+    const error = { type: anthropicErrorType(message.type), message: exceptionText(message) };
     return `event: error\ndata: ${JSON.stringify({ type: "error", error })}\n\n`;
   }
   // Other events (an initial-response) carry nothing of Anthropic's.

@@ -66,23 +66,28 @@ export function parseOtherError(status: number, bodyText: string, apiKey: string
   });
 }
 
-/** AWS's exceptions inside a stream (camel-cased), as the status each stands for. */
-const STREAM_EXCEPTION_STATUS: Record<string, number> = {
-  throttlingException: 429,
-  serviceUnavailableException: 503,
-  modelNotReadyException: 503,
-  validationException: 400,
-  modelTimeoutException: 408,
-  modelStreamErrorException: 502,
-  internalServerException: 500,
+/** AWS's exceptions inside a stream (camel-cased): the status each stands for, and its Anthropic error type. */
+const STREAM_EXCEPTIONS: Record<string, { status: number; anthropicType: string }> = {
+  throttlingException: { status: 429, anthropicType: "rate_limit_error" },
+  serviceUnavailableException: { status: 503, anthropicType: "overloaded_error" },
+  modelNotReadyException: { status: 503, anthropicType: "overloaded_error" },
+  validationException: { status: 400, anthropicType: "invalid_request_error" },
+  modelTimeoutException: { status: 408, anthropicType: "timeout_error" },
+  modelStreamErrorException: { status: 502, anthropicType: "api_error" },
+  internalServerException: { status: 500, anthropicType: "api_error" },
 };
+
+/** The Anthropic error type an Anthropic client gets for an exception inside a Claude stream. */
+export function anthropicErrorType(exception: string): string {
+  return STREAM_EXCEPTIONS[exception]?.anthropicType ?? "api_error";
+}
 
 /**
  * An exception frame as the error of the status it stands for: before anything was
  * streamed it fails the attempt as that status would (throttling fails over and cools down).
  */
 export function streamExceptionError(type: string, message: string): GatewayError {
-  const status = STREAM_EXCEPTION_STATUS[type] ?? 500;
+  const status = STREAM_EXCEPTIONS[type]?.status ?? 500;
   return new GatewayError(status === 503 ? "overloaded" : status === 429 ? "rate_limit" : "upstream_error", `Bedrock ${type}: ${message}`, {
     status,
     upstreamStatus: status,
