@@ -40,6 +40,7 @@ const MODELS = {
   nova: "us.amazon.nova-pro-v1:0",
   "claude-fixture": "anthropic.claude-fixture-v1:0",
   "claude-midstream": "anthropic.claude-midstream-v1:0",
+  "claude-arn": "arn:aws:bedrock:eu-central-1:123456789012:inference-profile/eu.anthropic.claude-sonnet-4-5-20250929-v1:0",
 };
 
 async function addChannel(name: string, fields: Record<string, unknown>): Promise<string> {
@@ -199,6 +200,15 @@ describe("Bedrock requests as sent", () => {
     assert.deepEqual(sent.body, { max_tokens: 32, messages: [{ role: "user", content: "hi" }], temperature: 0.5, anthropic_version: "bedrock-2023-05-31" });
     assert.equal(sent.headers["anthropic-version"], undefined);
     assert.match(String(sent.headers.authorization), new RegExp(`^AWS4-HMAC-SHA256 Credential=${BEDROCK_CREDENTIALS.accessKeyId}/\\d{8}/${BEDROCK_REGION}/bedrock/aws4_request`));
+  });
+
+  test("an inference profile ARN: one path segment, its colons and slash escaped, and the signature over it still AWS's", async () => {
+    const answer = await openai().chat.completions.create({ model: "claude-arn", messages: [{ role: "user", content: "arn" }] });
+    assert.equal(answer.choices[0]!.message.content, "Echo: arn");
+    const sent = fake.received.at(-1)!;
+    assert.equal(sent.path, "/model/arn%3Aaws%3Abedrock%3Aeu-central-1%3A123456789012%3Ainference-profile%2Feu.anthropic.claude-sonnet-4-5-20250929-v1%3A0/invoke");
+    assert.equal(sent.model, MODELS["claude-arn"]);
+    assert.deepEqual(fake.rejected, []);
   });
 
   test("Converse: system, inference configuration and an image in Bedrock's own shapes", async () => {
