@@ -13,6 +13,8 @@ const BACKSLASH = 0x5c;
 
 interface Member {
   key: string;
+  /** The key's opening quote. */
+  keyStart: number;
   /** The value's first byte, and the byte after its last. */
   start: number;
   end: number;
@@ -75,6 +77,7 @@ function topLevelMembers(text: string): { members: Member[]; close: number } | u
   if (text.charCodeAt(at) === 0x7d) return skipSpace(text, at + 1) === text.length ? { members, close: at } : undefined;
   for (;;) {
     if (text.charCodeAt(at) !== QUOTE) return undefined;
+    const keyStart = at;
     const keyEnd = stringEnd(text, at);
     if (keyEnd === -1) return undefined;
     const rawKey = text.slice(at + 1, keyEnd - 1);
@@ -86,7 +89,7 @@ function topLevelMembers(text: string): { members: Member[]; close: number } | u
     const start = skipSpace(text, at + 1);
     const end = valueEnd(text, start);
     if (end === -1) return undefined;
-    members.push({ key, start, end });
+    members.push({ key, keyStart, start, end });
     at = skipSpace(text, end);
     const next = text.charCodeAt(at);
     if (next === 0x2c) {
@@ -100,34 +103,46 @@ function topLevelMembers(text: string): { members: Member[]; close: number } | u
 
 /**
  * The JSON object in `bytes` with the members in `set` replaced, or added at its end,
- * and every other byte as it was. Undefined when the bytes are not one plain UTF-8 JSON
- * object whose members can be told apart (a byte order mark, a key to set given twice):
- * the caller then serialises its parsed copy instead.
+ * the members named in `remove` taken out, and every other byte as it was. Undefined
+ * when the bytes are not one plain UTF-8 JSON object whose members can be told apart (a
+ * byte order mark, a key to set given twice): the caller then serialises its parsed copy.
  */
-export function rewriteJsonObject(bytes: Buffer, set: Record<string, unknown>): Buffer | undefined {
+export function rewriteJsonObject(bytes: Buffer, set: Record<string, unknown>, remove: string[] = []): Buffer | undefined {
   const keys = Object.keys(set);
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return undefined;
   const found = topLevelMembers(bytes.toString("latin1"));
   if (!found) return undefined;
-  if (keys.length === 0) return bytes;
+  const members = found.members;
+  const removed = members.map((member) => remove.includes(member.key) && !keys.includes(member.key));
+  if (keys.length === 0 && !removed.includes(true)) return bytes;
   const edits: { start: number; end: number; text: string }[] = [];
+  for (let index = 0; index < members.length; index += 1) {
+    if (!removed[index]) continue;
+    const member = members[index]!;
+    // With a kept member after it, the member goes with its own comma (up to the next key);
+    // as the last kept one's follower, with the comma before it.
+    const keptAfter = removed.some((gone, later) => later > index && !gone);
+    if (keptAfter) edits.push({ start: member.keyStart, end: members[index + 1]!.keyStart, text: "" });
+    else edits.push({ start: index > 0 ? members[index - 1]!.end : member.keyStart, end: member.end, text: "" });
+  }
+  const kept = removed.filter((gone) => !gone).length;
   const added: string[] = [];
   for (const key of keys) {
-    const matches = found.members.filter((member) => member.key === key);
+    const matches = members.filter((member) => member.key === key);
     if (matches.length > 1) return undefined;
     const value = JSON.stringify(set[key]);
     if (matches.length === 1) edits.push({ start: matches[0]!.start, end: matches[0]!.end, text: value });
     else added.push(`${JSON.stringify(key)}:${value}`);
   }
   if (added.length > 0) {
-    edits.push({ start: found.close, end: found.close, text: `${found.members.length > 0 ? "," : ""}${added.join(",")}` });
+    edits.push({ start: found.close, end: found.close, text: `${kept > 0 ? "," : ""}${added.join(",")}` });
   }
   edits.sort((a, b) => a.start - b.start);
   const parts: Buffer[] = [];
   let from = 0;
   for (const edit of edits) {
     parts.push(bytes.subarray(from, edit.start), Buffer.from(edit.text, "utf8"));
-    from = edit.end;
+    from = Math.max(from, edit.end);
   }
   parts.push(bytes.subarray(from));
   return Buffer.concat(parts);

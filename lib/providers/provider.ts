@@ -175,6 +175,8 @@ export interface Provider {
   /** A path people paste after the base URL that the provider adds itself (Azure's `/openai/...`), trimmed on save. */
   pastedSuffix?: RegExp;
   requiresApiKey: boolean;
+  /** What the key field takes, for the console, where it is more than the vendor's API key (credentials as JSON). */
+  keyHelp?: string;
   ownedBy: string;
   /** Settings beyond base URL and key (an API version, a region); none when absent. */
   settings?: ProviderSettings;

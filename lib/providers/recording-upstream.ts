@@ -4,7 +4,7 @@ import { IteratedBody, type UpstreamBody, type UpstreamClient, type UpstreamRequ
 // what the gateway sent and what came back, credentials masked, bodies capped.
 
 const MAX_RECORDED_CHARS = 256 * 1024;
-const SECRET_HEADERS = new Set(["authorization", "x-api-key", "x-goog-api-key", "api-key"]);
+const SECRET_HEADERS = new Set(["authorization", "x-api-key", "x-goog-api-key", "api-key", "x-amz-security-token"]);
 
 export interface UpstreamExchange {
   request: { method: string; url: string; headers: Record<string, string>; body: string };

@@ -1,6 +1,7 @@
 import type { ChannelType } from "@/lib/routing/channel";
 import { anthropicProvider } from "./anthropic";
 import { azureProvider } from "./azure";
+import { bedrockProvider } from "./bedrock";
 import { geminiProvider } from "./gemini";
 import { mockProvider } from "./mock";
 import { openAIProvider } from "./openai";
@@ -11,5 +12,6 @@ export const providers: Record<ChannelType, Provider> = {
   anthropic: anthropicProvider,
   gemini: geminiProvider,
   azure: azureProvider,
+  bedrock: bedrockProvider,
   mock: mockProvider,
 };

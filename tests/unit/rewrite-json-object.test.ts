@@ -22,6 +22,26 @@ describe("a relayed JSON body with some members rewritten", () => {
     );
   });
 
+  test("members taken out (Bedrock's body has no model or stream) read back as the object without them, for any object and spacing", () => {
+    const removable = fc.subarray(["model", "stream", "messages", "mod\\el"]);
+    fc.assert(
+      fc.property(body, spacing, removable, fc.boolean(), (object, space, remove, add) => {
+        const bytes = Buffer.from(JSON.stringify(object, null, space));
+        const set = add ? { anthropic_version: "bedrock-2023-05-31" } : {};
+        const rewritten = rewriteJsonObject(bytes, set, remove);
+        assert.ok(rewritten, bytes.toString());
+        const expected = JSON.parse(JSON.stringify({ ...object, ...set }));
+        for (const name of remove) delete expected[name];
+        assert.deepEqual(JSON.parse(rewritten.toString("utf8")), expected);
+      }),
+      { numRuns: 3000 },
+    );
+    assert.equal(
+      rewriteJsonObject(Buffer.from('{"model":"m", "max_tokens":5,\n "stream":true}'), { anthropic_version: "v" }, ["model", "stream"])?.toString(),
+      '{"max_tokens":5,"anthropic_version":"v"}',
+    );
+  });
+
   test("every byte it does not set is the client's: setting the values already there changes nothing", () => {
     fc.assert(
       fc.property(body, spacing, (object, space) => {

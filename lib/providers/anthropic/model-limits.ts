@@ -15,9 +15,11 @@ const MAX_OUTPUT_TOKENS: [prefix: string, limit: number][] = [
 ];
 
 export function maxOutputTokens(model: string): number | undefined {
+  // Clouds name Claude with a prefix: `us.anthropic.claude-…` (Bedrock), an ARN ending so.
+  const name = model.replace(/^.*anthropic\./, "");
   let best: [string, number] | undefined;
   for (const entry of MAX_OUTPUT_TOKENS) {
-    if (model.startsWith(entry[0]) && (!best || entry[0].length > best[0].length)) best = entry;
+    if (name.startsWith(entry[0]) && (!best || entry[0].length > best[0].length)) best = entry;
   }
   return best?.[1];
 }

@@ -10,7 +10,16 @@ import { formatModelMap, formatPrices, parseModelMap, parsePrices, splitModels, 
 import { UpstreamModelPicker } from "./upstream-model-picker";
 import { ChannelSettingsFields, readSettings } from "./channel-settings-fields";
 
-export type TypeInfo = { type: string; defaultBaseUrl: string; baseUrlHelp?: string; requiresApiKey: boolean; canListModels: boolean; settings: SettingField[] };
+export type TypeInfo = {
+  type: string;
+  defaultBaseUrl: string;
+  baseUrlHelp?: string;
+  versionSegment: string | null;
+  requiresApiKey: boolean;
+  keyHelp: string | null;
+  canListModels: boolean;
+  settings: SettingField[];
+};
 
 type Problem = { error: string; suggestion?: string; checkFailed?: boolean };
 
@@ -101,7 +110,12 @@ export function ChannelForm({ channel, types, onClose }: { channel: ChannelJson 
           <Field
             label="Base URL"
             htmlFor="channel-url"
-            hint={info?.baseUrlHelp ?? (info?.defaultBaseUrl ? `Empty means ${info.defaultBaseUrl}. Include the version segment (…/v1).` : "Not used by this type.")}
+            hint={
+              info?.baseUrlHelp ??
+              (info?.defaultBaseUrl
+                ? `Empty means ${info.defaultBaseUrl}.${info.versionSegment ? ` Include the version segment (…${info.versionSegment}).` : ""}`
+                : "Not used by this type.")
+            }
           >
             <Input
               id="channel-url"
@@ -112,7 +126,11 @@ export function ChannelForm({ channel, types, onClose }: { channel: ChannelJson 
               placeholder={info?.defaultBaseUrl}
             />
           </Field>
-          <Field label="API key" htmlFor="channel-key" hint={channel?.hasApiKey ? "Stored encrypted. Leave empty to keep it." : info?.requiresApiKey ? "Required." : "Optional."}>
+          <Field
+            label="API key"
+            htmlFor="channel-key"
+            hint={`${info?.keyHelp ? `${info.keyHelp} ` : ""}${channel?.hasApiKey ? "Stored encrypted. Leave empty to keep it." : info?.requiresApiKey ? "Required." : "Optional."}`}
+          >
             <Input id="channel-key" name="apiKey" type="password" autoComplete="off" />
           </Field>
           <ChannelSettingsFields

@@ -17,7 +17,9 @@ export default async function ChannelsPage() {
     type,
     defaultBaseUrl: providers[type].defaultBaseUrl,
     baseUrlHelp: providers[type].baseUrlHelp,
+    versionSegment: providers[type].versionSegment ?? null,
     requiresApiKey: providers[type].requiresApiKey,
+    keyHelp: providers[type].keyHelp ?? null,
     canListModels: providers[type].listModels !== undefined,
     settings: providers[type].settings?.fields ?? [],
   }));

@@ -1,0 +1,58 @@
+import { anthropicChat } from "@/lib/providers/anthropic";
+import { relayMessages } from "@/lib/providers/anthropic/relay-messages";
+import { chatMember, estimatedTokenCountMember, translatedResponsesMember } from "@/lib/providers/members/chat-members";
+import type { AttemptContext, OperationMember, Provider } from "@/lib/providers/provider";
+import type { CanonicalChat } from "@/lib/providers/members/translated-chat";
+import { bedrockTransport } from "./bedrock-transport";
+import { converseChat } from "./converse";
+import { claudeTokenCountMember } from "./count-tokens";
+import { listBedrockModels } from "./list-models";
+import { bedrockSettings } from "./settings";
+
+// AWS Bedrock. Claude models (an id or inference profile with `anthropic.` in it) speak
+// Anthropic's Messages format through InvokeModel, so an Anthropic client's request is
+// relayed as its own bytes (thinking, cache_control and betas intact) and its stream comes
+// back as Anthropic's events; every other model is reached through the Converse API,
+// translated from the canonical request. The transport makes either a Bedrock request.
+
+/** Whether a model id, inference profile or ARN names a Claude model. */
+export const isAnthropicModel = (model: string) => model.includes("anthropic.");
+
+const anthropicMembers = {
+  chat: chatMember(anthropicChat, { anthropic: relayMessages }),
+  responses: translatedResponsesMember(anthropicChat),
+  "count-tokens": claudeTokenCountMember,
+};
+const converseMembers = {
+  chat: chatMember(converseChat),
+  responses: translatedResponsesMember(converseChat),
+  "count-tokens": estimatedTokenCountMember,
+};
+
+/** The member of the model's family; both families decide alike whether they serve a call. */
+function byModel<O extends "chat" | "responses" | "count-tokens">(operation: O): OperationMember<O> {
+  const members = { anthropic: anthropicMembers[operation] as OperationMember<O>, converse: converseMembers[operation] as OperationMember<O> };
+  return {
+    serves: members.anthropic.serves && ((call, channel) => members.anthropic.serves!(call, channel)),
+    attempt: (call, context, hooks) => (isAnthropicModel(context.upstreamModel) ? members.anthropic : members.converse).attempt(call, context, hooks),
+  };
+}
+
+const bedrockChat: CanonicalChat = (request, context: AttemptContext) =>
+  isAnthropicModel(context.upstreamModel) ? anthropicChat(request, context) : converseChat(request, context);
+
+export const bedrockProvider: Provider = {
+  defaultBaseUrl: "https://bedrock-runtime.{region}.amazonaws.com",
+  requiresApiKey: true,
+  keyHelp: 'AWS credentials as JSON, {"accessKeyId": "AKIA…", "secretAccessKey": "…"} with "sessionToken" for temporary ones, or a Bedrock API key (sent as a Bearer token).',
+  ownedBy: "aws-bedrock",
+  settings: bedrockSettings,
+  transport: bedrockTransport,
+  listModels: listBedrockModels,
+  operations: {
+    chat: byModel("chat"),
+    responses: byModel("responses"),
+    "count-tokens": byModel("count-tokens"),
+  },
+  probe: bedrockChat,
+};
