@@ -13,6 +13,8 @@ const BACKSLASH = 0x5c;
 
 interface Member {
   key: string;
+  /** The key's opening quote. */
+  keyStart: number;
   /** The value's first byte, and the byte after its last. */
   start: number;
   end: number;
@@ -75,6 +77,7 @@ function topLevelMembers(text: string): { members: Member[]; close: number } | u
   if (text.charCodeAt(at) === 0x7d) return skipSpace(text, at + 1) === text.length ? { members, close: at } : undefined;
   for (;;) {
     if (text.charCodeAt(at) !== QUOTE) return undefined;
+    const keyStart = at;
     const keyEnd = stringEnd(text, at);
     if (keyEnd === -1) return undefined;
     const rawKey = text.slice(at + 1, keyEnd - 1);
@@ -86,7 +89,7 @@ function topLevelMembers(text: string): { members: Member[]; close: number } | u
     const start = skipSpace(text, at + 1);
     const end = valueEnd(text, start);
     if (end === -1) return undefined;
-    members.push({ key, start, end });
+    members.push({ key, keyStart, start, end });
     at = skipSpace(text, end);
     const next = text.charCodeAt(at);
     if (next === 0x2c) {
@@ -100,7 +103,8 @@ function topLevelMembers(text: string): { members: Member[]; close: number } | u
 
 /**
  * The JSON object in `bytes` with the members in `set` replaced, or added at its end,
- * and every other byte as it was. Undefined when the bytes are not one plain UTF-8 JSON
+ * or removed where the value is `undefined` (as JSON.stringify leaves it out), and every
+ * other byte as it was. Undefined when the bytes are not one plain UTF-8 JSON
  * object whose members can be told apart (a byte order mark, a key to set given twice):
  * the caller then serialises its parsed copy instead.
  */
@@ -112,15 +116,22 @@ export function rewriteJsonObject(bytes: Buffer, set: Record<string, unknown>): 
   if (keys.length === 0) return bytes;
   const edits: { start: number; end: number; text: string }[] = [];
   const added: string[] = [];
+  const removed = new Set<number>();
   for (const key of keys) {
     const matches = found.members.filter((member) => member.key === key);
     if (matches.length > 1) return undefined;
+    if (set[key] === undefined) {
+      if (matches.length === 1) removed.add(found.members.indexOf(matches[0]!));
+      continue;
+    }
     const value = JSON.stringify(set[key]);
     if (matches.length === 1) edits.push({ start: matches[0]!.start, end: matches[0]!.end, text: value });
     else added.push(`${JSON.stringify(key)}:${value}`);
   }
+  edits.push(...removals(found.members, removed));
   if (added.length > 0) {
-    edits.push({ start: found.close, end: found.close, text: `${found.members.length > 0 ? "," : ""}${added.join(",")}` });
+    const kept = found.members.length > removed.size;
+    edits.push({ start: found.close, end: found.close, text: `${kept ? "," : ""}${added.join(",")}` });
   }
   edits.sort((a, b) => a.start - b.start);
   const parts: Buffer[] = [];
@@ -131,6 +142,26 @@ export function rewriteJsonObject(bytes: Buffer, set: Record<string, unknown>): 
   }
   parts.push(bytes.subarray(from));
   return Buffer.concat(parts);
+}
+
+/**
+ * The byte ranges that remove the members at `removed`, run by run, each with one comma:
+ * a run with a kept member after it goes up to that member's key; a run at the end goes
+ * from the end of the kept member before it, so no comma is left before the closing brace.
+ */
+function removals(members: Member[], removed: Set<number>): { start: number; end: number; text: string }[] {
+  const edits: { start: number; end: number; text: string }[] = [];
+  for (let first = 0; first < members.length; first += 1) {
+    if (!removed.has(first)) continue;
+    let last = first;
+    while (removed.has(last + 1)) last += 1;
+    const next = members[last + 1];
+    const previous = members[first - 1];
+    if (next) edits.push({ start: members[first]!.keyStart, end: next.keyStart, text: "" });
+    else edits.push({ start: previous ? previous.end : members[first]!.keyStart, end: members[last]!.end, text: "" });
+    first = last;
+  }
+  return edits;
 }
 
 /**

@@ -45,6 +45,23 @@ describe("a relayed JSON body with some members rewritten", () => {
     );
   });
 
+  test("members set to undefined are removed, any of them, wherever they stand, with the rest as sent", () => {
+    const removable = fc.record({ model: fc.constant(undefined), stream: fc.constant(undefined), anthropic_version: fc.string() }, { requiredKeys: [] });
+    fc.assert(
+      fc.property(body, spacing, removable, (object, space, set) => {
+        const bytes = Buffer.from(JSON.stringify(object, null, space));
+        const rewritten = rewriteJsonObject(bytes, set);
+        assert.ok(rewritten, bytes.toString());
+        assert.deepEqual(JSON.parse(rewritten.toString("utf8")), JSON.parse(JSON.stringify({ ...object, ...set })));
+      }),
+      { numRuns: 3000 },
+    );
+    const sent = '{ "model" : "claude-x",\n "messages": [], "stream": true }';
+    assert.equal(rewriteJsonObject(Buffer.from(sent), { model: undefined })?.toString(), '{ "messages": [], "stream": true }');
+    assert.equal(rewriteJsonObject(Buffer.from(sent), { stream: undefined, anthropic_version: "v" })?.toString(), '{ "model" : "claude-x",\n "messages": [] ,"anthropic_version":"v"}');
+    assert.equal(rewriteJsonObject(Buffer.from('{"model":"a"}'), { model: undefined, stream: true })?.toString(), '{"stream":true}');
+  });
+
   test("bodies it cannot rewrite exactly are left to the caller: a key given twice, a byte order mark", () => {
     assert.equal(rewriteJsonObject(Buffer.from('{"model":"a","model":"b"}'), { model: "c" }), undefined);
     assert.equal(rewriteJsonObject(Buffer.from('{"model":"a","mod\\u0065l":"b"}'), { model: "c" }), undefined);
