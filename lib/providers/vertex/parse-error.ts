@@ -9,9 +9,10 @@ import type { UpstreamResponse } from "@/lib/providers/upstream-http";
 // Google's shape, `{"error":{"code","message","status","details"}}`, for Gemini and Claude
 // models alike; Claude's own errors come in Anthropic's shape, left to that format's parser.
 
+// Google's errors always carry the HTTP code; Anthropic's (`{"type":"error","error":{"type"}}`) never do.
 const googleErrorSchema = z.looseObject({
   error: z.looseObject({
-    code: z.number().optional(),
+    code: z.number(),
     message: z.string().optional(),
     status: z.string().optional(),
     details: z.array(z.looseObject({ "@type": z.string().optional(), retryDelay: z.string().optional() })).optional(),
