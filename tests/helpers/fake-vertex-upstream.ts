@@ -115,7 +115,8 @@ export async function startFakeVertexUpstream(options: { project?: string; locat
     const bearer = /^Bearer (\S+)$/.exec(String(request.headers.authorization ?? ""))?.[1];
     const expires = bearer ? tokens.get(bearer) : undefined;
     if (!expires || expires <= Date.now()) {
-      fake.rejected.push(`unauthenticated ${request.path}`);
+      // A GET without a token is the gateway's own loop probe of a new channel, not a call.
+      if (request.method !== "GET") fake.rejected.push(`unauthenticated ${request.path}`);
       return googleError(response, 401, "UNAUTHENTICATED", "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.");
     }
     const match = /^\/v1\/projects\/([^/]+)\/locations\/([^/]+)\/publishers\/(google|anthropic)\/models\/([^/:]+):(\w+)(\?alt=sse)?$/.exec(request.path);

@@ -42,8 +42,8 @@ describe("where Vertex's endpoints are", () => {
   test("Claude: rawPredict, streamRawPredict for a stream, and the count-tokens model", () => {
     const transport = vertexTransport(channel());
     const prefix = `${fake.baseUrl}/v1/projects/${VERTEX_PROJECT}/locations/${VERTEX_LOCATION}/publishers/anthropic/models`;
-    assert.equal(transport.url({ path: "/messages", model: "claude-sonnet-4@20250514" }), `${prefix}/claude-sonnet-4%4020250514:rawPredict`);
-    assert.equal(transport.url({ path: "/messages", model: "claude-sonnet-4@20250514", stream: true }), `${prefix}/claude-sonnet-4%4020250514:streamRawPredict`);
+    assert.equal(transport.url({ path: "/messages", model: "claude-sonnet-4@20250514" }), `${prefix}/claude-sonnet-4@20250514:rawPredict`);
+    assert.equal(transport.url({ path: "/messages", model: "claude-sonnet-4@20250514", stream: true }), `${prefix}/claude-sonnet-4@20250514:streamRawPredict`);
     assert.equal(transport.url({ path: "/messages/count_tokens", model: "claude-sonnet-4@20250514" }), `${prefix}/count-tokens:rawPredict`);
   });
 });

@@ -33,7 +33,9 @@ export function vertexTransport(channel: Channel): Transport {
     const gemini = GEMINI_METHOD.exec(endpoint.path);
     if (gemini) return joinUrl(root, `/publishers/google/models/${gemini[1]}:${gemini[2]}`, endpoint.query);
     if (endpoint.path === "/messages") {
-      return joinUrl(root, `/publishers/anthropic/models/${encodeURIComponent(endpoint.model ?? "")}:${endpoint.stream ? "streamRawPredict" : "rawPredict"}`, endpoint.query);
+      // Claude ids keep their `@version` as Anthropic's Vertex SDK sends them.
+      const model = encodeURIComponent(endpoint.model ?? "").replace(/%40/g, "@");
+      return joinUrl(root, `/publishers/anthropic/models/${model}:${endpoint.stream ? "streamRawPredict" : "rawPredict"}`, endpoint.query);
     }
     if (endpoint.path === "/messages/count_tokens") return joinUrl(root, "/publishers/anthropic/models/count-tokens:rawPredict", endpoint.query);
     if (endpoint.path === "/models") return joinUrl(root, "/publishers/google/models", endpoint.query);
