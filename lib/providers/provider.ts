@@ -169,6 +169,8 @@ export interface Provider {
   /** The path segment the provider's endpoints hang off ("/v1"), suggested when a base URL lacks one. */
   versionSegment?: string;
   requiresApiKey: boolean;
+  /** What the key field takes, where it is not a plain API key (a service account's JSON key), for the console. */
+  apiKeyHelp?: string;
   ownedBy: string;
   /** Settings beyond base URL and key (an API version, a region); none when absent. */
   settings?: ProviderSettings;

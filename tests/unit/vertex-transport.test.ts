@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { isGatewayError } from "@/lib/canonical/gateway-error";
+import { checkChannelDraft } from "@/lib/channels/check-channel";
+import { providers } from "@/lib/providers/registry";
+import { UpstreamHttp } from "@/lib/providers/upstream-http";
+import type { Runtime } from "@/lib/runtime-types";
 import type { OutgoingRequest } from "@/lib/providers/transport";
 import { readGoogleError } from "@/lib/providers/vertex/parse-error";
 import { VERTEX_BASE_URL_TEMPLATE, vertexTransport } from "@/lib/providers/vertex/transport";
@@ -12,10 +16,12 @@ import { testChannel } from "../helpers/in-memory-core";
 // replaced shortly before it ends.
 
 let fake: FakeVertex;
+const upstreamHttp = new UpstreamHttp({ connections: 4 });
 before(async () => {
   fake = await startFakeVertexUpstream();
 });
 after(async () => {
+  await upstreamHttp.close();
   await fake.close();
 });
 
@@ -124,5 +130,29 @@ describe("the service account's access token", () => {
     assert.equal(notAKey.upstreamStatus, 401);
     assert.match(notAKey.message, /not a Google service-account JSON key/);
     assert.doesNotMatch(notAKey.message, /sk-not/);
+  });
+});
+
+describe("the check before a Vertex channel is saved", () => {
+  const runtime = { upstream: upstreamHttp, providers, deploymentId: "vertex-check" } as unknown as Runtime;
+  const draft = (fields: { project?: string; apiKey?: string; model: string }) =>
+    testChannel("draft", {
+      type: "vertex",
+      baseUrl: fake.baseUrl,
+      apiKey: fields.apiKey ?? fake.serviceAccount.json,
+      settings: { project: fields.project ?? VERTEX_PROJECT, location: VERTEX_LOCATION },
+      models: ["public"],
+      modelMap: { public: fields.model },
+    });
+
+  test("passes for a Gemini and a Claude model; a project the account cannot use, or a broken key, is named", async () => {
+    assert.equal((await checkChannelDraft(runtime, draft({ model: "gemini-2.5-flash" }))).ok, true);
+    assert.equal((await checkChannelDraft(runtime, draft({ model: "claude-sonnet-4@20250514" }))).ok, true);
+    const otherProject = await checkChannelDraft(runtime, draft({ model: "gemini-2.5-flash", project: "someone-elses-project" }));
+    assert.equal(otherProject.ok, false);
+    assert.match(otherProject.error!, /Permission 'aiplatform.endpoints.predict' denied/);
+    const broken = await checkChannelDraft(runtime, draft({ model: "gemini-2.5-flash", apiKey: '{"type":"authorized_user"}' }));
+    assert.match(broken.error!, /not a Google service-account JSON key \(type: type must be "service_account"\)/);
+    assert.equal(JSON.stringify(otherProject.result?.exchanges ?? []).includes("ya29."), false, "the token is never shown");
   });
 });

@@ -9,7 +9,15 @@ import type { SettingField } from "@/lib/providers/provider";
 import { formatModelMap, formatPrices, parseModelMap, parsePrices, splitModels } from "./channel-fields";
 import { ChannelSettingsFields, readSettings } from "./channel-settings-fields";
 
-export type TypeInfo = { type: string; defaultBaseUrl: string; requiresApiKey: boolean; canListModels: boolean; settings: SettingField[] };
+export type TypeInfo = {
+  type: string;
+  defaultBaseUrl: string;
+  versionSegment: string | null;
+  requiresApiKey: boolean;
+  apiKeyHelp: string | null;
+  canListModels: boolean;
+  settings: SettingField[];
+};
 
 type Problem = { error: string; suggestion?: string; checkFailed?: boolean };
 
@@ -106,7 +114,11 @@ export function ChannelForm({ channel, types, onClose }: { channel: ChannelJson 
           <Field
             label="Base URL"
             htmlFor="channel-url"
-            hint={info?.defaultBaseUrl ? `Empty means ${info.defaultBaseUrl}. Include the version segment (…/v1).` : "Not used by this type."}
+            hint={
+              info?.defaultBaseUrl
+                ? `Empty means ${info.defaultBaseUrl}.${info.versionSegment ? ` Include the version segment (…${info.versionSegment}).` : ""}`
+                : "Not used by this type."
+            }
           >
             <Input
               id="channel-url"
@@ -117,7 +129,15 @@ export function ChannelForm({ channel, types, onClose }: { channel: ChannelJson 
               placeholder={info?.defaultBaseUrl}
             />
           </Field>
-          <Field label="API key" htmlFor="channel-key" hint={channel?.hasApiKey ? "Stored encrypted. Leave empty to keep it." : info?.requiresApiKey ? "Required." : "Optional."}>
+          <Field
+            label="API key"
+            htmlFor="channel-key"
+            hint={
+              channel?.hasApiKey
+                ? `${info?.apiKeyHelp ? `${info.apiKeyHelp} ` : ""}Stored encrypted. Leave empty to keep it.`
+                : (info?.apiKeyHelp ?? (info?.requiresApiKey ? "Required." : "Optional."))
+            }
+          >
             <Input id="channel-key" name="apiKey" type="password" autoComplete="off" />
           </Field>
           <ChannelSettingsFields

@@ -16,7 +16,9 @@ export default async function ChannelsPage() {
   const types = CHANNEL_TYPES.map((type) => ({
     type,
     defaultBaseUrl: providers[type].defaultBaseUrl,
+    versionSegment: providers[type].versionSegment ?? null,
     requiresApiKey: providers[type].requiresApiKey,
+    apiKeyHelp: providers[type].apiKeyHelp ?? null,
     canListModels: providers[type].listModels !== undefined,
     settings: providers[type].settings?.fields ?? [],
   }));
