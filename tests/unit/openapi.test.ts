@@ -36,7 +36,7 @@ describe("the OpenAPI document", () => {
     assert.ok(chat.properties.messages, "messages documented");
     assert.ok(chat.required.includes("model") && chat.required.includes("messages"));
     const channel = document.paths["/api/admin/channels"]!.post.requestBody.content["application/json"].schema;
-    assert.deepEqual(channel.properties.type.enum, ["openai", "anthropic", "gemini", "mock"]);
+    assert.deepEqual(channel.properties.type.enum, ["openai", "anthropic", "gemini", "vertex", "mock"]);
     assert.ok(document.paths["/v1/images/edits"]!.post.requestBody.content["multipart/form-data"]);
     // Gemini's methods are documented under both versions the SDKs call.
     for (const version of ["/v1beta", "/v1"]) {
