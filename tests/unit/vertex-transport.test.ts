@@ -117,6 +117,19 @@ describe("the service account's access token", () => {
     fake.tokenLifetimeSeconds = 3600;
   });
 
+  test("a token Vertex answers 401 for is dropped: the next call buys a new one", async () => {
+    const transport = vertexTransport(channel());
+    const start = fake.tokenRequests;
+    const first = outgoing("{}");
+    await transport.authorize(first, AbortSignal.timeout(5000));
+    const unauthenticated = JSON.stringify({ error: { code: 401, message: "Request had invalid authentication credentials.", status: "UNAUTHENTICATED" } });
+    assert.equal(transport.readError!(401, unauthenticated, {})?.upstreamStatus, 401);
+    const next = outgoing("{}");
+    await transport.authorize(next, AbortSignal.timeout(5000));
+    assert.equal(fake.tokenRequests - start, 2);
+    assert.notEqual(next.headers.authorization, first.headers.authorization);
+  });
+
   test("a key Google refuses, or no key at all, is the channel's credential failure (like an upstream 401), never quoting the key", async () => {
     const impostor = JSON.parse(createServiceAccount(fake.tokenUri).json);
     impostor.client_email = fake.serviceAccount.clientEmail;

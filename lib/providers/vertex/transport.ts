@@ -58,6 +58,11 @@ export function vertexTransport(channel: Channel): Transport {
       tokens ??= serviceAccountTokens(parseServiceAccountKey(channel.apiKey));
       request.headers.authorization = `Bearer ${await tokens.token()}`;
     },
-    readError: (status, bodyText, headers) => readGoogleError(status, bodyText, headers, tokens?.secrets() ?? []),
+    readError(status, bodyText, headers) {
+      const error = readGoogleError(status, bodyText, headers, tokens?.secrets() ?? []);
+      // A token Google no longer takes (revoked, the account's keys rotated) is not kept for the next call.
+      if (status === 401) tokens = undefined;
+      return error;
+    },
   };
 }
