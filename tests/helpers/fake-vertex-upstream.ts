@@ -37,9 +37,9 @@ export interface ServiceAccount {
 }
 
 /** A throwaway service-account key whose token_uri is `tokenUri`. */
-export function createServiceAccount(tokenUri: string, project = VERTEX_PROJECT): ServiceAccount {
+export function createServiceAccount(tokenUri: string, project = VERTEX_PROJECT, name = "gateway"): ServiceAccount {
   const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
-  const clientEmail = `gateway@${project}.iam.gserviceaccount.com`;
+  const clientEmail = `${name}@${project}.iam.gserviceaccount.com`;
   const key = {
     type: "service_account",
     project_id: project,
@@ -69,7 +69,10 @@ const base64url = (text: string) => Buffer.from(text, "base64url");
 export interface FakeVertex extends FakeServer {
   baseUrl: string;
   tokenUri: string;
+  /** The service account the fake knows first. */
   serviceAccount: ServiceAccount;
+  /** One more service account the token endpoint knows. */
+  newServiceAccount(): ServiceAccount;
   /** Grants made, and refused. */
   tokenRequests: number;
   /** Seconds each new access token lives. */
@@ -82,6 +85,7 @@ export async function startFakeVertexUpstream(options: { project?: string; locat
   const project = options.project ?? VERTEX_PROJECT;
   const location = options.location ?? VERTEX_LOCATION;
   const tokens = new Map<string, number>();
+  const accounts = new Map<string, ServiceAccount>();
   let fake: FakeVertex;
 
   const grant = (request: ReceivedRequest, response: http.ServerResponse) => {
@@ -97,9 +101,10 @@ export async function startFakeVertexUpstream(options: { project?: string; locat
     const head = JSON.parse(base64url(header).toString());
     const claims = JSON.parse(base64url(payload).toString());
     if (head.alg !== "RS256") return refuse("Invalid JWT: the algorithm must be RS256.");
-    if (!verify("RSA-SHA256", Buffer.from(`${header}.${payload}`), fake.serviceAccount.publicKey, base64url(signature))) return refuse("Invalid JWT Signature.");
+    const account = accounts.get(claims.iss);
+    if (!account) return refuse("Invalid grant: account not found");
+    if (!verify("RSA-SHA256", Buffer.from(`${header}.${payload}`), account.publicKey, base64url(signature))) return refuse("Invalid JWT Signature.");
     const now = Math.floor(Date.now() / 1000);
-    if (claims.iss !== fake.serviceAccount.clientEmail) return refuse("Invalid JWT: iss is not the service account.");
     // The audience is the endpoint that redeems it: this one, or Google's, which the vendor SDKs always name.
     if (claims.aud !== fake.tokenUri && claims.aud !== GOOGLE_TOKEN_URI) return refuse("Invalid JWT: aud must be the token endpoint.");
     if (!String(claims.scope ?? "").split(" ").includes(CLOUD_PLATFORM)) return refuse("Invalid JWT: scope must include cloud-platform.");
@@ -265,10 +270,16 @@ export async function startFakeVertexUpstream(options: { project?: string; locat
 
   const server = await startFakeServer(handle);
   const tokenUri = `${server.origin}/token`;
+  const newServiceAccount = () => {
+    const account = createServiceAccount(tokenUri, project, `gateway-${accounts.size + 1}`);
+    accounts.set(account.clientEmail, account);
+    return account;
+  };
   fake = Object.assign(server, {
     baseUrl: server.origin,
     tokenUri,
-    serviceAccount: createServiceAccount(tokenUri, project),
+    serviceAccount: newServiceAccount(),
+    newServiceAccount,
     tokenRequests: 0,
     tokenLifetimeSeconds: 3600,
     streamed: new Map<ReceivedRequest, string>(),

@@ -87,10 +87,22 @@ describe("the service account's token", () => {
     assert.deepEqual(fake.rejected, []);
   });
 
+  test("calls seconds apart, after the channel cache has reloaded, use the same token", async () => {
+    const before = fake.tokenRequests;
+    const openai = (clients[0] as ReturnType<typeof openAIFacade>).client;
+    for (let round = 0; round < 3; round += 1) {
+      await Promise.all(gateway.instances.map(() => openai.chat.completions.create({ model: "vx-gemini", messages: [{ role: "user", content: `round ${round}` }] })));
+      await new Promise((resolve) => setTimeout(resolve, 1200));
+    }
+    assert.equal(fake.tokenRequests, before, "no token bought after the first");
+  });
+
   test("a token within minutes of its end is replaced before use", async () => {
     fake.tokenLifetimeSeconds = 302; // inside the 5-minute margin 2 s after it is issued
+    const account = fake.newServiceAccount();
+    gateway.secrets.add(JSON.parse(account.json).private_key.split("\n")[1]);
     const created = await gateway.admin("POST", "/api/admin/channels", {
-      name: "vertex-refresh", type: "vertex", baseUrl: fake.baseUrl, apiKey: fake.serviceAccount.json, settings, models: ["vx-refresh"], modelMap: { "vx-refresh": "gemini-2.5-flash" },
+      name: "vertex-refresh", type: "vertex", baseUrl: fake.baseUrl, apiKey: account.json, settings, models: ["vx-refresh"], modelMap: { "vx-refresh": "gemini-2.5-flash" },
     });
     assert.equal(created.status, 201);
     const ask = (instance: string) =>

@@ -97,9 +97,10 @@ describe("Google's errors", () => {
 });
 
 describe("the service account's access token", () => {
-  test("one grant for many concurrent first calls, reused after, and replaced once it is within minutes of its end", async () => {
+  test("one grant for many concurrent first calls, reused after (by the transport a reload builds too), and replaced once it is within minutes of its end", async () => {
     fake.tokenLifetimeSeconds = 302; // 2 s before the 5-minute margin
-    const transport = vertexTransport(channel());
+    const apiKey = fake.newServiceAccount().json;
+    const transport = vertexTransport(channel({ apiKey }));
     const start = fake.tokenRequests;
     const requests = Array.from({ length: 20 }, () => outgoing("{}"));
     await Promise.all(requests.map((request) => transport.authorize(request, AbortSignal.timeout(5000))));
@@ -107,8 +108,10 @@ describe("the service account's access token", () => {
     assert.equal(new Set(requests.map((request) => request.headers.authorization)).size, 1);
     assert.match(requests[0]!.headers.authorization!, /^Bearer ya29\.fake-/);
     const again = outgoing("{}");
-    await transport.authorize(again, AbortSignal.timeout(5000));
+    // The channel cache rebuilds channels, and so transports, on every reload.
+    await vertexTransport(channel({ apiKey })).authorize(again, AbortSignal.timeout(5000));
     assert.equal(fake.tokenRequests - start, 1);
+    assert.equal(again.headers.authorization, requests[0]!.headers.authorization);
     await new Promise((resolve) => setTimeout(resolve, 2200));
     const later = outgoing("{}");
     await transport.authorize(later, AbortSignal.timeout(5000));
@@ -118,7 +121,7 @@ describe("the service account's access token", () => {
   });
 
   test("a token Vertex answers 401 for is dropped: the next call buys a new one", async () => {
-    const transport = vertexTransport(channel());
+    const transport = vertexTransport(channel({ apiKey: fake.newServiceAccount().json }));
     const start = fake.tokenRequests;
     const first = outgoing("{}");
     await transport.authorize(first, AbortSignal.timeout(5000));

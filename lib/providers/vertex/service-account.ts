@@ -1,4 +1,6 @@
+import { createHash } from "node:crypto";
 import { gaxios, JWT } from "google-auth-library";
+import { LRUCache } from "lru-cache";
 import { z } from "zod";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import { safeJson } from "@/lib/canonical/json";
@@ -7,6 +9,10 @@ import { safeJson } from "@/lib/canonical/json";
 // token that the key buys from its token_uri (the JWT bearer grant, RS256), through
 // google-auth-library's JWT client: one token for every call of the channel, fetched once
 // however many calls start together, and replaced a few minutes before it expires.
+//
+// Tokens are kept per key, in this process, not per transport: the channel cache rebuilds
+// its channels (and so their transports) on every reload, once a second. Losing them on a
+// restart costs one token request.
 
 const CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform";
 /** Where google-auth-library sends the grant; a key may name another token_uri. */
@@ -40,20 +46,37 @@ export interface AccessTokens {
   token(): Promise<string>;
   /** Secrets an upstream error could quote: the current token. */
   secrets(): string[];
+  /** Drops the current token (the upstream stopped taking it): the next call buys a new one. */
+  reset(): void;
 }
 
-/** Access tokens for one service-account key, cached and shared by every call of the channel. */
+const sources = new LRUCache<string, AccessTokens>({ max: 256 });
+
+/** The access tokens of the channel key `apiKey`, shared by every channel and transport holding the same key. */
+export function tokensForKey(apiKey: string | undefined): AccessTokens {
+  const id = createHash("sha256").update(apiKey ?? "").digest("base64url");
+  let source = sources.get(id);
+  if (!source) {
+    source = serviceAccountTokens(parseServiceAccountKey(apiKey));
+    sources.set(id, source);
+  }
+  return source;
+}
+
+/** Access tokens for one service-account key, cached and shared by every call. */
 export function serviceAccountTokens(key: ServiceAccountKey): AccessTokens {
-  const client = new JWT({
-    email: key.client_email,
-    key: key.private_key,
-    keyId: key.private_key_id,
-    scopes: [CLOUD_PLATFORM_SCOPE],
-    // The assertion is for the server that redeems it: the key's token_uri.
-    additionalClaims: { aud: key.token_uri },
-    transporter: tokenTransporter(key.token_uri),
-    eagerRefreshThresholdMillis: TOKEN_REFRESH_MARGIN_MS,
-  });
+  const newClient = () =>
+    new JWT({
+      email: key.client_email,
+      key: key.private_key,
+      keyId: key.private_key_id,
+      scopes: [CLOUD_PLATFORM_SCOPE],
+      // The assertion is for the server that redeems it: the key's token_uri.
+      additionalClaims: { aud: key.token_uri },
+      transporter: tokenTransporter(key.token_uri),
+      eagerRefreshThresholdMillis: TOKEN_REFRESH_MARGIN_MS,
+    });
+  let client = newClient();
   let pending: Promise<string> | undefined;
   let current: string | undefined;
   return {
@@ -71,6 +94,9 @@ export function serviceAccountTokens(key: ServiceAccountKey): AccessTokens {
       return pending;
     },
     secrets: () => (current ? [current] : []),
+    reset() {
+      client = newClient();
+    },
   };
 }
 

@@ -2,7 +2,7 @@ import { joinUrl, type Endpoint, type Transport } from "@/lib/providers/transpor
 import type { Channel } from "@/lib/routing/channel";
 import { readGoogleError } from "./parse-error";
 import { vertexAnthropicBody, vertexGeminiBody } from "./prepare-body";
-import { parseServiceAccountKey, serviceAccountTokens, type AccessTokens } from "./service-account";
+import { tokensForKey, type AccessTokens } from "./service-account";
 import { readVertexSettings } from "./settings";
 
 // Where Vertex keeps each wire format's endpoints, and its credentials. Everything hangs
@@ -55,13 +55,13 @@ export function vertexTransport(channel: Channel): Transport {
       }
     },
     async authorize(request) {
-      tokens ??= serviceAccountTokens(parseServiceAccountKey(channel.apiKey));
+      tokens ??= tokensForKey(channel.apiKey);
       request.headers.authorization = `Bearer ${await tokens.token()}`;
     },
     readError(status, bodyText, headers) {
       const error = readGoogleError(status, bodyText, headers, tokens?.secrets() ?? []);
       // A token Google no longer takes (revoked, the account's keys rotated) is not kept for the next call.
-      if (status === 401) tokens = undefined;
+      if (status === 401) tokens?.reset();
       return error;
     },
   };
