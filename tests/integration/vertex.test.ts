@@ -260,6 +260,25 @@ describe("Claude Code on a Vertex Claude model", () => {
     assert.ok(row.completionTokens > 0);
   });
 
+  test("a beta Vertex refuses is dropped and the request sent again, the log row saying so; the others stay", async () => {
+    const client = new Anthropic({ apiKey: key, baseURL: gateway.url, maxRetries: 0 });
+    const { data, response } = await client.beta.messages
+      .create({
+        model: "vx-claude",
+        max_tokens: 50,
+        messages: [{ role: "user", content: "betas" }],
+        betas: ["interleaved-thinking-2025-05-14", "structured-outputs-2025-11-13"],
+      })
+      .withResponse();
+    assert.equal((data.content[0] as Anthropic.Beta.BetaTextBlock).text, "Echo: betas");
+    const [refused, retried] = fake.received.slice(-2);
+    assert.equal(refused!.headers["anthropic-beta"], "interleaved-thinking-2025-05-14,structured-outputs-2025-11-13");
+    assert.equal(retried!.headers["anthropic-beta"], "interleaved-thinking-2025-05-14");
+    const row = await logRow(response.headers.get("x-request-id"));
+    assert.ok(row.warnings.some((warning: string) => warning.includes("structured-outputs-2025-11-13 dropped")), JSON.stringify(row.warnings));
+    fake.rejected.length = 0;
+  });
+
   test("through the SDK's beta client, streamed: thinking blocks and signatures of a tool turn come back as Vertex sent them", async () => {
     const client = new Anthropic({ apiKey: key, baseURL: gateway.url, maxRetries: 0, defaultHeaders: fixture.headers });
     const message = await client.beta.messages
