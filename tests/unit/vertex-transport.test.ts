@@ -35,12 +35,14 @@ const channel = (fields: { baseUrl?: string; location?: string; apiKey?: string 
 const outgoing = (body: string | Buffer, headers: Record<string, string> = {}): OutgoingRequest => ({ url: "", method: "POST", headers, body });
 
 describe("where Vertex's endpoints are", () => {
-  test("the regional host by default, the global one for global, a given base URL with or without /v1", () => {
+  test("the regional host by default, the multi-regions' and the global one for those, a given base URL with or without /v1", () => {
     const root = `/v1/projects/${VERTEX_PROJECT}/locations`;
     const regional = vertexTransport(channel({ baseUrl: VERTEX_BASE_URL_TEMPLATE, location: "europe-west4" }));
     assert.equal(regional.url({ path: "/models/gemini-2.5-flash:generateContent" }), `https://europe-west4-aiplatform.googleapis.com${root}/europe-west4/publishers/google/models/gemini-2.5-flash:generateContent`);
     const global = vertexTransport(channel({ baseUrl: VERTEX_BASE_URL_TEMPLATE, location: "global" }));
     assert.equal(global.url({ path: "/models/gemini-2.5-flash:streamGenerateContent", query: "alt=sse" }), `https://aiplatform.googleapis.com${root}/global/publishers/google/models/gemini-2.5-flash:streamGenerateContent?alt=sse`);
+    const multiRegion = vertexTransport(channel({ baseUrl: VERTEX_BASE_URL_TEMPLATE, location: "eu" }));
+    assert.equal(multiRegion.url({ path: "/messages", model: "claude-sonnet-4@20250514" }), `https://aiplatform.eu.rep.googleapis.com${root}/eu/publishers/anthropic/models/claude-sonnet-4@20250514:rawPredict`);
     const given = vertexTransport(channel({ baseUrl: "https://proxy.example/vertex/v1" }));
     assert.equal(given.url({ path: "/models/text-embedding-005:predict" }), `https://proxy.example/vertex/v1/projects/${VERTEX_PROJECT}/locations/${VERTEX_LOCATION}/publishers/google/models/text-embedding-005:predict`);
   });

@@ -29,7 +29,7 @@ export const vertexSettings: ProviderSettings = {
     {
       name: "location",
       label: "Location",
-      help: "Where the models run: a region such as us-central1 or europe-west4, or global. Claude models are offered in a few regions only (see Model Garden).",
+      help: "Where the models run: a region such as us-central1 or europe-west4, a multi-region (us, eu), or global. Claude models are offered in a few regions only (see Model Garden).",
       required: true,
       placeholder: "us-central1",
     },

@@ -16,10 +16,15 @@ export const VERTEX_BASE_URL_TEMPLATE = "https://{location}-aiplatform.googleapi
 
 const GEMINI_METHOD = /^\/models\/([^/:?]+):(\w+)$/;
 
-/** The host of a location: regional endpoints, and one for `global`. */
+/** Multi-regions, served from their own regional-endpoint hosts. */
+const MULTI_REGIONS = new Set(["us", "eu"]);
+
+/** The host of a location: a region's own, a multi-region's, or the global one. */
 export function vertexBaseUrl(baseUrl: string, location: string): string {
   if (baseUrl !== VERTEX_BASE_URL_TEMPLATE) return baseUrl.replace(/\/+$/, "");
-  return location === "global" ? "https://aiplatform.googleapis.com" : baseUrl.replace("{location}", location);
+  if (location === "global") return "https://aiplatform.googleapis.com";
+  if (MULTI_REGIONS.has(location)) return `https://aiplatform.${location}.rep.googleapis.com`;
+  return baseUrl.replace("{location}", location);
 }
 
 export function vertexTransport(channel: Channel): Transport {
