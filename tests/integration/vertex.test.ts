@@ -195,6 +195,9 @@ describe("every client format to a Vertex Gemini model and a Vertex Claude model
     const embedded = await openai.embeddings.create({ model: "vx-embed", input: ["alpha", "beta gamma"], dimensions: 3 });
     assert.deepEqual(embedded.data.map((item) => item.embedding), [[5, 0.25, 0.5], [10, 0.25, 0.5]]);
     assert.equal(embedded.usage.prompt_tokens, 5, "the tokens Vertex counted");
+    const fromGemini = await gemini.models.embedContent({ model: "vx-embed", contents: ["one", "three"], config: { outputDimensionality: 3 } });
+    assert.deepEqual(fromGemini.embeddings?.map((embedding) => embedding.values), [[3, 0.25, 0.5], [5, 0.25, 0.5]]);
+    assert.match(fake.received.at(-1)!.path, /\/publishers\/google\/models\/text-embedding-005:predict$/);
     await assert.rejects(openai.embeddings.create({ model: "vx-claude", input: "x" }), (error: any) => error.status === 404);
     assert.deepEqual(fake.rejected, []);
   });
