@@ -103,49 +103,65 @@ function topLevelMembers(text: string): { members: Member[]; close: number } | u
 
 /**
  * The JSON object in `bytes` with the members in `set` replaced, or added at its end,
- * the members named in `remove` taken out, and every other byte as it was. Undefined
- * when the bytes are not one plain UTF-8 JSON object whose members can be told apart (a
- * byte order mark, a key to set given twice): the caller then serialises its parsed copy.
+ * or removed where the value is `undefined` (as JSON.stringify leaves it out), and every
+ * other byte as it was. Undefined when the bytes are not one plain UTF-8 JSON
+ * object whose members can be told apart (a byte order mark, a key to set given twice):
+ * the caller then serialises its parsed copy instead.
  */
-export function rewriteJsonObject(bytes: Buffer, set: Record<string, unknown>, remove: string[] = []): Buffer | undefined {
+export function rewriteJsonObject(bytes: Buffer, set: Record<string, unknown>): Buffer | undefined {
   const keys = Object.keys(set);
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return undefined;
   const found = topLevelMembers(bytes.toString("latin1"));
   if (!found) return undefined;
-  const members = found.members;
-  const removed = members.map((member) => remove.includes(member.key) && !keys.includes(member.key));
-  if (keys.length === 0 && !removed.includes(true)) return bytes;
+  if (keys.length === 0) return bytes;
   const edits: { start: number; end: number; text: string }[] = [];
-  for (let index = 0; index < members.length; index += 1) {
-    if (!removed[index]) continue;
-    const member = members[index]!;
-    // With a kept member after it, the member goes with its own comma (up to the next key);
-    // as the last kept one's follower, with the comma before it.
-    const keptAfter = removed.some((gone, later) => later > index && !gone);
-    if (keptAfter) edits.push({ start: member.keyStart, end: members[index + 1]!.keyStart, text: "" });
-    else edits.push({ start: index > 0 ? members[index - 1]!.end : member.keyStart, end: member.end, text: "" });
-  }
-  const kept = removed.filter((gone) => !gone).length;
   const added: string[] = [];
+  const removed = new Set<number>();
   for (const key of keys) {
-    const matches = members.filter((member) => member.key === key);
+    const matches = found.members.filter((member) => member.key === key);
     if (matches.length > 1) return undefined;
+    if (set[key] === undefined) {
+      if (matches.length === 1) removed.add(found.members.indexOf(matches[0]!));
+      continue;
+    }
     const value = JSON.stringify(set[key]);
     if (matches.length === 1) edits.push({ start: matches[0]!.start, end: matches[0]!.end, text: value });
     else added.push(`${JSON.stringify(key)}:${value}`);
   }
+  edits.push(...removals(found.members, removed));
   if (added.length > 0) {
-    edits.push({ start: found.close, end: found.close, text: `${kept > 0 ? "," : ""}${added.join(",")}` });
+    const kept = found.members.length > removed.size;
+    edits.push({ start: found.close, end: found.close, text: `${kept ? "," : ""}${added.join(",")}` });
   }
   edits.sort((a, b) => a.start - b.start);
   const parts: Buffer[] = [];
   let from = 0;
   for (const edit of edits) {
     parts.push(bytes.subarray(from, edit.start), Buffer.from(edit.text, "utf8"));
-    from = Math.max(from, edit.end);
+    from = edit.end;
   }
   parts.push(bytes.subarray(from));
   return Buffer.concat(parts);
+}
+
+/**
+ * The byte ranges that remove the members at `removed`, run by run, each with one comma:
+ * a run with a kept member after it goes up to that member's key; a run at the end goes
+ * from the end of the kept member before it, so no comma is left before the closing brace.
+ */
+function removals(members: Member[], removed: Set<number>): { start: number; end: number; text: string }[] {
+  const edits: { start: number; end: number; text: string }[] = [];
+  for (let first = 0; first < members.length; first += 1) {
+    if (!removed.has(first)) continue;
+    let last = first;
+    while (removed.has(last + 1)) last += 1;
+    const next = members[last + 1];
+    const previous = members[first - 1];
+    if (next) edits.push({ start: members[first]!.keyStart, end: next.keyStart, text: "" });
+    else edits.push({ start: previous ? previous.end : members[first]!.keyStart, end: members[last]!.end, text: "" });
+    first = last;
+  }
+  return edits;
 }
 
 /**

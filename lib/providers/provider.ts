@@ -175,8 +175,8 @@ export interface Provider {
   /** A path people paste after the base URL that the provider adds itself (Azure's `/openai/...`), trimmed on save. */
   pastedSuffix?: RegExp;
   requiresApiKey: boolean;
-  /** What the key field takes, for the console, where it is more than the vendor's API key (credentials as JSON). */
-  keyHelp?: string;
+  /** What the key field takes, where it is not a plain API key (a service account's JSON key), for the console. */
+  apiKeyHelp?: string;
   ownedBy: string;
   /** Settings beyond base URL and key (an API version, a region); none when absent. */
   settings?: ProviderSettings;

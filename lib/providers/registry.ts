@@ -6,6 +6,7 @@ import { geminiProvider } from "./gemini";
 import { mockProvider } from "./mock";
 import { openAIProvider } from "./openai";
 import type { Provider } from "./provider";
+import { vertexProvider } from "./vertex";
 
 export const providers: Record<ChannelType, Provider> = {
   openai: openAIProvider,
@@ -13,5 +14,6 @@ export const providers: Record<ChannelType, Provider> = {
   gemini: geminiProvider,
   azure: azureProvider,
   bedrock: bedrockProvider,
+  vertex: vertexProvider,
   mock: mockProvider,
 };

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Prices } from "@/lib/limits/prices";
 import type { Operation } from "@/lib/providers/operation";
 
-export const CHANNEL_TYPES = ["openai", "anthropic", "gemini", "azure", "bedrock", "mock"] as const;
+export const CHANNEL_TYPES = ["openai", "anthropic", "gemini", "azure", "bedrock", "vertex", "mock"] as const;
 export const channelTypeSchema = z.enum(CHANNEL_TYPES);
 export type ChannelType = z.infer<typeof channelTypeSchema>;
 

@@ -1,6 +1,7 @@
 import type { Locator } from "@playwright/test";
 import OpenAI from "openai";
 import { UPSTREAM_API_KEY } from "../helpers/fake-openai-upstream";
+import { startFakeVertexUpstream, VERTEX_LOCATION, VERTEX_PROJECT } from "../helpers/fake-vertex-upstream";
 import { ADMIN, expect, test } from "./fixtures";
 
 // The console as a new user meets it: the mistakes people make first, answered in place.
@@ -64,6 +65,36 @@ test.describe("channels", () => {
     const row = page.getByTestId("channel-row-Unversioned");
     await expect(row).toContainText(`${origin}/v1`);
     await expect(row).toContainText("gpt-4o-mini");
+  });
+
+  test("a Vertex channel: its settings with their help, the service-account key pasted whole, saved after the check", async ({ console, page, deployment }) => {
+    const vertex = await startFakeVertexUpstream();
+    try {
+      deployment.gateway.secrets.add(JSON.parse(vertex.serviceAccount.json).private_key.split("\n")[1]);
+      await console.signIn(ADMIN.email, ADMIN.password);
+      await console.open("/console/channels");
+      await page.getByRole("button", { name: "Add channel" }).click();
+      const form = page.getByRole("form", { name: "Add channel" });
+      await form.getByLabel("Name", { exact: true }).fill("Vertex");
+      await form.getByLabel("Type").selectOption("vertex");
+      await expect(form).toContainText("Empty means https://{location}-aiplatform.googleapis.com.");
+      await expect(form).toContainText("The service account's JSON key, pasted whole");
+      await expect(form.getByLabel("Project ID")).toHaveAttribute("placeholder", "my-project-123");
+      await expect(form).toContainText("The Google Cloud project that has the Vertex AI API enabled");
+      await form.getByLabel("Base URL").fill(vertex.baseUrl);
+      await form.getByLabel("API key").fill(vertex.serviceAccount.json);
+      await form.getByLabel("Project ID").fill(VERTEX_PROJECT);
+      await form.getByLabel("Location").fill(VERTEX_LOCATION);
+      await form.getByLabel("Models", { exact: true }).fill("vx-e2e");
+      await form.getByLabel("Model map").fill("vx-e2e = claude-sonnet-4@20250514");
+      await form.getByRole("button", { name: "Save channel" }).click();
+      const row = page.getByTestId("channel-row-Vertex");
+      await expect(row).toContainText("vx-e2e → claude-sonnet-4@20250514");
+      expect(vertex.tokenRequests, "the check bought a token with the pasted key").toBe(1);
+      expect(vertex.rejected).toEqual([]);
+    } finally {
+      await vertex.close();
+    }
   });
 
   test("the channel list stays clear at 1440x900 and 390x844, with long errors and a closable test panel", async ({ console, page, deployment }) => {

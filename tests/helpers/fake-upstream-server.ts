@@ -35,7 +35,7 @@ export async function startFakeServer(handle: FakeHandler): Promise<FakeServer> 
       method: request.method ?? "",
       path: request.url ?? "",
       headers: request.headers,
-      body: text ? JSON.parse(text) : undefined,
+      body: parseBody(text, request.headers["content-type"]),
       raw: text,
       closedEarly: false,
     };
@@ -63,6 +63,13 @@ export async function startFakeServer(handle: FakeHandler): Promise<FakeServer> 
       }),
   };
   return fake;
+}
+
+/** JSON as JSON, a form as its fields (an OAuth token request), anything else as undefined. */
+function parseBody(text: string, contentType: string | undefined): any {
+  if (!text) return undefined;
+  if (contentType?.startsWith("application/x-www-form-urlencoded")) return Object.fromEntries(new URLSearchParams(text));
+  return JSON.parse(text);
 }
 
 export function lastUserText(messages: { role: string; content?: unknown; parts?: unknown }[]): string {

@@ -28,7 +28,7 @@ describe("a relayed JSON body with some members rewritten", () => {
       fc.property(body, spacing, removable, fc.boolean(), (object, space, remove, add) => {
         const bytes = Buffer.from(JSON.stringify(object, null, space));
         const set = add ? { anthropic_version: "bedrock-2023-05-31" } : {};
-        const rewritten = rewriteJsonObject(bytes, set, remove);
+        const rewritten = rewriteJsonObject(bytes, { ...set, ...Object.fromEntries(remove.map((name) => [name, undefined])) });
         assert.ok(rewritten, bytes.toString());
         const expected = JSON.parse(JSON.stringify({ ...object, ...set }));
         for (const name of remove) delete expected[name];
@@ -37,7 +37,7 @@ describe("a relayed JSON body with some members rewritten", () => {
       { numRuns: 3000 },
     );
     assert.equal(
-      rewriteJsonObject(Buffer.from('{"model":"m", "max_tokens":5,\n "stream":true}'), { anthropic_version: "v" }, ["model", "stream"])?.toString(),
+      rewriteJsonObject(Buffer.from('{"model":"m", "max_tokens":5,\n "stream":true}'), { anthropic_version: "v", model: undefined, stream: undefined })?.toString(),
       '{"max_tokens":5,"anthropic_version":"v"}',
     );
   });
@@ -63,6 +63,23 @@ describe("a relayed JSON body with some members rewritten", () => {
       rewritten?.toString("utf8"),
       '{ "temperature": 1.0, "model" : "gpt-4o-2024-08-06",\n  "messages": [{"role":"user","content":"caf\\u00e9 \\"quoted\\" \u2713"}], "seed": 1e3 ,"stream_options":{"include_usage":true}}',
     );
+  });
+
+  test("members set to undefined are removed, any of them, wherever they stand, with the rest as sent", () => {
+    const removable = fc.record({ model: fc.constant(undefined), stream: fc.constant(undefined), anthropic_version: fc.string() }, { requiredKeys: [] });
+    fc.assert(
+      fc.property(body, spacing, removable, (object, space, set) => {
+        const bytes = Buffer.from(JSON.stringify(object, null, space));
+        const rewritten = rewriteJsonObject(bytes, set);
+        assert.ok(rewritten, bytes.toString());
+        assert.deepEqual(JSON.parse(rewritten.toString("utf8")), JSON.parse(JSON.stringify({ ...object, ...set })));
+      }),
+      { numRuns: 3000 },
+    );
+    const sent = '{ "model" : "claude-x",\n "messages": [], "stream": true }';
+    assert.equal(rewriteJsonObject(Buffer.from(sent), { model: undefined })?.toString(), '{ "messages": [], "stream": true }');
+    assert.equal(rewriteJsonObject(Buffer.from(sent), { stream: undefined, anthropic_version: "v" })?.toString(), '{ "model" : "claude-x",\n "messages": [] ,"anthropic_version":"v"}');
+    assert.equal(rewriteJsonObject(Buffer.from('{"model":"a"}'), { model: undefined, stream: true })?.toString(), '{"stream":true}');
   });
 
   test("bodies it cannot rewrite exactly are left to the caller: a key given twice, a byte order mark", () => {

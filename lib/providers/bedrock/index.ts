@@ -44,7 +44,7 @@ const bedrockChat: CanonicalChat = (request, context: AttemptContext) =>
 export const bedrockProvider: Provider = {
   defaultBaseUrl: "https://bedrock-runtime.{region}.amazonaws.com",
   requiresApiKey: true,
-  keyHelp: 'AWS credentials as JSON, {"accessKeyId": "AKIA…", "secretAccessKey": "…"} with "sessionToken" for temporary ones, or a Bedrock API key (sent as a Bearer token).',
+  apiKeyHelp: 'AWS credentials as JSON, {"accessKeyId": "AKIA…", "secretAccessKey": "…"} with "sessionToken" for temporary ones, or a Bedrock API key (sent as a Bearer token).',
   ownedBy: "aws-bedrock",
   settings: bedrockSettings,
   transport: bedrockTransport,

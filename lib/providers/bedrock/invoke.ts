@@ -23,7 +23,7 @@ export function toInvokeRequest(request: OutgoingRequest): void {
   if (beta) set.anthropic_beta = [...new Set(beta.split(",").map((flag) => flag.trim()).filter(Boolean))];
   const bytes = typeof request.body === "string" ? Buffer.from(request.body) : request.body;
   if (!Buffer.isBuffer(bytes)) return;
-  const rewritten = rewriteJsonObject(bytes, set, ["model", "stream"]);
+  const rewritten = rewriteJsonObject(bytes, { ...set, model: undefined, stream: undefined });
   if (rewritten) {
     request.body = rewritten;
     return;

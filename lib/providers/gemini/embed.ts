@@ -9,6 +9,8 @@ import { postGemini } from "./call-upstream";
 
 const batchEmbedResponseSchema = z.object({ embeddings: z.array(z.object({ values: z.array(z.number()) })) });
 
+type Embed = (request: EmbeddingsRequest, context: AttemptContext) => Promise<EmbeddingsResult>;
+
 /** OpenAI-style embeddings on Gemini: one batchEmbedContents call for every input, in order. */
 export async function embedWithGemini(request: EmbeddingsRequest, context: AttemptContext): Promise<EmbeddingsResult> {
   const model = `models/${context.upstreamModel.replace(/^models\//, "")}`;
@@ -31,20 +33,24 @@ export async function embedWithGemini(request: EmbeddingsRequest, context: Attem
   return { vectors: parsed.data.embeddings.map((embedding) => embedding.values) };
 }
 
-/** OpenAI-format /v1/embeddings served by Gemini: texts only (token arrays are OpenAI's own). */
-export const geminiEmbeddingsMember: OperationMember<"embeddings"> = {
-  async attempt(call, context) {
-    const body = call.body as { input: unknown; dimensions?: number; encoding_format?: "float" | "base64" };
-    const inputs = embeddingTexts(body.input);
-    if (!inputs) {
-      throw new GatewayError("invalid_request", "Token arrays can only be embedded by an OpenAI-type channel; send the text instead.", { param: "input" });
-    }
-    const result = await embedWithGemini({ model: call.model, inputs, dimensions: body.dimensions }, context);
-    const promptTokens = result.promptTokens ?? (await countTokens(inputs.join("\n")));
-    context.meter.recordUsage({ promptTokens, completionTokens: 0 });
-    return jsonResponse(200, renderEmbeddings(result, call.model, body.encoding_format ?? "float", promptTokens));
-  },
-};
+/** OpenAI-format /v1/embeddings served by an embedding call of Google's (Gemini's, Vertex's): texts only (token arrays are OpenAI's own). */
+export function textEmbeddingsMember(embed: Embed): OperationMember<"embeddings"> {
+  return {
+    attempt: async (call, context) => {
+      const body = call.body as { input: unknown; dimensions?: number; encoding_format?: "float" | "base64" };
+      const inputs = embeddingTexts(body.input);
+      if (!inputs) {
+        throw new GatewayError("invalid_request", "Token arrays can only be embedded by an OpenAI-type channel; send the text instead.", { param: "input" });
+      }
+      const result = await embed({ model: call.model, inputs, dimensions: body.dimensions }, context);
+      const promptTokens = result.promptTokens ?? (await countTokens(inputs.join("\n")));
+      context.meter.recordUsage({ promptTokens, completionTokens: 0 });
+      return jsonResponse(200, renderEmbeddings(result, call.model, body.encoding_format ?? "float", promptTokens));
+    },
+  };
+}
+
+export const geminiEmbeddingsMember = textEmbeddingsMember(embedWithGemini);
 
 function embeddingTexts(input: unknown): string[] | undefined {
   const inputs = typeof input === "string" ? [input] : input;

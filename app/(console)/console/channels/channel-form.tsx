@@ -16,7 +16,7 @@ export type TypeInfo = {
   baseUrlHelp?: string;
   versionSegment: string | null;
   requiresApiKey: boolean;
-  keyHelp: string | null;
+  apiKeyHelp: string | null;
   canListModels: boolean;
   settings: SettingField[];
 };
@@ -129,7 +129,11 @@ export function ChannelForm({ channel, types, onClose }: { channel: ChannelJson 
           <Field
             label="API key"
             htmlFor="channel-key"
-            hint={`${info?.keyHelp ? `${info.keyHelp} ` : ""}${channel?.hasApiKey ? "Stored encrypted. Leave empty to keep it." : info?.requiresApiKey ? "Required." : "Optional."}`}
+            hint={
+              channel?.hasApiKey
+                ? `${info?.apiKeyHelp ? `${info.apiKeyHelp} ` : ""}Stored encrypted. Leave empty to keep it.`
+                : (info?.apiKeyHelp ?? (info?.requiresApiKey ? "Required." : "Optional."))
+            }
           >
             <Input id="channel-key" name="apiKey" type="password" autoComplete="off" />
           </Field>

@@ -19,7 +19,7 @@ export default async function ChannelsPage() {
     baseUrlHelp: providers[type].baseUrlHelp,
     versionSegment: providers[type].versionSegment ?? null,
     requiresApiKey: providers[type].requiresApiKey,
-    keyHelp: providers[type].keyHelp ?? null,
+    apiKeyHelp: providers[type].apiKeyHelp ?? null,
     canListModels: providers[type].listModels !== undefined,
     settings: providers[type].settings?.fields ?? [],
   }));
