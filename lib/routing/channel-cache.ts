@@ -16,6 +16,12 @@ const PENDING_DISABLE_MS = 10_000;
  */
 export class ChannelCache {
   private channels: Channel[] = [];
+  /**
+   * Each channel as last built, with the row it was built from: a reload keeps the same
+   * object while the row is unchanged, so what hangs off it (its transport, a signer's key
+   * cache, a cloud token) lives as long as the channel does, and keys are not decrypted again.
+   */
+  private built = new Map<string, { fingerprint: string; channel: Channel }>();
   private readonly pendingDisables = new Map<string, { reason: string; until: number }>();
   private timer: NodeJS.Timeout | undefined;
   private loading: Promise<void> | undefined;
@@ -83,18 +89,23 @@ export class ChannelCache {
   private async load(): Promise<void> {
     const rows = await this.database.channel.findMany({ orderBy: { createdAt: "asc" } });
     const now = Date.now();
+    const built = new Map<string, { fingerprint: string; channel: Channel }>();
     this.channels = rows.flatMap((row) => {
       try {
-        const channel = this.toChannel(row);
+        const fingerprint = rowFingerprint(row);
+        const kept = this.built.get(row.id);
+        const channel = kept?.fingerprint === fingerprint ? kept.channel : this.toChannel(row);
+        built.set(row.id, { fingerprint, channel });
         const pending = this.pendingDisables.get(channel.id);
         if (pending && (channel.autoDisabledReason || pending.until <= now)) this.pendingDisables.delete(channel.id);
-        else if (pending) channel.autoDisabledReason = pending.reason;
+        else if (pending) return [{ ...channel, autoDisabledReason: pending.reason }];
         return [channel];
       } catch (error) {
         this.onError(error);
         return [];
       }
     });
+    this.built = built;
   }
 
   private toChannel(row: ChannelRow): Channel {
@@ -153,4 +164,12 @@ function stringArray(value: unknown): string[] {
 function stringRecord(value: unknown): Record<string, string> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return {};
   return Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
+}
+
+/** What a channel is built from: every column but its health and timestamps. */
+function rowFingerprint(row: ChannelRow): string {
+  return JSON.stringify([
+    row.name, row.type, row.baseUrl, row.apiKeyEncrypted, row.models, row.modelMap, row.priority, row.weight, row.enabled,
+    row.autoDisabledReason, row.capabilities, row.prices, row.timeouts, row.settings,
+  ]);
 }
