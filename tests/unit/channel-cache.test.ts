@@ -10,13 +10,14 @@ import { ChannelCache } from "@/lib/routing/channel-cache";
 // cloud's OAuth token) is thrown away and built again every second.
 
 const key = randomBytes(32);
-const baseRow = {
+type Row = Record<string, unknown> & { id: string };
+const baseRow: Row = {
   id: "c1", name: "one", type: "openai", baseUrl: "http://127.0.0.1:9/v1", apiKeyEncrypted: encryptSecret("sk-upstream", key),
   models: ["m"], modelMap: {}, priority: 0, weight: 1, enabled: true, capabilities: [], prices: {}, timeouts: {}, settings: {},
   autoDisabledReason: null, autoDisabledAt: null, lastError: null, lastLatencyMs: null, createdAt: new Date(0), updatedAt: new Date(0),
 };
 
-function cacheOver(rows: () => (typeof baseRow)[]) {
+function cacheOver(rows: () => Row[]) {
   const database = { channel: { findMany: async () => rows() } } as unknown as Database;
   return new ChannelCache(database, [key], (error) => assert.fail(String(error)));
 }
