@@ -78,7 +78,7 @@ function ChannelRow({ channel, onEdit }: { channel: ChannelView; onEdit: () => v
           <ModelList channel={channel} />
         </Td>
         <Td label="Routing" data-cell="routing" className="text-xs">
-          <p>
+          <p className="xl:whitespace-nowrap">
             Priority {channel.priority} · weight {channel.weight}
           </p>
           <p className="text-zinc-500">
@@ -90,7 +90,7 @@ function ChannelRow({ channel, onEdit }: { channel: ChannelView; onEdit: () => v
         <Td label="Health" wide data-cell="health" className="xl:w-[22%]">
           <ChannelHealth channel={channel} />
         </Td>
-        <Td data-cell="actions">
+        <Td data-cell="actions" className="xl:w-44">
           <RowActions>
             <Button
               size="sm"
@@ -148,7 +148,7 @@ function ModelList({ channel }: { channel: ChannelJson }) {
         const upstream = channel.modelMap[model];
         const cost = price(model);
         return (
-          <li key={model} className="break-all">
+          <li key={model} className="[overflow-wrap:anywhere]">
             <span className="font-mono">{model}</span>
             {upstream && <span className="text-zinc-500"> → {upstream}</span>}
             {cost && (
