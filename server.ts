@@ -9,7 +9,6 @@ import { readSetupCode, SETUP_CODE_FILE } from "@/lib/auth/setup-code";
 import { ADMIN_KEY_FILE } from "@/lib/crypto/secrets";
 import { env } from "@/lib/env";
 import { clientAddress, CLIENT_ADDRESS_HEADER } from "@/lib/http/client-address";
-import { malformedFormPost } from "@/lib/http/console-form-check";
 import { handleShutdownSignals, InFlightRequests } from "@/lib/http/graceful-shutdown";
 import { parseRequestUrl, serveApi } from "@/lib/http/serve-api";
 import { logger } from "@/lib/logger";
@@ -40,11 +39,8 @@ async function main(): Promise<void> {
     if (serveApi(request, response, url)) return;
     // Only the console needs the peer address (sign-in throttling); the API path skips it.
     request.headers[CLIENT_ADDRESS_HEADER] = clientAddress(request.socket.remoteAddress, request.headers["x-forwarded-for"]);
-    void malformedFormPost(request).then((reason) => {
-      if (!reason) return consoleApp.handle(request, response);
-      response.writeHead(400, { "content-type": "application/json" });
-      response.end(JSON.stringify({ error: { message: reason, type: "invalid_request_error", param: null, code: "malformed_form" } }));
-    });
+    // Writes nobody serves were refused above; a malformed form post to a page is refused by proxy.ts.
+    consoleApp.handle(request, response);
   });
   const realtime = new RealtimeProxy(runtime);
   server.on("upgrade", (request, socket, head) => {

@@ -6,7 +6,7 @@ import path from "node:path";
 import esbuild from "esbuild";
 
 const STAMP = path.join(".next", "gateway-source-hash");
-const INPUTS = ["app", "lib", "public", "server.ts", "next.config.mjs", "postcss.config.mjs", "tsconfig.json", "package-lock.json"];
+const INPUTS = ["app", "lib", "public", "server.ts", "proxy.ts", "next.config.mjs", "postcss.config.mjs", "tsconfig.json", "package-lock.json"];
 /** server.ts compiled to one JavaScript module: production runs it without a TypeScript loader. */
 export const SERVER_BUNDLE = path.join("dist", "server.mjs");
 /** lib/deployment/prepare-deployment.ts compiled: the launcher migrates and initialises once before it forks workers. */

@@ -30,6 +30,7 @@ import { handleOpenApi } from "@/lib/openapi/handle-openapi";
 import type { ApiHandler } from "@/lib/canonical/api-types";
 import { handlePreflight } from "./cors";
 import { RouteTable, type RouteLookup, type RouteMatch } from "./route-table";
+import { isConsoleWrite, unknownPathMessage, WRITE_METHODS } from "./stray-writes";
 
 // Every API route, for the fast path in server.ts. The app/ route files export the
 // same handlers for Next's router.
@@ -86,19 +87,8 @@ function formatForPath(pathname: string, method: string): ClientFormat | undefin
 
 const isAdminPath = (pathname: string) => pathname === "/api/admin" || pathname.startsWith("/api/admin/");
 
-// Only the console's pages (server actions) and its own routes take form posts and other
-// writes; any other POST, PUT, PATCH or DELETE the API does not serve is a JSON 404 here,
-// never a body handed to Next's server-action parser.
-const WRITE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
-const CONSOLE_PAGES = ["/console", "/login", "/setup", "/signup"];
-const CONSOLE_ROUTES = ["/api/auth", "/api/console"];
-const under = (prefixes: string[], pathname: string) => prefixes.some((prefix) => pathname === prefix || pathname.startsWith(`${prefix}/`));
-/** Pages take server actions (POST only); the console's own routes answer their methods themselves. */
-export const isConsoleWrite = (method: string, pathname: string) => (method === "POST" && under(CONSOLE_PAGES, pathname)) || under(CONSOLE_ROUTES, pathname);
 
-// The path is never quoted back: a key pasted into a URL by mistake must not be echoed.
-const unknownPath = (method: string) =>
-  new GatewayError("not_found", `There is no ${method} endpoint at this path; /openapi.json lists the endpoints this gateway serves.`, { code: "unknown_url" });
+const unknownPath = (method: string) => new GatewayError("not_found", unknownPathMessage(method), { code: "unknown_url" });
 
 /**
  * The handler for an API path: a route's own, or a refusal in the path's API format
@@ -128,6 +118,7 @@ export function matchApiRoute(method: string, pathname: string): RouteMatch | un
     return refusal(formatForPath(spelling.path, method), new GatewayError("not_found", hint, { code: "unknown_url" }));
   }
   if (format || isAdminPath(pathname)) return refusal(format, unknownPath(method));
+  // Writes nobody serves: a JSON 404 here, never a body for Next's server-action parser (stray-writes.ts).
   if (WRITE_METHODS.has(method) && !isConsoleWrite(method, pathname)) return refusal(undefined, unknownPath(method));
   return undefined;
 }

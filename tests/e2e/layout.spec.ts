@@ -173,7 +173,8 @@ test.describe("console layout", () => {
       await check("users-limits");
 
       await console.open("/console/logs");
-      const failed = page.locator("tbody tr").filter({ hasText: "layout-broken-model" }).first();
+      // The typo row names layout-broken-model too, among the models its key may use.
+      const failed = page.locator("tbody tr").filter({ hasText: "layout-broken-model" }).filter({ hasNotText: "gpt-tset" }).first();
       await expect(failed).toContainText("502");
       await failed.getByRole("link").click();
       await expect(page.getByRole("heading", { name: "Request detail" })).toBeVisible();

@@ -53,6 +53,29 @@ export function fakeVector(text: string, dimensions = 4): number[] {
 }
 
 /** Answers a non-chat OpenAI path; returns false for paths it does not know. */
+// The tool types OpenAI's Responses API takes, and what some of them require.
+const RESPONSES_TOOL_TYPES = new Set([
+  "function", "custom", "namespace", "web_search", "web_search_preview", "web_search_2025_08_26", "web_search_preview_2025_03_11",
+  "file_search", "code_interpreter", "image_generation", "computer_use_preview", "mcp", "local_shell", "shell", "apply_patch", "tool_search",
+]);
+
+function responsesToolViolation(tools: any[], where = "tools"): string | undefined {
+  for (const [index, tool] of tools.entries()) {
+    const at = `${where}[${index}]`;
+    if (!RESPONSES_TOOL_TYPES.has(tool?.type)) return `Invalid value: '${tool?.type}' at ${at}.type.`;
+    if ((tool.type === "function" || tool.type === "custom" || tool.type === "namespace") && !tool.name) return `Missing required parameter: '${at}.name'.`;
+    if (tool.type === "file_search" && !Array.isArray(tool.vector_store_ids)) return `Missing required parameter: '${at}.vector_store_ids'.`;
+    if (tool.type === "mcp" && !tool.server_label) return `Missing required parameter: '${at}.server_label'.`;
+    if (tool.type === "namespace") {
+      if (!Array.isArray(tool.tools) || tool.tools.length === 0) return `Missing required parameter: '${at}.tools'.`;
+      if (tool.tools.some((inner: any) => inner.type !== "function" && inner.type !== "custom")) return `${at}.tools: a namespace holds only function and custom tools.`;
+      const inner = responsesToolViolation(tool.tools, `${at}.tools`);
+      if (inner) return inner;
+    }
+  }
+  return undefined;
+}
+
 /** OpenAI's own answers to the scripted turns (scripted-turns.ts): namespaced calls, hosted web search. */
 function scriptedResponsesOutput(body: any, prompt: string, toolOutput: any): any[] | undefined {
   if (toolOutput && asksForTool(prompt)) {
@@ -174,6 +197,8 @@ export function serveOpenAIOperation(path: string, body: any, response: http.Ser
         return true;
       }
       if (body.input === undefined) return (invalid(response, "input", "Missing required parameter: 'input'."), true);
+      const toolProblem = responsesToolViolation(body.tools ?? []);
+      if (toolProblem) return (invalid(response, "tools", toolProblem), true);
       const items = typeof body.input === "string" ? [{ role: "user", content: body.input }] : body.input;
       const lastUser = [...items].reverse().find((item: any) => item.role === "user");
       const userText = typeof lastUser?.content === "string" ? lastUser.content : (lastUser?.content ?? []).map((part: any) => part.text ?? "").join("");

@@ -66,6 +66,12 @@ const PROBES: Probe[] = [
   { name: "405 on an admin path", method: "PUT", path: "/api/admin/tokens", credential: "admin", status: 405 },
   { name: "unknown /v1 path", method: "POST", path: "/v1/no/such/endpoint", credential: "bearer", body: {}, status: 404 },
   { name: "unknown /v1beta path", method: "GET", path: "/v1beta/tunedModels", credential: "goog-header", status: 404 },
+  // Writes nobody serves, form posts, and the files in public/.
+  { name: "a form post to the home page", method: "POST", path: "/", credential: "none", headers: { "content-type": "multipart/form-data; boundary=b" }, body: "--b\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nv\r\n--b--\r\n", status: 404 },
+  { name: "a DELETE of a console page", method: "DELETE", path: "/console/tokens", credential: "none", status: 404 },
+  { name: "a malformed form post to a console page", method: "POST", path: "/login", credential: "none", headers: { "content-type": "multipart/form-data; boundary=b" }, body: "garbage", status: 400 },
+  { name: "favicon", method: "GET", path: "/favicon.ico", credential: "none", status: 200 },
+  { name: "robots.txt", method: "GET", path: "/robots.txt", credential: "none", status: 200 },
   { name: "preflight", method: "OPTIONS", path: "/v1/chat/completions", credential: "none", headers: { origin: "https://app.example", "access-control-request-method": "POST", "access-control-request-headers": "authorization, content-type" }, status: 204 },
   { name: "a browser's call gets CORS headers", method: "POST", path: "/v1/chat/completions", credential: "bearer", headers: { origin: "https://app.example" }, body: chat, status: 200 },
 ];
@@ -88,7 +94,7 @@ async function send(entry: Entry, probe: Probe) {
   if (probe.credential === "goog-header") headers["x-goog-api-key"] = entry.key;
   if (probe.credential === "goog-query") path += `${path.includes("?") ? "&" : "?"}key=${entry.key}`;
   if (probe.credential === "admin") headers.authorization = `Bearer ${entry.adminKey}`;
-  if (probe.body !== undefined) headers["content-type"] = "application/json";
+  if (probe.body !== undefined) headers["content-type"] ??= "application/json";
   const response = await fetch(`${entry.url}${path}`, {
     method: probe.method,
     headers,

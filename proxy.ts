@@ -1,0 +1,27 @@
+import { NextResponse, type NextRequest } from "next/server";
+import { REFUSING_PREFIXES } from "@/lib/http/next-route-files";
+import { errorBody, isConsoleWrite, MULTIPART_BODY_LIMIT, multipartDelimiter, multipartProblem, unknownPathMessage, WRITE_METHODS } from "@/lib/http/stray-writes";
+
+// Next's proxy, for what reaches Next (every request under `next start`, console paths
+// under `npm start`): writes nobody serves get the API's JSON 404 rather than Next's
+// server-action 500 or HTML page, and a malformed multipart post to a console page a 400
+// (lib/http/stray-writes.ts). API paths pass to their route files, which answer alike.
+
+// API routes outside the refusing prefixes, whose route files answer any method themselves.
+const API_FILES = new Set(["/api/health", "/openapi.json", "/metrics"]);
+const isApiPath = (pathname: string) => API_FILES.has(pathname) || REFUSING_PREFIXES.some((prefix) => pathname === prefix || pathname.startsWith(`${prefix}/`));
+
+export async function proxy(request: NextRequest): Promise<NextResponse> {
+  const { method } = request;
+  const { pathname } = request.nextUrl;
+  if (!WRITE_METHODS.has(method) || isApiPath(pathname)) return NextResponse.next();
+  if (!isConsoleWrite(method, pathname)) return NextResponse.json(errorBody(unknownPathMessage(method), "unknown_url"), { status: 404 });
+  const delimiter = multipartDelimiter(request.headers.get("content-type") ?? "");
+  if (method !== "POST" || delimiter === undefined) return NextResponse.next();
+  const announced = Number(request.headers.get("content-length"));
+  // Only small bodies of known length are read here (console forms are); Next reads its own copy.
+  if (delimiter && !(Number.isInteger(announced) && announced <= MULTIPART_BODY_LIMIT)) return NextResponse.next();
+  const body = delimiter ? Buffer.from(await request.clone().arrayBuffer()) : Buffer.alloc(0);
+  const problem = multipartProblem(delimiter, body, true);
+  return problem ? NextResponse.json(errorBody(problem, "malformed_form"), { status: 400 }) : NextResponse.next();
+}
