@@ -1,3 +1,5 @@
+import { safeJson } from "./json";
+
 // A relayed body goes upstream as the client's own bytes, with only the members the
 // gateway must change (the model, usage reporting) rewritten: key order, spacing, number
 // spelling and escapes stay as the client sent them, and a large agent request is not
@@ -171,4 +173,16 @@ function removals(members: Member[], removed: Set<number>): { start: number; end
  */
 export function relayedBody(bytes: Buffer | undefined, body: Record<string, unknown>, changes: Record<string, unknown>): Buffer | Record<string, unknown> {
   return (bytes && rewriteJsonObject(bytes, changes)) ?? { ...body, ...changes };
+}
+
+/**
+ * A JSON object's bytes with `changes` made (a member set to undefined is removed): every
+ * other byte kept where the bytes allow it, else the parsed object serialised again.
+ * Undefined when the bytes are not a JSON object.
+ */
+export function withJsonChanges(bytes: Buffer, changes: Record<string, unknown>): Buffer | undefined {
+  const rewritten = rewriteJsonObject(bytes, changes);
+  if (rewritten) return rewritten;
+  const parsed = safeJson(bytes.toString("utf8"));
+  return parsed !== null && typeof parsed === "object" && !Array.isArray(parsed) ? Buffer.from(JSON.stringify({ ...parsed, ...changes })) : undefined;
 }

@@ -53,7 +53,9 @@ export interface Transport {
 }
 
 export function joinUrl(baseUrl: string, path: string, query?: string): string {
-  return `${baseUrl.replace(/\/+$/, "")}${path}${query ? `?${query}` : ""}`;
+  // Stored base URLs have no trailing slash; the expression runs only for one that has.
+  const base = baseUrl.endsWith("/") ? baseUrl.replace(/\/+$/, "") : baseUrl;
+  return `${base}${path}${query ? `?${query}` : ""}`;
 }
 
 /**

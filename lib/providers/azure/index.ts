@@ -22,31 +22,30 @@ const settingsSchema = z.strictObject({
     .optional(),
 });
 
-function azureUrl(channel: Channel, endpoint: Endpoint): string {
+/** Where an endpoint lives on this channel's resource, its API version's query built once. */
+function azureUrls(channel: Channel): (endpoint: Endpoint) => string {
   const apiVersion = channel.settings.apiVersion as string | undefined;
-  const query = (extra: string[]) => [...extra, ...(endpoint.query ? [endpoint.query] : [])].join("&");
-  if (!apiVersion) return joinUrl(channel.baseUrl, `/openai/v1${endpoint.path}`, endpoint.query);
+  if (!apiVersion) return (endpoint) => joinUrl(channel.baseUrl, `/openai/v1${endpoint.path}`, endpoint.query);
   const version = `api-version=${encodeURIComponent(apiVersion)}`;
-  if (DEPLOYMENT_PATHS.has(endpoint.path) && endpoint.model) {
-    return joinUrl(channel.baseUrl, `/openai/deployments/${encodeURIComponent(endpoint.model)}${endpoint.path}`, query([version]));
-  }
-  if (endpoint.path === "/realtime") {
-    // The deployment rides in the query in place of OpenAI's `model`.
-    return joinUrl(channel.baseUrl, "/openai/realtime", [version, `deployment=${encodeURIComponent(endpoint.model ?? "")}`].join("&"));
-  }
-  return joinUrl(channel.baseUrl, `/openai${endpoint.path}`, query([version]));
+  return (endpoint) => {
+    // Realtime names the deployment in the query, in place of OpenAI's `model`.
+    if (endpoint.path === "/realtime") return joinUrl(channel.baseUrl, "/openai/realtime", `${version}&deployment=${encodeURIComponent(endpoint.model ?? "")}`);
+    const path = DEPLOYMENT_PATHS.has(endpoint.path) && endpoint.model ? `/openai/deployments/${encodeURIComponent(endpoint.model)}${endpoint.path}` : `/openai${endpoint.path}`;
+    return joinUrl(channel.baseUrl, path, endpoint.query ? `${version}&${endpoint.query}` : version);
+  };
 }
 
 export function azureTransport(channel: Channel): Transport {
   const key = channel.apiKey;
+  const url = azureUrls(channel);
   return {
-    url: (endpoint) => azureUrl(channel, endpoint),
+    url,
     authorize(request) {
       if (key) request.headers["api-key"] = key;
     },
     async socket(endpoint) {
       const headers: Record<string, string> = key ? { "api-key": key } : {};
-      return { url: azureUrl(channel, endpoint).replace(/^http/, "ws"), headers };
+      return { url: url(endpoint).replace(/^http/, "ws"), headers };
     },
   };
 }

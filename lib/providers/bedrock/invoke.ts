@@ -1,5 +1,5 @@
 import { safeJson } from "@/lib/canonical/json";
-import { rewriteJsonObject } from "@/lib/canonical/rewrite-json-object";
+import { withJsonChanges } from "@/lib/canonical/rewrite-json-object";
 import type { OutgoingRequest } from "@/lib/providers/transport";
 import { malformedStreamError } from "@/lib/sse/stream-errors";
 import { eventStreamMessages, type EventStreamMessage } from "./event-stream";
@@ -23,13 +23,7 @@ export function toInvokeRequest(request: OutgoingRequest): void {
   if (beta) set.anthropic_beta = [...new Set(beta.split(",").map((flag) => flag.trim()).filter(Boolean))];
   const bytes = typeof request.body === "string" ? Buffer.from(request.body) : request.body;
   if (!Buffer.isBuffer(bytes)) return;
-  const rewritten = rewriteJsonObject(bytes, { ...set, model: undefined, stream: undefined });
-  if (rewritten) {
-    request.body = rewritten;
-    return;
-  }
-  const { model: _model, stream: _stream, ...rest } = JSON.parse(bytes.toString("utf8")) as Record<string, unknown>;
-  request.body = Buffer.from(JSON.stringify({ ...rest, ...set }));
+  request.body = withJsonChanges(bytes, { ...set, model: undefined, stream: undefined }) ?? bytes;
 }
 
 /**

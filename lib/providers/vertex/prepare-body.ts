@@ -1,4 +1,4 @@
-import { rewriteJsonObject } from "@/lib/canonical/rewrite-json-object";
+import { withJsonChanges } from "@/lib/canonical/rewrite-json-object";
 import { safeJson } from "@/lib/canonical/json";
 import type { OutgoingRequest } from "@/lib/providers/transport";
 
@@ -18,11 +18,7 @@ type Body = OutgoingRequest["body"];
 export function vertexAnthropicBody(body: Body, keepModel: boolean): Body {
   if (typeof body !== "string" && !Buffer.isBuffer(body)) return body;
   const changes = { ...(keepModel ? {} : { model: undefined }), anthropic_version: VERTEX_ANTHROPIC_VERSION };
-  const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body);
-  const rewritten = rewriteJsonObject(bytes, changes);
-  if (rewritten) return rewritten;
-  const parsed = safeJson(bytes.toString("utf8"));
-  return isObject(parsed) ? JSON.stringify({ ...parsed, ...changes }) : body;
+  return withJsonChanges(Buffer.isBuffer(body) ? body : Buffer.from(body), changes) ?? body;
 }
 
 /**
