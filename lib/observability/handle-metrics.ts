@@ -16,5 +16,5 @@ export const handleMetrics: ApiHandler = async (request) => {
       new GatewayError("authentication", "Metrics require `Authorization: Bearer <METRICS_TOKEN>` (or the admin API key).", { code: "invalid_api_key" }),
     );
   }
-  return { status: 200, headers: { "content-type": runtime.metrics.registry.contentType }, body: await runtime.metrics.registry.metrics() };
+  return { status: 200, headers: { "content-type": runtime.metrics.registry.contentType }, body: await runtime.metrics.render() };
 };

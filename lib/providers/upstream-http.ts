@@ -32,6 +32,8 @@ export interface UpstreamBody extends AsyncIterable<Uint8Array> {
   /** Parses JSON; a body that is not JSON is a 502 `invalid_upstream_response`. */
   json(): Promise<unknown>;
   arrayBuffer(): Promise<ArrayBuffer>;
+  /** The whole body as one Buffer, without the copy an ArrayBuffer of its own needs. */
+  bytes(): Promise<Buffer>;
   dump(): Promise<void>;
   destroy(): void;
 }
@@ -132,15 +134,20 @@ export abstract class IteratedBody implements UpstreamBody {
   abstract dump(): Promise<void>;
   abstract destroy(): void;
 
-  async arrayBuffer(): Promise<ArrayBuffer> {
+  async bytes(): Promise<Buffer> {
     const chunks: Uint8Array[] = [];
     for await (const chunk of this) chunks.push(chunk);
-    const joined = Buffer.concat(chunks);
+    // One chunk (a small answer) is taken as it is: no copy.
+    return chunks.length === 1 ? Buffer.from(chunks[0]!.buffer, chunks[0]!.byteOffset, chunks[0]!.byteLength) : Buffer.concat(chunks);
+  }
+
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    const joined = await this.bytes();
     return joined.buffer.slice(joined.byteOffset, joined.byteOffset + joined.byteLength) as ArrayBuffer;
   }
 
   async text(): Promise<string> {
-    return Buffer.from(await this.arrayBuffer()).toString("utf8");
+    return (await this.bytes()).toString("utf8");
   }
 
   async json(): Promise<unknown> {

@@ -15,7 +15,7 @@ export async function relayMessages(request: RelayRequest, context: AttemptConte
   const changes = request.body.model === context.upstreamModel ? {} : { model: context.upstreamModel };
   const response = await postAnthropic("/messages", relayedBody(request.bytes, request.body, changes), context, { clientHeaders: request.clientHeaders, stream: request.stream });
   if (!request.stream) {
-    const bytes = Buffer.from(await response.body.arrayBuffer());
+    const bytes = await response.body.bytes();
     context.meter.markFirstToken();
     const json = parseUpstreamJson(bytes.toString("utf8")) as { usage?: unknown; content?: { text?: string; thinking?: string }[] } | null;
     const usage = parseAnthropicUsage(json?.usage);

@@ -14,7 +14,7 @@ import { passThroughGeminiStream } from "./pass-through-stream";
 export async function relayGenerateContent(request: NonNullable<ChatCall["relay"]>, context: AttemptContext): Promise<RelayedResponse> {
   if (!request.stream) {
     const response = await postGemini("generateContent", request.body, context);
-    const bytes = Buffer.from(await response.body.arrayBuffer());
+    const bytes = await response.body.bytes();
     context.meter.markFirstToken();
     meterChunk(parseUpstreamJson(bytes.toString("utf8")), context.meter);
     return { status: response.status, headers: { "content-type": "application/json" }, body: bytes };

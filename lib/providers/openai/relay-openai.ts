@@ -101,7 +101,7 @@ export function openAIRelay(spec: OpenAIRelaySpec): Relay {
       context.meter.markFirstToken();
       return { status: response.status, headers: { "content-type": contentType }, body: response.body };
     }
-    const bytes = Buffer.from(await response.body.arrayBuffer());
+    const bytes = await response.body.bytes();
     context.meter.markFirstToken();
     // A 200 that is not JSON is the upstream's failure (and fails over), never the client's answer.
     const json = parseUpstreamJson(bytes.toString("utf8"));
@@ -133,7 +133,7 @@ export function openAIMultipartRelay(spec: OpenAIRelaySpec): Relay {
     const contentType = String(response.headers["content-type"] ?? "application/json");
     context.meter.markFirstToken();
     if (!contentType.includes("json")) return { status: response.status, headers: { "content-type": contentType }, body: response.body };
-    const bytes = Buffer.from(await response.body.arrayBuffer());
+    const bytes = await response.body.bytes();
     meterAnswer(parseUpstreamJson(bytes.toString("utf8")), spec, context.meter);
     return { status: response.status, headers: { "content-type": "application/json" }, body: bytes };
   };

@@ -28,7 +28,7 @@ export async function relayResponses(request: ResponsesCall["relay"], context: A
     const body = passThroughResponsesStream(response.body, { usage: parseResponsesUsage, keep: request.keepResponse }, context.meter);
     return { status: response.status, headers: SSE_HEADERS, body };
   }
-  const bytes = Buffer.from(await response.body.arrayBuffer());
+  const bytes = await response.body.bytes();
   context.meter.markFirstToken();
   const json = parseUpstreamJson(bytes.toString("utf8")) as ({ usage?: unknown } & Record<string, unknown>) | null;
   const usage = parseResponsesUsage(json?.usage);
