@@ -1,5 +1,4 @@
-import { EventStreamCodec } from "@smithy/eventstream-codec";
-import { fromUtf8, toUtf8 } from "@smithy/util-utf8";
+import type { EventStreamCodec } from "@smithy/eventstream-codec";
 import { malformedStreamError, truncatedStreamError } from "@/lib/sse/stream-errors";
 
 // AWS's binary event stream (application/vnd.amazon.eventstream), as Bedrock streams
@@ -7,7 +6,13 @@ import { malformedStreamError, truncatedStreamError } from "@/lib/sse/stream-err
 // message CRC]. Reads are cut into whole messages here; the codec checks both CRCs and
 // reads the headers.
 
-const codec = new EventStreamCodec(toUtf8, fromUtf8);
+// Loaded with the first Bedrock stream: a process without Bedrock channels never holds it.
+let codec: Promise<EventStreamCodec> | undefined;
+function loadCodec(): Promise<EventStreamCodec> {
+  return (codec ??= Promise.all([import("@smithy/eventstream-codec"), import("@smithy/util-utf8")]).then(
+    ([{ EventStreamCodec }, { fromUtf8, toUtf8 }]) => new EventStreamCodec(toUtf8, fromUtf8),
+  ));
+}
 const PRELUDE_BYTES = 12;
 const MIN_MESSAGE_BYTES = 16;
 /** AWS caps a message at 16 MiB of payload plus 128 KiB of headers. */
@@ -25,6 +30,7 @@ export interface EventStreamMessage {
 
 /** The messages of an event stream, one batch per read that completed any. */
 export async function* eventStreamMessages(source: AsyncIterable<Uint8Array>): AsyncGenerator<EventStreamMessage[]> {
+  const decoder = await loadCodec();
   let pending: Buffer = Buffer.alloc(0);
   for await (const chunk of source) {
     pending = pending.length === 0 ? Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength) : Buffer.concat([pending, chunk]);
@@ -33,7 +39,7 @@ export async function* eventStreamMessages(source: AsyncIterable<Uint8Array>): A
       const total = pending.readUInt32BE(0);
       if (total < MIN_MESSAGE_BYTES || total > MAX_MESSAGE_BYTES) throw malformedStreamError();
       if (pending.length < total) break;
-      batch.push(decodeMessage(pending.subarray(0, total)));
+      batch.push(decodeMessage(decoder, pending.subarray(0, total)));
       pending = pending.subarray(total);
     }
     if (batch.length > 0) yield batch;
@@ -41,10 +47,10 @@ export async function* eventStreamMessages(source: AsyncIterable<Uint8Array>): A
   if (pending.length > 0) throw truncatedStreamError();
 }
 
-function decodeMessage(bytes: Buffer): EventStreamMessage {
+function decodeMessage(decoder: EventStreamCodec, bytes: Buffer): EventStreamMessage {
   let decoded;
   try {
-    decoded = codec.decode(bytes);
+    decoded = decoder.decode(bytes);
   } catch {
     throw malformedStreamError();
   }
@@ -55,9 +61,4 @@ function decodeMessage(bytes: Buffer): EventStreamMessage {
   const messageType = header(":message-type") ?? "event";
   const type = (messageType === "exception" ? header(":exception-type") : messageType === "error" ? header(":error-code") : header(":event-type")) ?? "";
   return { messageType, type, errorMessage: header(":error-message"), payload: decoded.body };
-}
-
-/** Encodes one message (for fakes and tests: the gateway only reads these). */
-export function encodeEventStreamMessage(headers: Record<string, string>, payload: Uint8Array): Uint8Array {
-  return codec.encode({ headers: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, { type: "string" as const, value }])), body: payload });
 }

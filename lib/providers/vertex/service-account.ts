@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { gaxios, JWT } from "google-auth-library";
+import type { gaxios as Gaxios, JWT } from "google-auth-library";
 import { LRUCache } from "lru-cache";
 import { z } from "zod";
 import { GatewayError } from "@/lib/canonical/gateway-error";
@@ -10,9 +10,9 @@ import { safeJson } from "@/lib/canonical/json";
 // google-auth-library's JWT client: one token for every call of the channel, fetched once
 // however many calls start together, and replaced a few minutes before it expires.
 //
-// Tokens are kept per key, in this process, not per transport: the channel cache rebuilds
-// its channels (and so their transports) on every reload, once a second. Losing them on a
-// restart costs one token request.
+// Tokens are kept per key, in this process, not per transport: channels holding the same
+// key share them, and a channel edited in the console keeps them. Losing them on a restart
+// costs one token request. google-auth-library loads with the first token wanted.
 
 const CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform";
 /** Where google-auth-library sends the grant; a key may name another token_uri. */
@@ -65,26 +65,28 @@ export function tokensForKey(apiKey: string | undefined): AccessTokens {
 
 /** Access tokens for one service-account key, cached and shared by every call. */
 export function serviceAccountTokens(key: ServiceAccountKey): AccessTokens {
-  const newClient = () =>
-    new JWT({
+  const newClient = async () => {
+    const { gaxios, JWT } = await import("google-auth-library");
+    return new JWT({
       email: key.client_email,
       key: key.private_key,
       keyId: key.private_key_id,
       scopes: [CLOUD_PLATFORM_SCOPE],
       // The assertion is for the server that redeems it: the key's token_uri.
       additionalClaims: { aud: key.token_uri },
-      transporter: tokenTransporter(key.token_uri),
+      transporter: tokenTransporter(gaxios, key.token_uri),
       eagerRefreshThresholdMillis: TOKEN_REFRESH_MARGIN_MS,
     });
-  let client = newClient();
+  };
+  let client: Promise<JWT> | undefined;
   let pending: Promise<string> | undefined;
   let current: string | undefined;
   return {
     token() {
       // google-auth-library caches the token and refreshes it ahead of expiry; concurrent
       // first calls share one grant request here as well as there.
-      pending ??= client
-        .getAccessToken()
+      pending ??= (client ??= newClient())
+        .then((jwt) => jwt.getAccessToken())
         .then(({ token }) => {
           if (!token) throw credentialError("Google's token endpoint answered without an access token.");
           current = token;
@@ -95,13 +97,13 @@ export function serviceAccountTokens(key: ServiceAccountKey): AccessTokens {
     },
     secrets: () => (current ? [current] : []),
     reset() {
-      client = newClient();
+      client = undefined;
     },
   };
 }
 
 /** A transport for the token request that honours the key's token_uri. */
-function tokenTransporter(tokenUri: string) {
+function tokenTransporter(gaxios: typeof Gaxios, tokenUri: string) {
   const transporter = new gaxios.Gaxios({ timeout: TOKEN_REQUEST_TIMEOUT_MS, retry: false });
   transporter.interceptors.request.add({
     resolved: async (config) => {
