@@ -149,7 +149,8 @@ async function startGatewayTarget(upstreamPort: number, processes: number, extra
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "gateway-bench-"));
   const adminKey = `bench-admin-${randomBytes(12).toString("hex")}`;
   const { child, match } = await startProcess(
-    [...pin(0), process.execPath, "scripts/start.mjs"],
+    // One process shares core 0 with the proxy; several get every core, as PROCESSES=N would.
+    [...(processes === 1 ? pin(0) : []), process.execPath, "scripts/start.mjs"],
     { PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, ADMIN_API_KEY: adminKey, LOG_LEVEL: "warn", DATABASE_URL: "", REDIS_URL: "", REQUEST_LOG: "on", PROCESSES: String(processes), ...extraEnv },
     /Gateway ready on (http:\/\/\S+)/,
     root,
@@ -270,12 +271,21 @@ table.push(["RSS after one console page MB", "-", "-", String(withConsole), ""])
 gateway.stop();
 
 if (cores > 1) {
+  // Every core for the gateway and for the floor, each as 2 processes (unpinned: they share
+  // the cores with the upstream and the load generator, so this is a comparison, not a ceiling).
   const two = await startGatewayTarget(upstreamPort, 2);
-  const single = (results.chat as { gateway: Load }).gateway;
-  const [both] = await interleaved([{ target: { ...two, pid: undefined }, path: "/v1/chat/completions", body: chatBody }]);
-  results["chat, 2 processes"] = both;
-  table.push(["chat req/s, 2 processes (shared cores)", "-", "-", both!.rps.toFixed(0), `${ratio(both!.rps, single.rps)} of 1 process`]);
+  const twoProxies = await startProcess([process.execPath, "--import", "tsx", "scripts/bench/raw-proxy.ts", `http://127.0.0.1:${upstreamPort}`, proxyToken, "2"], {}, /^(\d+)$/m);
+  const rawTwo: Target = { name: "minimal proxy x2", url: `http://127.0.0.1:${twoProxies.match[1]}`, headers: raw.headers };
+  const single = (results.chat as { gateway: Load; proxy: Load }).gateway;
+  const [bothProxies, both] = await interleaved([
+    { target: rawTwo, path: "/chat/completions", body: chatBody },
+    { target: { ...two, pid: undefined }, path: "/v1/chat/completions", body: chatBody },
+  ]);
+  results["chat, 2 processes"] = { proxy: bothProxies, gateway: both };
+  table.push(["chat req/s, 2 processes (every core, shared)", "-", bothProxies!.rps.toFixed(0), both!.rps.toFixed(0), ratio(both!.rps, bothProxies!.rps)]);
+  table.push(["  gateway x2 against 1 gateway process", "-", "-", "-", `${ratio(both!.rps, single.rps)} of 1 process`]);
   two.stop();
+  twoProxies.child.kill("SIGTERM");
 }
 
 const widths = [52, 14, 16, 16, 22];

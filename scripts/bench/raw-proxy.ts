@@ -1,38 +1,56 @@
 // The benchmark's floor: the least a proxy can do. Checks a bearer token, reads the
 // request body into one buffer and sends it with Content-Length through an undici pool
 // (cheaper than streaming it upstream chunked), and pipes the answer back.
-// Prints its port. Usage: raw-proxy.ts <upstream-origin> <token>
+// Prints its port. Usage: raw-proxy.ts <upstream-origin> <token> [processes]
+// With processes > 1, node:cluster runs that many copies on one port (the floor for PROCESSES=N).
+import cluster from "node:cluster";
 import http from "node:http";
 import { pipeline } from "node:stream/promises";
 import { Pool } from "undici";
 
-const [origin, token] = process.argv.slice(2) as [string, string];
-const pool = new Pool(origin, { connections: 256 });
-const expected = `Bearer ${token}`;
+const [origin, token, processesArgument] = process.argv.slice(2) as [string, string, string | undefined];
+const processes = Number(processesArgument ?? 1);
+if (processes > 1 && cluster.isPrimary) {
+  let printed = false;
+  cluster.on("listening", (_worker, address) => {
+    if (!printed) process.stdout.write(`${address.port}\n`);
+    printed = true;
+  });
+  for (let index = 0; index < processes; index += 1) cluster.fork();
+} else {
+  serve();
+}
 
-const server = http.createServer(async (request, response) => {
-  if (request.headers.authorization !== expected) {
-    response.writeHead(401, { "content-type": "application/json" });
-    response.end('{"error":{"message":"bad key"}}');
-    request.resume();
-    return;
-  }
-  try {
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
-    const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-    const upstream = await pool.request({
-      path: `/chat/completions`,
-      method: "POST",
-      headers: { "content-type": "application/json", "content-length": String(body.length), authorization: "Bearer upstream" },
-      body,
-    });
-    response.writeHead(upstream.statusCode, { "content-type": String(upstream.headers["content-type"] ?? "application/json") });
-    await pipeline(upstream.body, response);
-  } catch {
-    if (!response.headersSent) response.writeHead(502);
-    response.end();
-  }
-});
-server.keepAliveTimeout = 65_000;
-server.listen(0, "127.0.0.1", () => process.stdout.write(`${(server.address() as { port: number }).port}\n`));
+function serve(): void {
+  const pool = new Pool(origin, { connections: 256 });
+  const expected = `Bearer ${token}`;
+
+  const server = http.createServer(async (request, response) => {
+    if (request.headers.authorization !== expected) {
+      response.writeHead(401, { "content-type": "application/json" });
+      response.end('{"error":{"message":"bad key"}}');
+      request.resume();
+      return;
+    }
+    try {
+      const chunks: Buffer[] = [];
+      for await (const chunk of request) chunks.push(chunk as Buffer);
+      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+      const upstream = await pool.request({
+        path: `/chat/completions`,
+        method: "POST",
+        headers: { "content-type": "application/json", "content-length": String(body.length), authorization: "Bearer upstream" },
+        body,
+      });
+      response.writeHead(upstream.statusCode, { "content-type": String(upstream.headers["content-type"] ?? "application/json") });
+      await pipeline(upstream.body, response);
+    } catch {
+      if (!response.headersSent) response.writeHead(502);
+      response.end();
+    }
+  });
+  server.keepAliveTimeout = 65_000;
+  server.listen(0, "127.0.0.1", () => {
+    if (processes === 1) process.stdout.write(`${(server.address() as { port: number }).port}\n`);
+  });
+}
