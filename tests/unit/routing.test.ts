@@ -27,7 +27,7 @@ describe("channel selection", () => {
     let seed = 42;
     const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
     const firsts = { a: 0, b: 0 } as Record<string, number>;
-    for (let i = 0; i < 4000; i += 1) firsts[pickChannels(channels, "m", random)[0]!.id]! += 1;
+    for (let i = 0; i < 4000; i += 1) firsts[pickChannels(channels, "m", { random })[0]!.id]! += 1;
     const share = firsts.a! / 4000;
     assert.ok(share > 0.7 && share < 0.8, `share of a: ${share}`);
   });

@@ -53,7 +53,8 @@ export default async function LogDetailPage({ params }: { params: Promise<{ id: 
           </Item>
           <Item label="Model">
             {row.model ?? "—"}
-            {row.upstreamModel && row.upstreamModel !== row.model && <span className="text-zinc-500"> → {row.upstreamModel}</span>}
+            {row.servedModel && <span className="text-zinc-500"> → fallback {row.servedModel}</span>}
+            {row.upstreamModel && row.upstreamModel !== (row.servedModel ?? row.model) && <span className="text-zinc-500"> → {row.upstreamModel}</span>}
             {row.stream && <span className="text-zinc-500"> (streamed)</span>}
           </Item>
           <Item label="Channel">{channel ? `${channel.name} (${channel.type})` : row.channelId ? `deleted channel (${row.channelId})` : "—"}</Item>
