@@ -22,7 +22,7 @@ test("the Models page lists a model with its channel and price, and saves an edi
   await expect(page.getByRole("heading", { name: "Models" })).toBeVisible();
   const row = page.getByTestId("model-row-models-page-model");
   await expect(row).toContainText("Priced loopback");
-  await expect(row).toContainText("$2.50 in · $10 out");
+  await expect(row).toContainText("$2.50 in · $10.00 out");
   await expect(row.getByTestId("model-context-window")).toHaveText("128,000");
   await expect(row.getByTestId("model-strategy")).toHaveText("weighted");
   // A model only a channel names is listed too, without a record.

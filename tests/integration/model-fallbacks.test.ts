@@ -218,3 +218,39 @@ describe("fallbacks keep to the request's limits", () => {
     assert.ok(row?.warnings?.some((warning) => warning.includes("gpt-backup") && warning.includes("may not use")), JSON.stringify(row?.warnings));
   });
 });
+
+describe("the models admin API", () => {
+  test("lists every served name with its channels, records or not", async () => {
+    const listed = await gateway.admin<{ data: { id: string | null; name: string; strategy: string; fallbacks: string[]; channels: { name: string; upstreamModel: string | null }[] }[] }>("GET", "/api/admin/models");
+    assert.equal(listed.status, 200);
+    const backup = listed.body.data.find((entry) => entry.name === "gpt-backup");
+    assert.deepEqual([backup?.id, backup?.strategy, backup?.channels.map((channel) => channel.name)], [null, "weighted", ["openai"]]);
+    const broken = listed.body.data.find((entry) => entry.name === "gpt-broken");
+    assert.ok(broken?.id);
+    assert.deepEqual(broken.fallbacks, ["gpt-backup"]);
+    assert.equal(broken.channels[0]?.upstreamModel, "fake-server-error");
+  });
+
+  test("refuses what cannot route: a second record, an unknown strategy, a model as its own fallback", async () => {
+    const duplicate = await gateway.admin("POST", "/api/admin/models", { name: "gpt-broken" });
+    assert.equal(duplicate.status, 409);
+    assert.equal(duplicate.body.error.code, "model_exists");
+    const strategy = await gateway.admin("POST", "/api/admin/models", { name: "new-model", strategy: "fastest" });
+    assert.equal(strategy.status, 400);
+    assert.match(JSON.stringify(strategy.body), /strategy/);
+    const itself = await gateway.admin("POST", "/api/admin/models", { name: "new-model", fallbacks: ["new-model"] });
+    assert.equal(itself.status, 400);
+    assert.equal(itself.body.error.code, "invalid_fallbacks");
+    assert.equal((await gateway.admin("GET", "/api/admin/models/no-such-id")).status, 404);
+  });
+
+  test("PATCH changes the route at once; DELETE makes the name a plain model again", async () => {
+    const id = (await gateway.admin<{ data: { id: string | null; name: string }[] }>("GET", "/api/admin/models")).body.data.find((entry) => entry.name === "claude-broken")!.id!;
+    const patched = await gateway.admin("PATCH", `/api/admin/models/${id}`, { fallbacks: ["gemini-backup"], strategy: "cost" });
+    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    assert.deepEqual([patched.body.fallbacks, patched.body.strategy], [["gemini-backup"], "cost"]);
+    assert.equal((await clients[1]!.ask("claude-broken", "patched", { stream: false, maxTokens: 32 })).model, "gemini-backup");
+    assert.equal((await gateway.admin("DELETE", `/api/admin/models/${id}`)).status, 200);
+    await assert.rejects(clients[1]!.ask("claude-broken", "deleted", { stream: false, maxTokens: 32 }), (error: { status?: number }) => error.status === 500);
+  });
+});
