@@ -10,6 +10,9 @@ import { runCall } from "@/lib/gateway/call-pipeline";
 import type { CallScope } from "@/lib/gateway/call-services";
 import type { ModelRoute } from "@/lib/models/model-route";
 import type { ChatCall } from "@/lib/providers/provider";
+import { parseAnthropicError } from "@/lib/providers/anthropic/parse-error";
+import { parseGeminiError } from "@/lib/providers/gemini/parse-error";
+import { parseOpenAIError } from "@/lib/providers/openai/parse-error";
 import { inMemoryCore, testChannel } from "../helpers/in-memory-core";
 
 // The fallback loop in-process: what it tries, in what order, and when it stops.
@@ -104,5 +107,20 @@ describe("fallbacks in the call core", () => {
     assert.equal(core.services.routingStats.inFlight("a"), 0);
     assert.equal(scope.log.servedModel, null);
     await core.close();
+  });
+});
+
+describe("context-length refusals, as each vendor words them", () => {
+  test("are marked, and other 400s are not", () => {
+    const openAI = (code: string | null) =>
+      parseOpenAIError(400, JSON.stringify({ error: { message: "This model's maximum context length is 8192 tokens.", type: "invalid_request_error", param: "messages", code } }), undefined);
+    assert.equal(openAI("context_length_exceeded").contextExceeded, true);
+    assert.equal(openAI(null).contextExceeded, false);
+    const anthropic = (message: string) => parseAnthropicError(400, JSON.stringify({ type: "error", error: { type: "invalid_request_error", message } }), undefined);
+    assert.equal(anthropic("prompt is too long: 215563 tokens > 200000 maximum").contextExceeded, true);
+    assert.equal(anthropic("max_tokens: 10000 > 4096, which is the maximum allowed number of output tokens").contextExceeded, false);
+    const gemini = (message: string) => parseGeminiError(400, JSON.stringify({ error: { code: 400, message, status: "INVALID_ARGUMENT" } }), undefined);
+    assert.equal(gemini("The input token count (1054016) exceeds the maximum number of tokens allowed (1048576).").contextExceeded, true);
+    assert.equal(gemini("API key not valid. Please pass a valid API key.").contextExceeded, false);
   });
 });
