@@ -12,6 +12,7 @@ import type { ResponseStore } from "@/lib/responses/response-store";
 import type { ChannelCache } from "@/lib/routing/channel-cache";
 import type { ChannelStates } from "@/lib/routing/channel-states";
 import type { LearnedCapabilities } from "@/lib/routing/learned-capabilities";
+import type { ModelCache } from "@/lib/models/model-cache";
 import type { SharedState } from "@/lib/state/shared-state";
 import type { RequestLogStore } from "@/lib/usage/request-log-store";
 import type { RequestLogWriter } from "@/lib/usage/request-log-writer";
@@ -26,7 +27,7 @@ export interface Capture {
 
 /** Broadcast topics that make every process reload a cache at once. */
 export const INVALIDATE_TOPIC = "invalidate";
-export type Invalidation = "tokens" | "channels";
+export type Invalidation = "tokens" | "channels" | "models";
 
 /** The process-wide services every handler uses. */
 export interface Runtime extends CallServices {
@@ -37,6 +38,7 @@ export interface Runtime extends CallServices {
   shared: SharedState;
   tokens: TokenCache;
   channels: ChannelCache;
+  models: ModelCache;
   channelStates: ChannelStates;
   /** Operations channels turned out not to serve (learned from their 404s). */
   capabilities: LearnedCapabilities;

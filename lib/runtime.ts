@@ -20,6 +20,8 @@ import { logger } from "@/lib/logger";
 import { UpstreamHttp } from "@/lib/providers/upstream-http";
 import { ChannelCache } from "@/lib/routing/channel-cache";
 import { ChannelStates } from "@/lib/routing/channel-states";
+import { RoutingStats } from "@/lib/routing/routing-stats";
+import { ModelCache } from "@/lib/models/model-cache";
 import { LearnedCapabilities } from "@/lib/routing/learned-capabilities";
 import { ResponseStore } from "@/lib/responses/response-store";
 import { openSharedState } from "@/lib/state/open-shared-state";
@@ -69,6 +71,9 @@ export async function createRuntime(parts: RuntimeParts): Promise<Runtime> {
   );
   if (background) await channels.start(1000);
   else await channels.reload();
+  const models = new ModelCache(database, (error) => logger.error({ err: error }, "model reload failed"));
+  if (background) await models.start(5000);
+  else await models.reload();
   const metrics = new GatewayMetrics({
     logQueueDepth: () => logs.depth,
     circuitStates: () => {
@@ -114,6 +119,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<Runtime> {
     if (topic !== INVALIDATE_TOPIC) return;
     if (message === "tokens") tokens.invalidate();
     if (message === "channels") channels.reloadAnnounced().catch((error) => logger.error({ err: error }, "channel reload failed"));
+    if (message === "models") models.reloadAnnounced().catch((error) => logger.error({ err: error }, "model reload failed"));
   });
 
   const runtime: Runtime = {
@@ -124,6 +130,8 @@ export async function createRuntime(parts: RuntimeParts): Promise<Runtime> {
     shared,
     tokens,
     channels,
+    models,
+    routingStats: new RoutingStats(),
     channelStates,
     capabilities: new LearnedCapabilities(shared),
     metrics,
@@ -153,6 +161,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<Runtime> {
     async close() {
       prober.stop();
       channels.stop();
+      models.stop();
       await logs.stop();
       await channelHealth.stop();
       await upstream.close();

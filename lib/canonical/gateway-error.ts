@@ -50,6 +50,8 @@ export interface GatewayErrorOptions {
   upstreamFormat?: "openai" | "anthropic" | "gemini";
   /** Set when an upstream answered with this error: its HTTP status. */
   upstreamStatus?: number;
+  /** The upstream refused the prompt as longer than the model's context window (a model with a larger one may serve it). */
+  contextExceeded?: boolean;
   cause?: unknown;
 }
 
@@ -63,6 +65,7 @@ export class GatewayError extends Error {
   readonly upstreamStatus?: number;
   readonly upstreamType?: string;
   readonly upstreamFormat?: "openai" | "anthropic" | "gemini";
+  readonly contextExceeded: boolean;
   // Marker that survives module duplication between the Next bundle and server.ts.
   readonly isGatewayError = true;
 
@@ -77,6 +80,7 @@ export class GatewayError extends Error {
     this.upstreamType = options.upstreamType;
     this.upstreamFormat = options.upstreamFormat;
     this.upstreamStatus = options.upstreamStatus;
+    this.contextExceeded = options.contextExceeded ?? false;
   }
 
   /** The upstream's own error type, if it was written in `format`. */

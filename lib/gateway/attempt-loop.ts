@@ -27,7 +27,8 @@ export async function attemptAll<O extends Operation>(scope: CallScope, plan: Ca
   const states = runtime.channelStates;
   const { maxAttempts, backoffMs } = runtime.routing;
   let lastError: unknown;
-  let attempts = 0;
+  // The budget is the request's: attempts a fallback model's channels make count against it too.
+  let attempts = log.attempts.length;
   for (const channel of candidates) {
     if (attempts >= maxAttempts) break;
     if (!states.tryAcquire(channel.id, plan.model)) continue;
@@ -46,6 +47,7 @@ export async function attemptAll<O extends Operation>(scope: CallScope, plan: Ca
     const record: AttemptRecord = { channelId: channel.id, channelName: channel.name, model: plan.model, status: 0, error: null, latencyMs: 0 };
     log.attempts.push(record);
     const context = callContextFor(scope, channel, plan.model, plan.stream);
+    const landed = runtime.routingStats.begin(channel.id);
     const span = tracer.startSpan("upstream attempt", {
       attributes: { "gateway.request_id": log.id, "gateway.channel": channel.name, "gateway.model": plan.model, "gateway.attempt": attempts },
     });
@@ -79,8 +81,12 @@ export async function attemptAll<O extends Operation>(scope: CallScope, plan: Ca
       endSpan(span);
       states.recordSuccess(channel.id, plan.model);
       runtime.channelHealth.record(channel.id, { error: null, latencyMs: record.latencyMs });
+      runtime.routingStats.recordLatency(channel.id, plan.model, record.latencyMs);
+      // In flight until the answer has reached the client (a stream's end).
+      log.finishHooks.push(landed);
       return answer;
     } catch (error) {
+      landed();
       record.latencyMs = elapsed(started);
       record.status = isGatewayError(error) ? (error.upstreamStatus ?? 0) : 0;
       record.error = error instanceof Error ? error.message : String(error);
@@ -113,7 +119,7 @@ export async function attemptAll<O extends Operation>(scope: CallScope, plan: Ca
       if (!outcome.failOver) throw forCaller(error, log.id);
     }
   }
-  if (lastError !== undefined) throw forCaller(finalError(lastError), log.id);
+  if (lastError !== undefined) throw exhausted(forCaller(finalError(lastError), log.id));
   // Every candidate is cooling down or has an open circuit.
   const { until, rateLimited } = states.skipped(candidates.map((channel) => channel.id), plan.model);
   const waitMs = until === null ? 0 : Math.max(0, until - runtime.now());
@@ -124,15 +130,28 @@ export async function attemptAll<O extends Operation>(scope: CallScope, plan: Ca
   }
   const retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000));
   if (rateLimited) {
-    throw new GatewayError("rate_limit", `Every channel serving '${plan.model}' is rate limited by its upstream; try again in ${retryAfterSeconds} s.`, {
+    throw exhausted(new GatewayError("rate_limit", `Every channel serving '${plan.model}' is rate limited by its upstream; try again in ${retryAfterSeconds} s.`, {
       code: "rate_limit_exceeded",
       retryAfterSeconds,
-    });
+    }));
   }
-  throw new GatewayError("overloaded", `Every channel serving '${plan.model}' is temporarily unavailable; try again shortly.`, {
+  throw exhausted(new GatewayError("overloaded", `Every channel serving '${plan.model}' is temporarily unavailable; try again shortly.`, {
     code: "no_channel_available",
     retryAfterSeconds,
-  });
+  }));
+}
+
+const exhaustedErrors = new WeakSet<object>();
+
+/** Marks the error of a call whose every candidate failed (or was skipped) in a way that fails over. */
+function exhausted(error: unknown): unknown {
+  if (typeof error === "object" && error !== null) exhaustedErrors.add(error);
+  return error;
+}
+
+/** Whether every candidate failed before its first byte the way that fails over: a fallback model may serve. */
+export function candidatesExhausted(error: unknown): boolean {
+  return typeof error === "object" && error !== null && exhaustedErrors.has(error);
 }
 
 function isStreamedResponse(answer: unknown): answer is ApiResponse & { body: AsyncIterable<string | Uint8Array> } {

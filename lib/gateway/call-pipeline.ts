@@ -5,7 +5,7 @@ import { memberFor, type OperationCalls } from "@/lib/providers/provider";
 import type { Operation } from "@/lib/providers/operation";
 import { channelServes, type Channel } from "@/lib/routing/channel";
 import { unknownModelMessage } from "@/lib/routing/nearest-names";
-import { attemptAll } from "./attempt-loop";
+import { callWithFallbacks } from "./call-with-fallbacks";
 import type { CallPlan, CallScope } from "./call-services";
 
 export type { CallPlan } from "./call-services";
@@ -22,7 +22,8 @@ const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
  * The one call core for every operation and transport: the model and the token's
  * allowlist checked, candidates picked (channels whose provider has a member that serves
  * this call), rate limit and quota reserved before the call, then attempts with failover
- * before the first byte (attempt-loop.ts).
+ * before the first byte (attempt-loop.ts), and the model's fallbacks when it cannot serve
+ * (call-with-fallbacks.ts).
  */
 export async function runCall<O extends Operation>(scope: CallScope, plan: CallPlan<O>): Promise<OperationCalls[O][1]> {
   const { log, token, runtime } = scope;
@@ -43,12 +44,16 @@ export async function runCall<O extends Operation>(scope: CallScope, plan: CallP
     memberFor(runtime.providers[channel.type], plan.operation, plan.call, channel) !== undefined;
   // Another process just changed the channels: route on the change, not on what it replaced.
   if (runtime.channels.settling) await runtime.channels.settling;
-  let candidates = runtime.channels.candidates(plan.model).filter(serves);
+  if (runtime.models.settling) await runtime.models.settling;
+  // Each model's channels in the order of its strategy (a model without a record: weighted).
+  const candidatesFor = (model: string) =>
+    runtime.channels.candidates(model, { strategy: runtime.models.find(model)?.strategy, signals: runtime.routingStats }).filter(serves);
+  let candidates = candidatesFor(plan.model);
   if (candidates.length === 0) {
     // A channel just added through another process may not have reached this one's cache
     // yet: one fresh load before saying the model does not exist (if it fails, the answer stands).
     await runtime.channels.reload().catch(() => undefined);
-    candidates = runtime.channels.candidates(plan.model).filter(serves);
+    candidates = candidatesFor(plan.model);
   }
   if (candidates.length === 0) {
     const usable = [...runtime.channels.models().keys()].filter((name) => !token.models || token.models.has(name));
@@ -70,5 +75,5 @@ export async function runCall<O extends Operation>(scope: CallScope, plan: CallP
   log.onSettle = (spend) => {
     runtime.limits.settle(reservation, spend).catch((error) => logger.error({ err: error }, "quota settlement failed"));
   };
-  return attemptAll(scope, plan, candidates);
+  return callWithFallbacks(scope, plan, candidates, candidatesFor);
 }

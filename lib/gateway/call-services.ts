@@ -8,13 +8,17 @@ import type { Transport } from "@/lib/providers/transport";
 import type { UpstreamClient } from "@/lib/providers/upstream-http";
 import type { Channel, ChannelType } from "@/lib/routing/channel";
 import type { ChannelStates } from "@/lib/routing/channel-states";
+import type { PickOptions } from "@/lib/routing/pick-channels";
+import type { RoutingStats } from "@/lib/routing/routing-stats";
+import type { ModelRoute } from "@/lib/models/model-route";
 import type { RequestLog } from "./request-log";
 
 /** What the admit, pick and attempt core needs from the process: a small surface tests build in memory. */
 export interface CallServices {
   providers: Record<ChannelType, Provider>;
   channels: {
-    candidates(model: string): Channel[];
+    /** The channels serving `model`, in the order to try them (the model's strategy within each priority). */
+    candidates(model: string, options?: PickOptions): Channel[];
     /** Every model an enabled channel serves, with the first channel that does. */
     models(): Map<string, Channel>;
     /** A change another process announced, still loading. */
@@ -22,6 +26,10 @@ export interface CallServices {
     reload(): Promise<void>;
   };
   channelStates: ChannelStates;
+  /** Model records (fallbacks, strategy, context window), cached per process; absent for a plain model name. */
+  models: { find(name: string): ModelRoute | undefined; readonly settling?: Promise<void> | undefined };
+  /** Latency averages and in-flight counts the strategies read (per process). */
+  routingStats: RoutingStats;
   channelHealth: { record(channelId: string, sample: { error: string | null; latencyMs: number | null }): void };
   limits: Pick<SpendLimiter, "consumeRequest" | "reserve" | "settle">;
   /** The channel's transport, built once per channel version. */

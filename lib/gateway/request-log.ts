@@ -24,6 +24,8 @@ export class RequestLog {
   channelId: string | null = null;
   model: string | null = null;
   upstreamModel: string | null = null;
+  /** The fallback model that answered, when the requested one (`model`) could not. */
+  servedModel: string | null = null;
   stream = false;
   readonly warnings: string[] = [];
   /** Every upstream attempt, in order; the row keeps them all. */
@@ -110,6 +112,7 @@ export class RequestLog {
         channelId: this.channelId,
         model: this.model,
         upstreamModel: this.upstreamModel,
+        servedModel: this.servedModel,
         status,
         stream: this.stream,
         promptTokens,

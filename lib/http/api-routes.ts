@@ -2,6 +2,7 @@ import { renderAdminError } from "@/lib/admin/admin-error";
 import * as channels from "@/lib/admin/channels";
 import { handleHealth } from "@/lib/admin/health";
 import { listLogs } from "@/lib/admin/logs";
+import * as models from "@/lib/admin/models";
 import * as tokens from "@/lib/admin/tokens";
 import * as users from "@/lib/admin/users";
 import { GatewayError } from "@/lib/canonical/gateway-error";
@@ -64,6 +65,11 @@ export const apiRoutes = new RouteTable()
   .add("GET", "/api/admin/channels/:id", channels.getChannel)
   .add("PATCH", "/api/admin/channels/:id", channels.updateChannel)
   .add("DELETE", "/api/admin/channels/:id", channels.deleteChannel)
+  .add("GET", "/api/admin/models", models.listModels)
+  .add("POST", "/api/admin/models", models.createModel)
+  .add("GET", "/api/admin/models/:id", models.getModel)
+  .add("PATCH", "/api/admin/models/:id", models.updateModel)
+  .add("DELETE", "/api/admin/models/:id", models.deleteModel)
   .add("GET", "/api/admin/tokens", tokens.listTokens)
   .add("POST", "/api/admin/tokens", tokens.createToken)
   .add("GET", "/api/admin/tokens/:id", tokens.getToken)

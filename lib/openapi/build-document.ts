@@ -1,3 +1,4 @@
+import { createModelSchema, updateModelSchema } from "@/lib/models/model-route";
 import { z } from "zod";
 import { createChannelSchema, updateChannelSchema } from "@/lib/channels/channel-service";
 import { userUpdateSchema } from "@/lib/console/user-accounts";
@@ -87,6 +88,11 @@ const ENDPOINTS: Endpoint[] = [
   { method: "get", path: "/api/admin/channels/{id}", summary: "A channel with its routing state", tag: "Admin", security: "admin" },
   { method: "patch", path: "/api/admin/channels/{id}", summary: "Update a channel", tag: "Admin", security: "admin", body: updateChannelSchema },
   { method: "delete", path: "/api/admin/channels/{id}", summary: "Delete a channel", tag: "Admin", security: "admin" },
+  { method: "get", path: "/api/admin/models", summary: "List models: every name a channel serves or a record names, with channels, strategy, fallbacks", tag: "Admin", security: "admin" },
+  { method: "post", path: "/api/admin/models", summary: "Create a model record (fallbacks, strategy, context window)", tag: "Admin", security: "admin", body: createModelSchema },
+  { method: "get", path: "/api/admin/models/{id}", summary: "A model record with its channels", tag: "Admin", security: "admin" },
+  { method: "patch", path: "/api/admin/models/{id}", summary: "Update a model record", tag: "Admin", security: "admin", body: updateModelSchema },
+  { method: "delete", path: "/api/admin/models/{id}", summary: "Delete a model record (the name routes as a plain model again)", tag: "Admin", security: "admin" },
   { method: "get", path: "/api/admin/tokens", summary: "List tokens", tag: "Admin", security: "admin" },
   { method: "post", path: "/api/admin/tokens", summary: "Create a token (its key shown once)", tag: "Admin", security: "admin", body: createTokenSchema },
   { method: "get", path: "/api/admin/tokens/{id}", summary: "A token", tag: "Admin", security: "admin" },

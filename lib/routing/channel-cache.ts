@@ -6,7 +6,7 @@ import { openSettings } from "@/lib/channels/channel-settings";
 import { pricesSchema } from "@/lib/limits/prices";
 import { operationSchema } from "@/lib/providers/operation";
 import { channelTimeoutsSchema, channelTypeSchema, type Channel } from "./channel";
-import { pickChannels } from "./pick-channels";
+import { pickChannels, type PickOptions } from "./pick-channels";
 
 const PENDING_DISABLE_MS = 10_000;
 
@@ -142,8 +142,8 @@ export class ChannelCache {
     return this.channels;
   }
 
-  candidates(model: string): Channel[] {
-    return pickChannels(this.channels, model);
+  candidates(model: string, options?: PickOptions): Channel[] {
+    return pickChannels(this.channels, model, options);
   }
 
   /** Every model some enabled channel serves, with the channel type that serves it first. */

@@ -1,11 +1,39 @@
+import { z } from "zod";
+import { priceFor } from "@/lib/limits/prices";
 import type { Channel } from "./channel";
 
+/** How the channels of one priority tier are ordered for a model (a model record's `strategy`). */
+export const STRATEGIES = ["weighted", "latency", "least-busy", "cost"] as const;
+export const strategySchema = z.enum(STRATEGIES);
+export type Strategy = z.infer<typeof strategySchema>;
+
+/** What the strategies read about channels; routing-stats.ts keeps them (per process). */
+export interface RoutingSignals {
+  /** The moving average of time to first token on this channel for this model, or undefined when unknown or stale. */
+  latencyMs(channelId: string, model: string): number | undefined;
+  /** Requests this process has in flight on the channel. */
+  inFlight(channelId: string): number;
+}
+
+export interface PickOptions {
+  strategy?: Strategy;
+  signals?: RoutingSignals;
+  random?: () => number;
+}
+
+/** Share of `latency` picks that go to a random channel, so one that recovered is measured again. */
+export const LATENCY_EXPLORATION = 0.05;
+
+type TierOrder = (group: Channel[], model: string, signals: RoutingSignals | undefined, random: () => number) => Channel[];
+
 /**
- * Orders the enabled (and not automatically disabled) channels that serve `model` for trying: highest priority first,
- * and within one priority a weighted random order (weight 0 is a standby that is only
- * tried after its weighted peers).
+ * Orders the enabled (and not automatically disabled) channels that serve `model` for trying:
+ * highest priority first, and within one priority by the model's strategy (a weighted random
+ * order by default). Weight 0 is a standby under every strategy: tried only after its peers.
  */
-export function pickChannels(channels: readonly Channel[], model: string, random: () => number = Math.random): Channel[] {
+export function pickChannels(channels: readonly Channel[], model: string, options: PickOptions = {}): Channel[] {
+  const random = options.random ?? Math.random;
+  const order = TIER_ORDERS[options.strategy ?? "weighted"];
   const candidates = channels.filter((channel) => channel.enabled && !channel.autoDisabledReason && channel.models.includes(model));
   const byPriority = new Map<number, Channel[]>();
   for (const channel of candidates) {
@@ -14,7 +42,46 @@ export function pickChannels(channels: readonly Channel[], model: string, random
     else byPriority.set(channel.priority, [channel]);
   }
   const priorities = [...byPriority.keys()].sort((a, b) => b - a);
-  return priorities.flatMap((priority) => weightedOrder(byPriority.get(priority)!, random));
+  return priorities.flatMap((priority) => {
+    const group = byPriority.get(priority)!;
+    const active = group.filter((channel) => channel.weight > 0);
+    const standby = group.filter((channel) => channel.weight <= 0);
+    return [...order(active, model, options.signals, random), ...weightedOrder(standby, random)];
+  });
+}
+
+const TIER_ORDERS: Record<Strategy, TierOrder> = {
+  weighted: (group, _model, _signals, random) => weightedOrder(group, random),
+  latency: fastestOfTwo,
+  "least-busy": (group, _model, signals, random) => sortedBy(weightedOrder(group, random), (channel) => signals?.inFlight(channel.id) ?? 0),
+  cost: (group, model, _signals, random) => sortedBy(weightedOrder(group, random), (channel) => pricePerMillion(channel, model)),
+};
+
+/**
+ * Power of two choices: two channels drawn by weight, the one with the lower average time to
+ * first token first (an unmeasured one counts as fastest, so it gets measured), then the rest
+ * fastest first. A small share of picks is random instead, so a slow channel that recovered is seen.
+ */
+function fastestOfTwo(group: Channel[], model: string, signals: RoutingSignals | undefined, random: () => number): Channel[] {
+  const drawn = weightedOrder(group, random);
+  if (drawn.length < 2 || !signals || random() < LATENCY_EXPLORATION) return drawn;
+  const latency = (channel: Channel) => signals.latencyMs(channel.id, model) ?? 0;
+  const [first, second, ...rest] = drawn as [Channel, Channel, ...Channel[]];
+  const [winner, loser] = latency(second) < latency(first) ? [second, first] : [first, second];
+  return [winner, ...sortedBy([loser, ...rest], latency)];
+}
+
+/** Input plus output price per million tokens; a channel without a price goes after the priced ones. */
+function pricePerMillion(channel: Channel, model: string): number {
+  const price = priceFor(channel.prices, model) ?? priceFor(channel.prices, channel.modelMap[model] ?? model);
+  return price ? price.input + price.output : Number.POSITIVE_INFINITY;
+}
+
+/** A stable sort: ties keep the (weighted random) order they came in. */
+function sortedBy(channels: Channel[], key: (channel: Channel) => number): Channel[] {
+  return channels.map((channel, index) => ({ channel, index, key: key(channel) }))
+    .sort((a, b) => a.key - b.key || a.index - b.index)
+    .map((entry) => entry.channel);
 }
 
 function weightedOrder(group: Channel[], random: () => number): Channel[] {

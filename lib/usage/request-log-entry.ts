@@ -23,6 +23,8 @@ export interface RequestLogEntry {
   channelId: string | null;
   model: string | null;
   upstreamModel: string | null;
+  /** The fallback model that answered, when not the requested `model`. */
+  servedModel?: string | null;
   status: number;
   stream: boolean;
   promptTokens: number;

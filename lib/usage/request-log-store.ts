@@ -36,7 +36,7 @@ export interface RequestLogStore {
 export const LOG_COLUMNS = [
   "id", "createdAt", "endpoint", "clientFormat", "method", "tokenId", "userId", "channelId", "model", "upstreamModel",
   "status", "stream", "promptTokens", "completionTokens", "cachedTokens", "reasoningTokens", "usageEstimated",
-  "latencyMs", "firstTokenMs", "costUsd", "errorMessage", "warnings", "attempts",
+  "latencyMs", "firstTokenMs", "costUsd", "errorMessage", "warnings", "attempts", "servedModel",
 ] as const;
 
 /** An entry's values in LOG_COLUMNS order; dates, booleans and JSON as each database wants them. */
@@ -49,6 +49,6 @@ export function logRowValues(
     entry.channelId, entry.model, entry.upstreamModel, entry.status, encode.boolean(entry.stream), entry.promptTokens,
     entry.completionTokens, entry.cachedTokens, entry.reasoningTokens, encode.boolean(entry.usageEstimated), entry.latencyMs,
     entry.firstTokenMs, entry.costUsd, entry.errorMessage, entry.warnings ? JSON.stringify(entry.warnings) : null,
-    entry.attempts ? JSON.stringify(entry.attempts) : null,
+    entry.attempts ? JSON.stringify(entry.attempts) : null, entry.servedModel ?? null,
   ];
 }

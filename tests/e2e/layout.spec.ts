@@ -121,6 +121,7 @@ const PAGES = [
   ["dashboard", "/console"],
   ["tokens", "/console/tokens"],
   ["channels", "/console/channels"],
+  ["models", "/console/models"],
   ["logs", "/console/logs"],
   ["users", "/console/users"],
   ["api-reference", "/console/api"],

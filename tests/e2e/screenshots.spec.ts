@@ -13,6 +13,7 @@ const PAGES = [
   ["dashboard", "/console"],
   ["tokens", "/console/tokens"],
   ["channels", "/console/channels"],
+  ["models", "/console/models"],
   ["logs", "/console/logs"],
   ["playground", "/console/playground"],
   ["users", "/console/users"],

@@ -52,6 +52,14 @@ export async function exerciseEveryModel(database: Database): Promise<void> {
   await database.storedResponse.create({ data: { id: "resp_1", owner: `token:${token.id}`, model: "m", conversation: [{ role: "user", content: "hi" }], response: { id: "resp_1" } } });
   assert.deepEqual((await database.storedResponse.findUnique({ where: { id: "resp_1" } }))?.conversation, [{ role: "user", content: "hi" }]);
 
+  const route = await database.modelRoute.create({ data: { name: "m", fallbacks: ["n"], strategy: "latency", contextWindow: 128_000 } });
+  assert.deepEqual(route.fallbacks, ["n"]);
+  assert.ok(route.updatedAt instanceof Date);
+  await assert.rejects(database.modelRoute.create({ data: { name: "m" } }), "one route per model name");
+  assert.equal((await database.modelRoute.create({ data: { name: "plain" } })).strategy, "weighted");
+  await database.requestLog.update({ where: { id: "r1" }, data: { servedModel: "n" } });
+  assert.equal((await database.requestLog.findUnique({ where: { id: "r1" } }))?.servedModel, "n");
+
   await database.setting.upsert({ where: { key: "openSignup" }, create: { key: "openSignup", value: "true" }, update: { value: "true" } });
   assert.equal((await database.setting.findUnique({ where: { key: "openSignup" } }))?.value, "true");
 

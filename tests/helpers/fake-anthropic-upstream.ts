@@ -98,6 +98,9 @@ async function handle(request: ReceivedRequest, response: http.ServerResponse, s
   }
   const model = String(body.model);
   if (model === "claude-overloaded") return fail(response, 529, "overloaded_error", "Overloaded");
+  if (model === "claude-server-error") return fail(response, 500, "api_error", "Internal server error");
+  // What Anthropic answers for a prompt over the model's context window.
+  if (model === "claude-small-context") return fail(response, 400, "invalid_request_error", "prompt is too long: 215563 tokens > 200000 maximum");
   if (model === "claude-midstream-error") {
     response.writeHead(200, { "content-type": "text/event-stream" });
     sse(response, "message_start", { message: { id: "msg_fake02", type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 9, output_tokens: 1 } } });

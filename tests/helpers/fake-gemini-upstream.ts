@@ -124,6 +124,9 @@ async function handle(request: ReceivedRequest, response: http.ServerResponse, s
     return fail(response, 400, "INVALID_ARGUMENT", violation);
   }
   if (model === "gemini-overloaded") return fail(response, 503, "UNAVAILABLE", "The model is overloaded. Please try again later.");
+  if (model === "gemini-server-error") return fail(response, 500, "INTERNAL", "An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting");
+  // What Gemini answers for a prompt over the model's context window.
+  if (model === "gemini-small-context") return fail(response, 400, "INVALID_ARGUMENT", "The input token count (1054016) exceeds the maximum number of tokens allowed (1048576).");
   const stream = method === "streamGenerateContent";
   if (stream && !sse) return fail(response, 400, "INVALID_ARGUMENT", "the fake only streams with alt=sse");
   if (model === "gemini-midstream-error" && stream) {

@@ -154,6 +154,17 @@ export async function startFakeOpenAIUpstream(): Promise<FakeUpstream> {
       response.end(JSON.stringify({ error: { message: `This model's maximum context length is 16 tokens; the key ${UPSTREAM_API_KEY} sent 20.`, type: "invalid_request_error", param: "messages", code: "context_length_exceeded" } }));
       return;
     }
+    if (model === "fake-server-error") {
+      response.writeHead(500, { "content-type": "application/json" });
+      response.end(JSON.stringify({ error: { message: "The server had an error while processing your request. Sorry about that!", type: "server_error", param: null, code: null } }));
+      return;
+    }
+    if (model === "fake-small-context") {
+      // What OpenAI answers for a prompt over the model's context window.
+      response.writeHead(400, { "content-type": "application/json" });
+      response.end(JSON.stringify({ error: { message: "This model's maximum context length is 8192 tokens. However, your messages resulted in 9120 tokens. Please reduce the length of the messages.", type: "invalid_request_error", param: "messages", code: "context_length_exceeded" } }));
+      return;
+    }
     if (model === "fake-missing") {
       response.writeHead(404, { "content-type": "application/json" });
       response.end(JSON.stringify({ error: { message: `The model \`${model}\` does not exist or you do not have access to it.`, type: "invalid_request_error", param: null, code: "model_not_found" } }));

@@ -40,8 +40,11 @@ const completion = (model: string, text: string) => ({
 const chunk = (model: string, delta: Record<string, unknown>, finish: string | null = null, usage: unknown = null) =>
   `data: ${JSON.stringify({ id: "chatcmpl-fault", object: "chat.completion.chunk", created: 1_700_000_000, model, choices: usage ? [] : [{ index: 0, delta, logprobs: null, finish_reason: finish }], usage })}\n\n`;
 
-/** `reply` is what a healthy answer says; `healthy` ignores the model's fault (a fallback channel). */
-export async function startFaultUpstream(apiKey: string, options: { reply?: string; healthy?: boolean } = {}): Promise<FaultUpstream> {
+/**
+ * `reply` is what a healthy answer says; `healthy` ignores the model's fault (a fallback channel);
+ * `delayMs` holds every answer back that long (a slower upstream).
+ */
+export async function startFaultUpstream(apiKey: string, options: { reply?: string; healthy?: boolean; delayMs?: number } = {}): Promise<FaultUpstream> {
   const reply = options.reply ?? "ok from the faulty channel";
   const calls = new Map<string, number>();
   const sockets = new Set<import("node:net").Socket>();
@@ -51,6 +54,7 @@ export async function startFaultUpstream(apiKey: string, options: { reply?: stri
     for await (const part of request) chunks.push(part as Buffer);
     const body = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}") as { model: string; stream?: boolean };
     calls.set(body.model, (calls.get(body.model) ?? 0) + 1);
+    if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
     response.on("close", () => {
       if (!response.writableFinished) state.closedEarly += 1;
     });

@@ -9,6 +9,8 @@ import { UpstreamHttp } from "@/lib/providers/upstream-http";
 import type { Channel, ChannelType } from "@/lib/routing/channel";
 import { ChannelStates } from "@/lib/routing/channel-states";
 import { pickChannels } from "@/lib/routing/pick-channels";
+import { RoutingStats } from "@/lib/routing/routing-stats";
+import type { ModelRoute } from "@/lib/models/model-route";
 import { MemorySharedState } from "@/lib/state/memory-shared-state";
 import type { RequestLogEntry } from "@/lib/usage/request-log-entry";
 import { RequestLogWriter } from "@/lib/usage/request-log-writer";
@@ -34,13 +36,20 @@ export interface InMemoryCore {
   health: { channelId: string; error: string | null }[];
   disabled: { channelId: string; reason: string }[];
   entries: RequestLogEntry[];
-  scope(options?: { signal?: AbortSignal; hops?: string }): CallScope;
+  scope(options?: { signal?: AbortSignal; hops?: string; token?: TokenRecord }): CallScope;
   /** Moves the core's clock (cool-downs, open circuits). */
   advance(ms: number): void;
   close(): Promise<void>;
 }
 
-export function inMemoryCore(options: { channels: Channel[]; providers?: Record<string, Provider>; maxAttempts?: number; maxWaitMs?: number }): InMemoryCore {
+export function inMemoryCore(options: {
+  channels: Channel[];
+  providers?: Record<string, Provider>;
+  maxAttempts?: number;
+  maxWaitMs?: number;
+  /** Model records (fallbacks, strategy, context window), by name. */
+  models?: ModelRoute[];
+}): InMemoryCore {
   // Real time, moved on by `advance`: a call that waits out a cool-down sees it end.
   let offset = 0;
   const now = () => Date.now() + offset;
@@ -59,12 +68,14 @@ export function inMemoryCore(options: { channels: Channel[]; providers?: Record<
   const services: CallServices = {
     providers: registry,
     channels: {
-      candidates: (model) => pickChannels(options.channels, model),
+      candidates: (model, pickOptions) => pickChannels(options.channels, model, pickOptions),
       models: () => new Map(options.channels.flatMap((channel) => channel.models.map((model) => [model, channel] as const))),
       settling: undefined,
       reload: async () => undefined,
     },
     channelStates,
+    models: { find: (name) => options.models?.find((route) => route.name === name) },
+    routingStats: new RoutingStats(now),
     channelHealth: { record: (channelId, sample) => health.push({ channelId, error: sample.error }) },
     limits: new SpendLimiter(shared, async () => ({ tokens: 0, usd: 0 })),
     transportFor(channel) {
@@ -88,7 +99,7 @@ export function inMemoryCore(options: { channels: Channel[]; providers?: Record<
     entries,
     scope: (scopeOptions = {}) => ({
       log: new RequestLog(writer, "/test", "openai", "POST"),
-      token: testToken,
+      token: scopeOptions.token ?? testToken,
       runtime: services,
       upstream: http,
       hops: scopeOptions.hops ?? "testdeployment",

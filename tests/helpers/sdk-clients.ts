@@ -12,6 +12,8 @@ export interface Answer {
   finish: string;
   promptTokens: number;
   completionTokens: number;
+  /** The model the answer names (OpenAI and Anthropic `model`, Gemini `modelVersion`). */
+  model: string;
 }
 
 export interface ToolSpec {
@@ -67,6 +69,7 @@ function fromCompletion(completion: OpenAI.Chat.ChatCompletion): Answer {
     finish: choice.finish_reason,
     promptTokens: completion.usage?.prompt_tokens ?? -1,
     completionTokens: completion.usage?.completion_tokens ?? -1,
+    model: completion.model,
   };
 }
 
@@ -95,6 +98,7 @@ export function anthropicFacade(baseUrl: string, key: string, auth: "apiKey" | "
         finish: message.stop_reason ?? "",
         promptTokens: message.usage.input_tokens + (message.usage.cache_read_input_tokens ?? 0) + (message.usage.cache_creation_input_tokens ?? 0),
         completionTokens: message.usage.output_tokens,
+        model: message.model,
       };
     },
   };
@@ -133,7 +137,7 @@ export function geminiFacade(baseUrl: string, key: string): ClientFacade & { cli
             }
           : {}),
       };
-      const answer: Answer = { text: "", reasoning: "", toolCalls: [], finish: "", promptTokens: -1, completionTokens: -1 };
+      const answer: Answer = { text: "", reasoning: "", toolCalls: [], finish: "", promptTokens: -1, completionTokens: -1, model: "" };
       const chunks = options.stream
         ? await client.models.generateContentStream({ model, contents: prompt, config })
         : [await client.models.generateContent({ model, contents: prompt, config })];
@@ -143,6 +147,7 @@ export function geminiFacade(baseUrl: string, key: string): ClientFacade & { cli
           else if (part.thought) answer.reasoning += part.text ?? "";
           else answer.text += part.text ?? "";
         }
+        if (chunk.modelVersion) answer.model = chunk.modelVersion;
         const finish = chunk.candidates?.[0]?.finishReason;
         if (finish) answer.finish = finish;
         if (chunk.usageMetadata) {

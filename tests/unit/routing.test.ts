@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { Channel } from "@/lib/routing/channel";
 import { ChannelCache } from "@/lib/routing/channel-cache";
-import { pickChannels } from "@/lib/routing/pick-channels";
+import { LATENCY_EXPLORATION, pickChannels, type RoutingSignals } from "@/lib/routing/pick-channels";
+import { RoutingStats } from "@/lib/routing/routing-stats";
 import { RouteTable } from "@/lib/http/route-table";
 
 const channel = (id: string, fields: Partial<Channel> = {}): Channel => ({
@@ -27,7 +28,7 @@ describe("channel selection", () => {
     let seed = 42;
     const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
     const firsts = { a: 0, b: 0 } as Record<string, number>;
-    for (let i = 0; i < 4000; i += 1) firsts[pickChannels(channels, "m", random)[0]!.id]! += 1;
+    for (let i = 0; i < 4000; i += 1) firsts[pickChannels(channels, "m", { random })[0]!.id]! += 1;
     const share = firsts.a! / 4000;
     assert.ok(share > 0.7 && share < 0.8, `share of a: ${share}`);
   });
@@ -35,6 +36,63 @@ describe("channel selection", () => {
   test("weight 0 is a standby tried after its peers", () => {
     const channels = [channel("standby", { weight: 0 }), channel("main", { weight: 1 })];
     for (let i = 0; i < 50; i += 1) assert.deepEqual(pickChannels(channels, "m").map((c) => c.id), ["main", "standby"]);
+  });
+});
+
+describe("strategies within a priority tier", () => {
+  const signals = (latency: Record<string, number>, inFlight: Record<string, number> = {}): RoutingSignals => ({
+    latencyMs: (id) => latency[id],
+    inFlight: (id) => inFlight[id] ?? 0,
+  });
+
+  test("latency: the faster of two first, except for the exploring share", () => {
+    const channels = [channel("slow"), channel("fast"), channel("lower", { priority: -1 })];
+    let firstFast = 0;
+    for (let i = 0; i < 2000; i += 1) {
+      const order = pickChannels(channels, "m", { strategy: "latency", signals: signals({ slow: 400, fast: 100, lower: 1 }) }).map((c) => c.id);
+      assert.equal(order[2], "lower", "priority still comes first");
+      if (order[0] === "fast") firstFast += 1;
+    }
+    const share = firstFast / 2000;
+    assert.ok(share > 1 - LATENCY_EXPLORATION && share < 1 - LATENCY_EXPLORATION / 4, `share of fast: ${share}`);
+  });
+
+  test("latency: an unmeasured channel goes first, so it gets measured", () => {
+    const channels = [channel("known"), channel("new")];
+    const order = pickChannels(channels, "m", { strategy: "latency", signals: signals({ known: 50 }), random: () => 0.5 }).map((c) => c.id);
+    assert.deepEqual(order, ["new", "known"]);
+  });
+
+  test("least-busy: fewest in flight first; standbys stay last", () => {
+    const channels = [channel("busy"), channel("idle"), channel("standby", { weight: 0 })];
+    const order = pickChannels(channels, "m", { strategy: "least-busy", signals: signals({}, { busy: 3, idle: 1, standby: 0 }) }).map((c) => c.id);
+    assert.deepEqual(order, ["idle", "busy", "standby"]);
+  });
+
+  test("cost: cheapest by the channel's price for the model; unpriced last", () => {
+    const channels = [
+      channel("unpriced"),
+      channel("dear", { prices: { m: { input: 3, output: 15 } } }),
+      channel("cheap", { prices: { "*": { input: 0.5, output: 1 } } }),
+      channel("mapped", { modelMap: { m: "upstream-m" }, prices: { "upstream-m": { input: 1, output: 4 } } }),
+    ];
+    assert.deepEqual(pickChannels(channels, "m", { strategy: "cost" }).map((c) => c.id), ["cheap", "mapped", "dear", "unpriced"]);
+  });
+
+  test("routing stats: a moving average, in-flight counts that end once, stale averages forgotten", () => {
+    let now = 0;
+    const stats = new RoutingStats(() => now);
+    stats.recordLatency("a", "m", 100);
+    stats.recordLatency("a", "m", 200);
+    assert.equal(stats.latencyMs("a", "m"), 130);
+    assert.equal(stats.latencyMs("a", "other"), undefined);
+    const end = stats.begin("a");
+    stats.begin("a");
+    end();
+    end();
+    assert.equal(stats.inFlight("a"), 1);
+    now += 10 * 60_000;
+    assert.equal(stats.latencyMs("a", "m"), undefined, "a recovered channel counts as unmeasured again");
   });
 });
 

@@ -13,6 +13,7 @@ const LINKS = [
   { href: "/console/logs", label: "Logs", admin: false },
   { href: "/console/api", label: "API reference", admin: false },
   { href: "/console/channels", label: "Channels", admin: true },
+  { href: "/console/models", label: "Models", admin: true },
   { href: "/console/users", label: "Users", admin: true },
 ];
 

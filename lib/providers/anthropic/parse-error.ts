@@ -4,6 +4,9 @@ import { describeUnreadableBody } from "@/lib/providers/describe-body";
 import { scrubSecrets } from "@/lib/providers/scrub-secrets";
 import { anthropicErrorSchema } from "./anthropic-api";
 
+/** Anthropic's refusal of a prompt over the context window: `prompt is too long: 215563 tokens > 200000 maximum`. */
+const PROMPT_TOO_LONG = /^prompt is too long\b/i;
+
 export function parseAnthropicError(status: number, bodyText: string, apiKey: string | undefined): GatewayError {
   let message = `The upstream returned HTTP ${status}.`;
   let type: string | undefined;
@@ -21,6 +24,7 @@ export function parseAnthropicError(status: number, bodyText: string, apiKey: st
     upstreamFormat: "anthropic",
     upstreamStatus: status,
     code: type ?? null,
+    contextExceeded: status === 400 && PROMPT_TOO_LONG.test(message),
   });
 }
 

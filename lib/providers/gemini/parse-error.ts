@@ -4,6 +4,9 @@ import { describeUnreadableBody } from "@/lib/providers/describe-body";
 import { scrubSecrets } from "@/lib/providers/scrub-secrets";
 import { geminiErrorSchema } from "./gemini-api";
 
+/** Gemini's refusal of a prompt over the context window: `The input token count (1054016) exceeds the maximum number of tokens allowed (1048576).` */
+const TOKEN_LIMIT = /input token count .*exceeds the maximum number of tokens/i;
+
 export function parseGeminiError(status: number, bodyText: string, apiKey: string | undefined): GatewayError {
   let message = `The upstream returned HTTP ${status}.`;
   let statusName: string | undefined;
@@ -20,5 +23,6 @@ export function parseGeminiError(status: number, bodyText: string, apiKey: strin
     status,
     code: statusName ?? null,
     upstreamStatus: status,
+    contextExceeded: status === 400 && TOKEN_LIMIT.test(message),
   });
 }

@@ -31,5 +31,6 @@ export function parseOpenAIError(status: number, bodyText: string, apiKey: strin
     upstreamType: type,
     upstreamFormat: "openai",
     upstreamStatus: status,
+    contextExceeded: code === "context_length_exceeded",
   });
 }

@@ -155,6 +155,7 @@ export default async function LogsPage({ searchParams }: { searchParams: SearchP
                   </Td>
                   <Td label="Model" wide>
                     <Truncate text={row.model ?? "—"} className="xl:max-w-[9rem]" />
+                    {row.servedModel && <Truncate text={`→ ${row.servedModel}`} className="text-xs text-zinc-500 xl:max-w-[9rem]" />}
                     {row.stream && <Badge>stream</Badge>}
                   </Td>
                   <Td label="Channel · token" wide className="text-xs">
@@ -169,7 +170,7 @@ export default async function LogsPage({ searchParams }: { searchParams: SearchP
                     {row.usageEstimated && <span title="Counted with a tokenizer">*</span>}
                   </Td>
                   <Td label="Cost" className="whitespace-nowrap tabular-nums xl:text-right" data-testid="log-cost">
-                    {formatCost(row.costUsd, pricing.isPriced(row.channelId, row.model))}
+                    {formatCost(row.costUsd, pricing.isPriced(row.channelId, row.servedModel ?? row.model))}
                   </Td>
                   <Td label="Latency" className="whitespace-nowrap tabular-nums xl:text-right">
                     {formatNumber(row.latencyMs)} ms

@@ -53,7 +53,8 @@ export default async function LogDetailPage({ params }: { params: Promise<{ id: 
           </Item>
           <Item label="Model">
             {row.model ?? "—"}
-            {row.upstreamModel && row.upstreamModel !== row.model && <span className="text-zinc-500"> → {row.upstreamModel}</span>}
+            {row.servedModel && <span className="text-zinc-500"> → fallback {row.servedModel}</span>}
+            {row.upstreamModel && row.upstreamModel !== (row.servedModel ?? row.model) && <span className="text-zinc-500"> → {row.upstreamModel}</span>}
             {row.stream && <span className="text-zinc-500"> (streamed)</span>}
           </Item>
           <Item label="Channel">{channel ? `${channel.name} (${channel.type})` : row.channelId ? `deleted channel (${row.channelId})` : "—"}</Item>
@@ -64,7 +65,7 @@ export default async function LogDetailPage({ params }: { params: Promise<{ id: 
           </Item>
           <Item label="Cost">
             <span data-testid="log-cost">
-              {formatCost(row.costUsd, channelPricing(runtime.channels.all()).isPriced(row.channelId, row.model))}
+              {formatCost(row.costUsd, channelPricing(runtime.channels.all()).isPriced(row.channelId, row.servedModel ?? row.model))}
               {row.costUsd > 0 && <span className="text-zinc-500"> (${row.costUsd.toFixed(6)})</span>}
             </span>
           </Item>
@@ -76,7 +77,7 @@ export default async function LogDetailPage({ params }: { params: Promise<{ id: 
               <ol className="list-decimal pl-4" data-testid="log-attempts">
                 {attempts.map((attempt, index) => (
                   <li key={index}>
-                    {attempt.channelName} · {attempt.status === 0 ? "no answer" : `HTTP ${attempt.status}`} · {attempt.latencyMs} ms
+                    {attempt.channelName}{attempt.model !== row.model && ` (${attempt.model})`} · {attempt.status === 0 ? "no answer" : `HTTP ${attempt.status}`} · {attempt.latencyMs} ms
                     {attempt.error && <span className="text-red-600 dark:text-red-400"> · {attempt.error}</span>}
                   </li>
                 ))}

@@ -1,0 +1,22 @@
+import { PageHeader } from "@/app/_components/ui";
+import { requireAdmin } from "@/lib/console/require-session";
+import { listModels } from "@/lib/models/model-service";
+import { STRATEGIES } from "@/lib/routing/pick-channels";
+import { getRuntime } from "@/lib/runtime";
+import { ModelManager } from "./model-manager";
+
+export const dynamic = "force-dynamic";
+
+export default async function ModelsPage() {
+  await requireAdmin();
+  const models = await listModels(await getRuntime());
+  return (
+    <>
+      <PageHeader
+        title="Models"
+        description="Every model name the channels serve. A record adds fallbacks (other models tried in order when this one cannot serve), how its channels share traffic within a priority, and its context window."
+      />
+      <ModelManager models={models} strategies={[...STRATEGIES]} />
+    </>
+  );
+}
