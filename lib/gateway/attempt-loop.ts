@@ -11,7 +11,7 @@ import { memberFor, type AttemptContext, type OperationCalls } from "@/lib/provi
 import type { Channel } from "@/lib/routing/channel";
 import type { AttemptRecord } from "@/lib/usage/request-log-entry";
 import { forCaller } from "./caller-error";
-import { classifyAttemptError, isCredentialRejection, isMissingPath } from "./attempt-outcome";
+import { classifyAttemptError, isCredentialRejection, isMissingPath, type AttemptOutcome } from "./attempt-outcome";
 import type { CallPlan, CallScope } from "./call-services";
 import { upstreamTimeouts } from "./upstream-timeouts";
 
@@ -28,9 +28,16 @@ export async function attemptAll<O extends Operation>(scope: CallScope, plan: Ca
   const { maxAttempts, backoffMs } = runtime.routing;
   let lastError: unknown;
   let attempts = 0;
-  for (const channel of candidates) {
+  for (let index = 0; index < candidates.length; index++) {
+    const channel = candidates[index]!;
     if (attempts >= maxAttempts) break;
     if (!states.tryAcquire(channel.id, plan.model)) continue;
+    // One key of the channel's pool: the session's pinned one while it is healthy.
+    const key = runtime.keyPools.pick(channel, scope.sessionTurn?.preferredKey(channel.id));
+    if (!key) {
+      states.release(channel.id, plan.model);
+      continue;
+    }
     if (attempts > 0 && backoffMs > 0) {
       // Full jitter, doubling per attempt: spreads retries from many clients apart.
       const ceiling = Math.min(backoffMs * 2 ** (attempts - 1), 2000);
@@ -44,8 +51,9 @@ export async function attemptAll<O extends Operation>(scope: CallScope, plan: Ca
     attempts += 1;
     const started = performance.now();
     const record: AttemptRecord = { channelId: channel.id, channelName: channel.name, model: plan.model, status: 0, error: null, latencyMs: 0 };
+    if (key.pooled) record.keyHint = key.hint;
     log.attempts.push(record);
-    const context = callContextFor(scope, channel, plan.model, plan.stream);
+    const context = callContextFor(scope, key.channel, plan.model, plan.stream);
     const span = tracer.startSpan("upstream attempt", {
       attributes: { "gateway.request_id": log.id, "gateway.channel": channel.name, "gateway.model": plan.model, "gateway.attempt": attempts },
     });
@@ -79,6 +87,7 @@ export async function attemptAll<O extends Operation>(scope: CallScope, plan: Ca
       endSpan(span);
       states.recordSuccess(channel.id, plan.model);
       runtime.channelHealth.record(channel.id, { error: null, latencyMs: record.latencyMs });
+      scope.sessionTurn?.served(channel.id, key.fingerprint);
       return answer;
     } catch (error) {
       record.latencyMs = elapsed(started);
@@ -95,6 +104,19 @@ export async function attemptAll<O extends Operation>(scope: CallScope, plan: Ca
         throw error;
       }
       const outcome = classifyAttemptError(error);
+      if (key.pooled && runtime.keyPools.keyFailed(channel, key, keyFailure(error, outcome))) {
+        // Refused or rate-limited key alone: the channel is fine, and tries again with another key.
+        states.release(channel.id, plan.model);
+        lastError = error;
+        logger.warn({ channel: channel.name, key: key.hint, status: record.status || undefined, requestId: log.id }, `upstream key failed: ${record.error}; trying another key`);
+        index -= 1;
+        continue;
+      }
+      if (key.pooled && outcome.channelFault) {
+        // The pool's last key just cooled: the channel waits for the first key back, as one key's channel waits out its Retry-After.
+        const back = runtime.keyPools.nextKeyBack(channel);
+        if (back !== null && !outcome.coolDownSeconds) states.coolDown(channel.id, plan.model, back, record.error);
+      }
       if (outcome.channelFault) {
         states.recordFailure(channel.id, plan.model, record.error);
         runtime.channelHealth.record(channel.id, { error: record.error, latencyMs: record.latencyMs });
@@ -133,6 +155,12 @@ export async function attemptAll<O extends Operation>(scope: CallScope, plan: Ca
     code: "no_channel_available",
     retryAfterSeconds,
   });
+}
+
+/** What a failed attempt means for its key alone: refused (disable it) or rate limited (rest it). */
+function keyFailure(error: unknown, outcome: AttemptOutcome): { disableReason: string | null; rateLimitSeconds: number | null } {
+  const rateLimited = isGatewayError(error) && error.upstreamStatus === 429;
+  return { disableReason: outcome.disableReason, rateLimitSeconds: rateLimited ? (outcome.coolDownSeconds ?? 0) : null };
 }
 
 function isStreamedResponse(answer: unknown): answer is ApiResponse & { body: AsyncIterable<string | Uint8Array> } {
