@@ -207,6 +207,7 @@ function callContextFor(scope: CallScope, channel: Channel, model: string, strea
     meter: scope.log.meter,
     warnings: scope.log.warnings,
     hops: scope.hops,
+    promptCacheKey: scope.log.sessionHash ?? undefined,
   };
 }
 
