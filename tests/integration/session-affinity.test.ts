@@ -112,6 +112,8 @@ describe("session affinity over channels with key pools", () => {
         served.push(...servedBy(prompt).filter((entry) => !entry.startsWith(failing)));
       }
       assert.equal(served.length, 6);
+      const failedTries = fronts[failing].received.filter((request) => request.prompt.startsWith("moved session")).length;
+      assert.equal(failedTries, 1, "the failing channel is tried once, on the turn that moves");
       assert.equal(new Set(served).size, 1, `after moving it stays: ${served.join(", ")}`);
       assert.notEqual(served[0]!.split(" ")[0], failing);
     } finally {
