@@ -104,7 +104,8 @@ export async function attemptAll<O extends Operation>(scope: CallScope, plan: Ca
         throw error;
       }
       const outcome = classifyAttemptError(error);
-      if (key.pooled && runtime.keyPools.keyFailed(channel, key, keyFailure(error, outcome))) {
+      const keyOutcome = keyFailure(error, outcome);
+      if (key.pooled && runtime.keyPools.keyFailed(channel, key, keyOutcome)) {
         // Refused or rate-limited key alone: the channel is fine, and tries again with another key.
         states.release(channel.id, plan.model);
         lastError = error;
@@ -112,10 +113,10 @@ export async function attemptAll<O extends Operation>(scope: CallScope, plan: Ca
         index -= 1;
         continue;
       }
-      if (key.pooled && outcome.channelFault) {
+      if (key.pooled && keyOutcome.rateLimitSeconds !== null) {
         // The pool's last key just cooled: the channel waits for the first key back, as one key's channel waits out its Retry-After.
         const back = runtime.keyPools.nextKeyBack(channel);
-        if (back !== null && !outcome.coolDownSeconds) states.coolDown(channel.id, plan.model, back, record.error);
+        if (back !== null) states.coolDown(channel.id, plan.model, back, record.error);
       }
       if (outcome.channelFault) {
         states.recordFailure(channel.id, plan.model, record.error);
@@ -123,7 +124,7 @@ export async function attemptAll<O extends Operation>(scope: CallScope, plan: Ca
       } else {
         states.release(channel.id, plan.model);
       }
-      if (outcome.coolDownSeconds) states.coolDown(channel.id, plan.model, runtime.now() + outcome.coolDownSeconds * 1000, record.error);
+      if (outcome.coolDownSeconds && !key.pooled) states.coolDown(channel.id, plan.model, runtime.now() + outcome.coolDownSeconds * 1000, record.error);
       if (outcome.disableReason) runtime.autoDisable(channel.id, outcome.disableReason);
       lastError = error;
       const next = outcome.failOver && attempts < maxAttempts && candidates.indexOf(channel) < candidates.length - 1;

@@ -110,6 +110,21 @@ describe("upstream key pools", () => {
     await core.close();
   });
 
+  test("with every key rate limited the caller gets a 429 naming when the first key is back", async () => {
+    const core = inMemoryCore({ channels: [pooled("a", ["key-a1", "key-a2"])] });
+    statuses.set("a key-a1", { status: 429, headers: { "retry-after": "20" } });
+    statuses.set("a key-a2", { status: 429, headers: { "retry-after": "40" } });
+    await assert.rejects(call(core), (error: any) => error.status === 429);
+    received.length = 0;
+    await assert.rejects(call(core), (error: any) => error.status === 429 && error.retryAfterSeconds > 0 && error.retryAfterSeconds <= 20);
+    assert.deepEqual(received, [], "no key is tried while all rest");
+    core.advance(21_000);
+    statuses.clear();
+    assert.equal((await call(core)).status, 200);
+    assert.deepEqual(served(), ["a key-a1"], "the first key back serves");
+    await core.close();
+  });
+
   test("the attempt log names the key by its last four characters only", async () => {
     const core = inMemoryCore({ channels: [pooled("a", ["sk-secret-aaaa1111", "sk-secret-bbbb2222"])] });
     await call(core);
