@@ -2,7 +2,9 @@ import assert from "node:assert/strict";
 import { randomBytes, randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import Anthropic from "@anthropic-ai/sdk";
+import { sessionHash } from "@/lib/routing/session-affinity";
 import { ANTHROPIC_KEY, startFakeAnthropicUpstream } from "../helpers/fake-anthropic-upstream";
+import { startFakeOpenAIUpstream, UPSTREAM_API_KEY, type FakeUpstream } from "../helpers/fake-openai-upstream";
 import type { FakeServer } from "../helpers/fake-upstream-server";
 import { eventually } from "../helpers/eventually";
 import { startKeyedFront, type KeyedFront } from "../helpers/keyed-front";
@@ -21,12 +23,14 @@ const keysC = [poolKey("c1"), poolKey("c2")];
 
 let gateway: Gateway;
 let fake: FakeServer;
+let openAI: FakeUpstream;
 let fronts: Record<"a" | "b" | "c", KeyedFront>;
 let tokenKey: string;
 const channelIds: Record<string, string> = {};
 
 before(async () => {
   fake = await startFakeAnthropicUpstream();
+  openAI = await startFakeOpenAIUpstream();
   const front = (keys: string[]) => startKeyedFront({ keys, target: fake.origin, targetKey: ANTHROPIC_KEY });
   fronts = { a: await front(keysA), b: await front(keysB), c: await front(keysC) };
   gateway = await startGateway({ ROUTING_BACKOFF_MS: "0" });
@@ -36,6 +40,8 @@ before(async () => {
     assert.equal(created.status, 201, JSON.stringify(created.body));
     channelIds[name] = created.body.id;
   }
+  const cache = await gateway.admin("POST", "/api/admin/channels", { type: "openai", name: "openai", baseUrl: openAI.baseUrl, apiKey: UPSTREAM_API_KEY, models: ["gpt-cached"] });
+  assert.equal(cache.status, 201);
   tokenKey = (await gateway.admin("POST", "/api/admin/tokens", { name: "agents" })).body.key;
   gateway.secrets.add(tokenKey);
 });
@@ -43,6 +49,7 @@ after(async () => {
   await gateway?.stop();
   for (const front of Object.values(fronts ?? {})) await front.close();
   await fake?.close();
+  await openAI?.close();
 });
 
 /** One turn of a session, through the gateway process `turn` lands on (they alternate when there are two). */
@@ -162,3 +169,19 @@ describe("upstream key pools", () => {
     }
   });
 });
+
+describe("a cache hint for an OpenAI upstream", () => {
+  test("a Claude Code session reaching an OpenAI channel sends prompt_cache_key derived from the session, never the id", async () => {
+    const session = randomUUID();
+    await turn(session, "cache hint one", 0, "gpt-cached");
+    await turn(session, "cache hint two", 1, "gpt-cached");
+    const sent = openAI.received.filter((request) => request.path.endsWith("/chat/completions"));
+    assert.equal(sent.length, 2);
+    for (const request of sent) {
+      assert.equal(request.body.prompt_cache_key, sessionHash(session));
+      assert.ok(!request.raw.includes(session), "the session id itself never goes upstream");
+    }
+    assert.deepEqual(openAI.rejected, []);
+  });
+});
+
