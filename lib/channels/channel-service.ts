@@ -267,6 +267,16 @@ export function recordKeyDisable(runtime: Runtime, id: string, fingerprint: stri
   write().catch((error) => logger.error({ err: error, channelId: id }, "could not record the key's automatic disable"));
 }
 
+/** Puts a pool key the upstream refused back into rotation (it answered a probe again). */
+export async function clearKeyDisable(runtime: Runtime, id: string, fingerprint: string): Promise<void> {
+  const row = await runtime.database.channel.findUnique({ where: { id }, select: { disabledKeys: true } });
+  if (!row) return;
+  const { [fingerprint]: _cleared, ...rest } = (row.disabledKeys ?? {}) as Record<string, string>;
+  await runtime.database.channel.updateMany({ where: { id }, data: { disabledKeys: rest } });
+  await runtime.keyPools.reset(id);
+  await channelsChanged(runtime);
+}
+
 export async function clearAutoDisable(runtime: Runtime, id: string): Promise<void> {
   await runtime.database.channel.updateMany({ where: { id }, data: { autoDisabledReason: null, autoDisabledAt: null, disabledKeys: {} } });
   await runtime.keyPools.reset(id);

@@ -33,7 +33,7 @@ before(async () => {
   openAI = await startFakeOpenAIUpstream();
   const front = (keys: string[]) => startKeyedFront({ keys, target: fake.origin, targetKey: ANTHROPIC_KEY });
   fronts = { a: await front(keysA), b: await front(keysB), c: await front(keysC) };
-  gateway = await startGateway({ ROUTING_BACKOFF_MS: "0" });
+  gateway = await startGateway({ ROUTING_BACKOFF_MS: "0", CHANNEL_PROBE_INTERVAL_MS: "300" });
   for (const key of [...keysA, ...keysB, ...keysC]) gateway.secrets.add(key);
   for (const [name, keys, model] of [["a", keysA, "claude-pool"], ["b", keysB, "claude-pool"], ["c", keysC, "claude-keys"]] as const) {
     const created = await gateway.admin("POST", "/api/admin/channels", { type: "anthropic", name: `pool ${name}`, baseUrl: fronts[name].baseUrl, apiKeys: keys, models: [model] });
@@ -147,9 +147,11 @@ describe("upstream key pools", () => {
   test("a key answering 401 is disabled while the other key of the channel keeps serving", async () => {
     fronts.c.refused.add(keysC[0]!);
     for (let index = 0; index < 10; index++) await turn(null, `pool c ${index}`, index, "claude-keys");
-    const refusedTries = fronts.c.received.filter((request) => request.key === keysC[0]).length;
+    // (The prober's tries of the refused key are not requests: only the "pool c" prompts count.)
+    const requests = fronts.c.received.filter((request) => request.prompt.startsWith("pool c"));
+    const refusedTries = requests.filter((request) => request.key === keysC[0]).length;
     assert.ok(refusedTries <= gateway.instances.length, `the refused key is tried once per process at most (${refusedTries})`);
-    assert.equal(fronts.c.received.filter((request) => request.key === keysC[1]).length, 10);
+    assert.equal(requests.filter((request) => request.key === keysC[1]).length, 10);
     await eventually(async () => {
       const channel = (await gateway.admin("GET", `/api/admin/channels/${channelIds.c}`)).body;
       assert.equal(channel.autoDisabledReason, null, "the channel stays in rotation");
@@ -158,6 +160,14 @@ describe("upstream key pools", () => {
         [[`…${keysC[0]!.slice(-4)}`, "disabled"], [`…${keysC[1]!.slice(-4)}`, "active"]],
       );
     });
+  });
+
+  test("a refused key that answers a probe again is back in the pool", async () => {
+    fronts.c.refused.clear();
+    await eventually(async () => {
+      const channel = (await gateway.admin("GET", `/api/admin/channels/${channelIds.c}`)).body;
+      assert.deepEqual(channel.keys.map((key: { state: string }) => key.state), ["active", "active"]);
+    }, 5000);
   });
 
   test("the channel JSON lists each key by its last four characters only", async () => {
