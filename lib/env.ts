@@ -5,6 +5,20 @@ const optionalString = z.preprocess((value) => (value === "" ? undefined : value
 const integer = (fallback: number, min = 0) =>
   z.preprocess((value) => (value === undefined || value === "" ? fallback : value), z.coerce.number().int().min(min));
 
+/** A duration in seconds, written `90s`, `30m`, `1h`, `7d` (or plain seconds); 0 is off. */
+const durationSeconds = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((value, context) => {
+      const match = /^\s*(\d+)\s*(s|m|h|d)?\s*$/.exec(value);
+      if (!match) {
+        context.addIssue({ code: "custom", message: "must be a duration such as 90s, 30m, 1h or 7d (0 turns it off)" });
+        return z.NEVER;
+      }
+      return Number(match[1]) * { s: 1, m: 60, h: 3600, d: 86_400 }[(match[2] ?? "s") as "s"];
+    });
+
 const schema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("production"),
   PORT: integer(3000, 0),
@@ -53,6 +67,8 @@ const schema = z.object({
   REQUEST_LOG: z.enum(["on", "off"]).default("on"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   MOCK_STREAM_DELAY_MS: integer(15, 0),
+  // How long a session stays on the channel and key of its last turn without a new turn; 0 turns session affinity off.
+  SESSION_AFFINITY_TTL: durationSeconds("1h"),
   ANTHROPIC_DEFAULT_MAX_TOKENS: integer(8192, 1),
   // How long a shutdown waits for open requests (streams) before closing them.
   SHUTDOWN_TIMEOUT_MS: integer(30_000, 0),

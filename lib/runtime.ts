@@ -2,7 +2,7 @@ import cluster from "node:cluster";
 import { TokenCache } from "@/lib/auth/token-cache";
 import { ChannelHealth } from "@/lib/channels/channel-health";
 import { ChannelProber } from "@/lib/channels/channel-prober";
-import { CHANNEL_DISABLED_TOPIC, recordAutoDisable } from "@/lib/channels/channel-service";
+import { CHANNEL_DISABLED_TOPIC, recordAutoDisable, recordKeyDisable } from "@/lib/channels/channel-service";
 import { loadSecrets, type Secrets } from "@/lib/crypto/secrets";
 import { prepareDeployment } from "@/lib/deployment/prepare-deployment";
 import type { DatabaseKind } from "@/lib/db/database-url";
@@ -22,7 +22,9 @@ import { ChannelCache } from "@/lib/routing/channel-cache";
 import { ChannelStates } from "@/lib/routing/channel-states";
 import { RoutingStats } from "@/lib/routing/routing-stats";
 import { ModelCache } from "@/lib/models/model-cache";
+import { KeyPools } from "@/lib/routing/key-pool";
 import { LearnedCapabilities } from "@/lib/routing/learned-capabilities";
+import { SessionAffinity } from "@/lib/routing/session-affinity";
 import { ResponseStore } from "@/lib/responses/response-store";
 import { openSharedState } from "@/lib/state/open-shared-state";
 import type { SharedState } from "@/lib/state/shared-state";
@@ -155,6 +157,8 @@ export async function createRuntime(parts: RuntimeParts): Promise<Runtime> {
       return transport;
     },
     autoDisable: (channelId, reason) => recordAutoDisable(runtime, channelId, reason),
+    keyPools: new KeyPools(shared, (channelId, fingerprint, reason) => recordKeyDisable(runtime, channelId, fingerprint, reason), parts.clock),
+    affinity: new SessionAffinity(shared, env.SESSION_AFFINITY_TTL, (error) => logger.warn({ err: error }, "session pin store failed")),
     routing: { maxAttempts: env.ROUTING_MAX_ATTEMPTS, backoffMs: env.ROUTING_BACKOFF_MS, maxWaitMs: env.ROUTING_MAX_WAIT_MS },
     now: parts.clock ?? Date.now,
     deploymentId: deploymentId(secrets.encryptionKey, env.GATEWAY_DEPLOYMENT_ID),

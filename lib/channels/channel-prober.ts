@@ -1,7 +1,8 @@
 import { logger } from "@/lib/logger";
+import type { Channel } from "@/lib/routing/channel";
 import type { Runtime } from "@/lib/runtime-types";
-import { clearAutoDisable } from "./channel-service";
-import { testChannel } from "./test-channel";
+import { clearAutoDisable, clearKeyDisable } from "./channel-service";
+import { probeChannel, testChannel } from "./test-channel";
 
 /**
  * Re-tries channels the gateway disabled itself (a revoked key, no credit) on a
@@ -26,11 +27,23 @@ export class ChannelProber {
     clearInterval(this.timer);
   }
 
+  /** Each pool key the upstream refused, tried alone; one that answers is back in the pool. */
+  private async probeKeys(channel: Channel): Promise<void> {
+    for (const key of this.runtime.keyPools.keysOf(channel)) {
+      if (!channel.disabledKeys?.[key.fingerprint]) continue;
+      const result = await probeChannel(this.runtime, key.channel);
+      if (!result.ok) continue;
+      await clearKeyDisable(this.runtime, channel.id, key.fingerprint);
+      logger.info({ channelId: channel.id, key: key.hint }, "channel key answers again; back in the pool");
+    }
+  }
+
   async probeAll(): Promise<void> {
     if (this.running) return;
     this.running = true;
     try {
       for (const channel of this.runtime.channels.all()) {
+        if (channel.enabled && !channel.autoDisabledReason && channel.disabledKeys) await this.probeKeys(channel);
         if (!channel.enabled || !channel.autoDisabledReason) continue;
         const result = await testChannel(this.runtime, channel.id, undefined, { record: false });
         if (!result.ok) continue;

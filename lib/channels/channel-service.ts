@@ -6,6 +6,7 @@ import { pricesSchema } from "@/lib/limits/prices";
 import { logger } from "@/lib/logger";
 import { operationSchema } from "@/lib/providers/operation";
 import { providers } from "@/lib/providers/registry";
+import type { KeyView } from "@/lib/routing/key-pool";
 import { channelTimeoutsSchema, channelTypeSchema, type Channel, type ChannelType } from "@/lib/routing/channel";
 import type { Runtime } from "@/lib/runtime-types";
 import { normalizeBaseUrl } from "./base-url";
@@ -31,6 +32,8 @@ const channelFields = {
     .nullable()
     .optional(),
   apiKey: z.string().min(1).max(4096).nullable().optional(),
+  /** A pool of keys for one upstream (after `apiKey`, when both are given): requests spread over them. */
+  apiKeys: z.array(z.string().min(1).max(4096)).max(100).nullable().optional(),
   models: z.array(modelName).max(1000),
   modelMap: z.record(modelName, modelName).optional(),
   priority: z.number().int().min(-1000).max(1000).optional(),
@@ -57,6 +60,8 @@ export function channelJson(row: ChannelRow, runtime?: Runtime) {
     type: row.type,
     baseUrl: row.baseUrl,
     hasApiKey: row.apiKeyEncrypted !== null,
+    /** Each pool key as its last four characters, with its state; never the key. */
+    keys: keysJson(row, runtime),
     models: Array.isArray(row.models) ? (row.models as string[]) : [],
     modelMap: (row.modelMap ?? {}) as Record<string, string>,
     priority: row.priority,
@@ -74,6 +79,24 @@ export function channelJson(row: ChannelRow, runtime?: Runtime) {
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
+}
+
+function keysJson(row: ChannelRow, runtime?: Runtime): KeyView[] {
+  const channel = runtime?.channels.all().find((item) => item.id === row.id);
+  if (!channel || !runtime) return [];
+  return runtime.keyPools.describe(channel);
+}
+
+/** The key pool an input sets (`apiKey` first, then `apiKeys`, each once), or undefined when it sets none. */
+function inputPool(input: Pick<UpdateChannelInput, "apiKey" | "apiKeys">): string[] | undefined {
+  if (input.apiKey === undefined && input.apiKeys === undefined) return undefined;
+  return [...new Set([...(input.apiKey ? [input.apiKey] : []), ...(input.apiKeys ?? [])])];
+}
+
+/** The row's key columns for a pool, sealed; a new pool starts with no key refused. */
+function sealedPool(pool: string[], runtime: Runtime) {
+  const sealed = pool.map((key) => encryptSecret(key, runtime.secrets.encryptionKey));
+  return { apiKeyEncrypted: sealed[0] ?? null, apiKeysEncrypted: sealed.slice(1), disabledKeys: {} };
 }
 
 export async function listChannels(runtime: Runtime): Promise<ChannelJson[]> {
@@ -105,12 +128,14 @@ export async function draftChannel(runtime: Runtime, id: string | null, input: U
   if (id && !saved) throw new GatewayError("not_found", "No channel with that id.", { code: "channel_not_found" });
   const type = input.type ?? saved?.type ?? "openai";
   const baseUrl = input.baseUrl === undefined ? saved?.baseUrl : input.baseUrl ? normalizeBaseUrl(input.baseUrl, type).url : null;
+  const pool = inputPool(input);
   return {
     id: saved?.id ?? "draft",
     name: input.name ?? saved?.name ?? "draft",
     type,
     baseUrl: baseUrl || providers[type].defaultBaseUrl,
-    apiKey: input.apiKey === undefined ? saved?.apiKey : (input.apiKey ?? undefined),
+    apiKey: pool === undefined ? saved?.apiKey : pool[0],
+    apiKeys: pool === undefined ? saved?.apiKeys : pool,
     models: input.models ?? saved?.models ?? [],
     modelMap: input.modelMap ?? saved?.modelMap ?? {},
     priority: input.priority ?? saved?.priority ?? 0,
@@ -140,7 +165,8 @@ function storedBaseUrl(baseUrl: string | null | undefined, type: ChannelType): s
 }
 
 export async function createChannel(runtime: Runtime, input: CreateChannelInput): Promise<ChannelJson> {
-  if (providers[input.type].requiresApiKey && !input.apiKey) {
+  const pool = inputPool(input) ?? [];
+  if (providers[input.type].requiresApiKey && pool.length === 0) {
     throw new GatewayError("invalid_request", `Channels of type '${input.type}' need an apiKey.`, { param: "apiKey" });
   }
   if (providers[input.type].requiresBaseUrl && !input.baseUrl) {
@@ -152,7 +178,7 @@ export async function createChannel(runtime: Runtime, input: CreateChannelInput)
       name: input.name,
       type: input.type,
       baseUrl: storedBaseUrl(input.baseUrl, input.type) ?? null,
-      apiKeyEncrypted: input.apiKey ? encryptSecret(input.apiKey, runtime.secrets.encryptionKey) : null,
+      ...sealedPool(pool, runtime),
       models: input.models,
       modelMap: input.modelMap ?? {},
       priority: input.priority ?? 0,
@@ -171,7 +197,8 @@ export async function createChannel(runtime: Runtime, input: CreateChannelInput)
 export async function updateChannel(runtime: Runtime, id: string, input: UpdateChannelInput): Promise<ChannelJson> {
   const existing = await findChannel(runtime, id);
   if (input.baseUrl) await refuseLoop(runtime, await draftChannel(runtime, existing.id, input));
-  const { apiKey, settings, ...fields } = input;
+  const { apiKey, apiKeys, settings, ...fields } = input;
+  const pool = inputPool({ apiKey, apiKeys });
   const type = channelTypeSchema.parse(fields.type ?? existing.type);
   // A change of type starts its settings anew; otherwise unset secrets keep their stored values.
   const storedSettings = fields.type !== undefined && fields.type !== existing.type ? {} : existing.settings;
@@ -182,10 +209,11 @@ export async function updateChannel(runtime: Runtime, id: string, input: UpdateC
       ...(settings !== undefined || type !== existing.type ? { settings: settingsToStore(providers[type], type, settings, storedSettings, keysOf(runtime)) as object } : {}),
       ...(fields.baseUrl !== undefined ? { baseUrl: storedBaseUrl(fields.baseUrl, type) } : {}),
       // An administrator's save (a new key, switching it on) is a fresh start.
-      ...(apiKey !== undefined || input.enabled === true ? { autoDisabledReason: null, autoDisabledAt: null } : {}),
-      ...(apiKey !== undefined ? { apiKeyEncrypted: apiKey === null ? null : encryptSecret(apiKey, runtime.secrets.encryptionKey) } : {}),
+      ...(pool !== undefined || input.enabled === true ? { autoDisabledReason: null, autoDisabledAt: null } : {}),
+      ...(pool !== undefined ? sealedPool(pool, runtime) : {}),
     },
   });
+  if (pool !== undefined) await runtime.keyPools.reset(existing.id);
   await channelsChanged(runtime);
   return channelJson(row, runtime);
 }
@@ -223,8 +251,35 @@ export function recordAutoDisable(runtime: Runtime, id: string, reason: string):
 
 export const CHANNEL_DISABLED_TOPIC = "channel-disabled";
 
+/**
+ * Records on the row that the upstream refused one key of the channel's pool (so the
+ * disable outlives this process); the other processes already skip it (key-pool.ts).
+ */
+export function recordKeyDisable(runtime: Runtime, id: string, fingerprint: string, reason: string): void {
+  logger.warn({ channelId: id, key: fingerprint, reason }, "channel key disabled automatically");
+  const write = async () => {
+    const row = await runtime.database.channel.findUnique({ where: { id }, select: { disabledKeys: true } });
+    if (!row) return;
+    const disabled = { ...((row.disabledKeys ?? {}) as Record<string, string>), [fingerprint]: reason.slice(0, 500) };
+    await runtime.database.channel.updateMany({ where: { id }, data: { disabledKeys: disabled } });
+    await runtime.invalidate("channels");
+  };
+  write().catch((error) => logger.error({ err: error, channelId: id }, "could not record the key's automatic disable"));
+}
+
+/** Puts a pool key the upstream refused back into rotation (it answered a probe again). */
+export async function clearKeyDisable(runtime: Runtime, id: string, fingerprint: string): Promise<void> {
+  const row = await runtime.database.channel.findUnique({ where: { id }, select: { disabledKeys: true } });
+  if (!row) return;
+  const { [fingerprint]: _cleared, ...rest } = (row.disabledKeys ?? {}) as Record<string, string>;
+  await runtime.database.channel.updateMany({ where: { id }, data: { disabledKeys: rest } });
+  await runtime.keyPools.reset(id);
+  await channelsChanged(runtime);
+}
+
 export async function clearAutoDisable(runtime: Runtime, id: string): Promise<void> {
-  await runtime.database.channel.updateMany({ where: { id }, data: { autoDisabledReason: null, autoDisabledAt: null } });
+  await runtime.database.channel.updateMany({ where: { id }, data: { autoDisabledReason: null, autoDisabledAt: null, disabledKeys: {} } });
+  await runtime.keyPools.reset(id);
   await channelsChanged(runtime);
 }
 

@@ -11,7 +11,7 @@ import { memberFor, type AttemptContext, type OperationCalls } from "@/lib/provi
 import type { Channel } from "@/lib/routing/channel";
 import type { AttemptRecord } from "@/lib/usage/request-log-entry";
 import { forCaller } from "./caller-error";
-import { classifyAttemptError, isCredentialRejection, isMissingPath } from "./attempt-outcome";
+import { classifyAttemptError, isCredentialRejection, isMissingPath, type AttemptOutcome } from "./attempt-outcome";
 import type { CallPlan, CallScope } from "./call-services";
 import { upstreamTimeouts } from "./upstream-timeouts";
 
@@ -29,9 +29,16 @@ export async function attemptAll<O extends Operation>(scope: CallScope, plan: Ca
   let lastError: unknown;
   // The budget is the request's: attempts a fallback model's channels make count against it too.
   let attempts = log.attempts.length;
-  for (const channel of candidates) {
+  for (let index = 0; index < candidates.length; index++) {
+    const channel = candidates[index]!;
     if (attempts >= maxAttempts) break;
     if (!states.tryAcquire(channel.id, plan.model)) continue;
+    // One key of the channel's pool: the session's pinned one while it is healthy.
+    const key = runtime.keyPools.pick(channel, scope.sessionTurn?.preferredKey(channel.id));
+    if (!key) {
+      states.release(channel.id, plan.model);
+      continue;
+    }
     if (attempts > 0 && backoffMs > 0) {
       // Full jitter, doubling per attempt: spreads retries from many clients apart.
       const ceiling = Math.min(backoffMs * 2 ** (attempts - 1), 2000);
@@ -45,8 +52,9 @@ export async function attemptAll<O extends Operation>(scope: CallScope, plan: Ca
     attempts += 1;
     const started = performance.now();
     const record: AttemptRecord = { channelId: channel.id, channelName: channel.name, model: plan.model, status: 0, error: null, latencyMs: 0 };
+    if (key.pooled) record.keyHint = key.hint;
     log.attempts.push(record);
-    const context = callContextFor(scope, channel, plan.model, plan.stream);
+    const context = callContextFor(scope, key.channel, plan.model, plan.stream);
     const landed = runtime.routingStats.begin(channel.id);
     const span = tracer.startSpan("upstream attempt", {
       attributes: { "gateway.request_id": log.id, "gateway.channel": channel.name, "gateway.model": plan.model, "gateway.attempt": attempts },
@@ -84,6 +92,7 @@ export async function attemptAll<O extends Operation>(scope: CallScope, plan: Ca
       runtime.routingStats.recordLatency(channel.id, plan.model, record.latencyMs);
       // In flight until the answer has reached the client (a stream's end).
       log.finishHooks.push(landed);
+      scope.sessionTurn?.served(channel.id, key.fingerprint);
       return answer;
     } catch (error) {
       landed();
@@ -101,13 +110,27 @@ export async function attemptAll<O extends Operation>(scope: CallScope, plan: Ca
         throw error;
       }
       const outcome = classifyAttemptError(error);
+      const keyOutcome = keyFailure(error, outcome);
+      if (key.pooled && runtime.keyPools.keyFailed(channel, key, keyOutcome)) {
+        // Refused or rate-limited key alone: the channel is fine, and tries again with another key.
+        states.release(channel.id, plan.model);
+        lastError = error;
+        logger.warn({ channel: channel.name, key: key.hint, status: record.status || undefined, requestId: log.id }, `upstream key failed: ${record.error}; trying another key`);
+        index -= 1;
+        continue;
+      }
+      if (key.pooled && keyOutcome.rateLimitSeconds !== null) {
+        // The pool's last key just cooled: the channel waits for the first key back, as one key's channel waits out its Retry-After.
+        const back = runtime.keyPools.nextKeyBack(channel);
+        if (back !== null) states.coolDown(channel.id, plan.model, back, record.error);
+      }
       if (outcome.channelFault) {
         states.recordFailure(channel.id, plan.model, record.error);
         runtime.channelHealth.record(channel.id, { error: record.error, latencyMs: record.latencyMs });
       } else {
         states.release(channel.id, plan.model);
       }
-      if (outcome.coolDownSeconds) states.coolDown(channel.id, plan.model, runtime.now() + outcome.coolDownSeconds * 1000, record.error);
+      if (outcome.coolDownSeconds && !key.pooled) states.coolDown(channel.id, plan.model, runtime.now() + outcome.coolDownSeconds * 1000, record.error);
       if (outcome.disableReason) runtime.autoDisable(channel.id, outcome.disableReason);
       lastError = error;
       const next = outcome.failOver && attempts < maxAttempts && candidates.indexOf(channel) < candidates.length - 1;
@@ -154,6 +177,12 @@ export function candidatesExhausted(error: unknown): boolean {
   return typeof error === "object" && error !== null && exhaustedErrors.has(error);
 }
 
+/** What a failed attempt means for its key alone: refused (disable it) or rate limited (rest it). */
+function keyFailure(error: unknown, outcome: AttemptOutcome): { disableReason: string | null; rateLimitSeconds: number | null } {
+  const rateLimited = isGatewayError(error) && error.upstreamStatus === 429;
+  return { disableReason: outcome.disableReason, rateLimitSeconds: rateLimited ? (outcome.coolDownSeconds ?? 0) : null };
+}
+
 function isStreamedResponse(answer: unknown): answer is ApiResponse & { body: AsyncIterable<string | Uint8Array> } {
   return typeof answer === "object" && answer !== null && "body" in answer && isAsyncIterable((answer as ApiResponse).body);
 }
@@ -198,6 +227,7 @@ function callContextFor(scope: CallScope, channel: Channel, model: string, strea
     meter: scope.log.meter,
     warnings: scope.log.warnings,
     hops: scope.hops,
+    promptCacheKey: scope.log.sessionHash ?? undefined,
   };
 }
 

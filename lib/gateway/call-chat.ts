@@ -14,6 +14,8 @@ export interface ChatPlan {
   relay?: ChatCall["relay"];
   renderResponse(response: ChatResponse): unknown;
   renderStream(events: StreamEventBatches): AsyncIterable<string>;
+  /** The client's session (requestSession), for session affinity. */
+  session?: string;
   /** The in-stream error event once a stream has started (the format's own by default). */
   renderStreamError?(error: GatewayError): string;
 }
@@ -28,6 +30,7 @@ export function callChat(context: GatewayContext, plan: ChatPlan): Promise<ApiRe
     operation: "chat",
     model: chat.model,
     stream: chat.stream,
+    session: plan.session,
     estimate: { inputTokens: estimatePromptTokens(promptText()), outputTokens: chat.maxTokens ?? env.QUOTA_DEFAULT_OUTPUT_TOKENS },
     renderStreamError: plan.renderStreamError ?? format.renderStreamError,
     call: {

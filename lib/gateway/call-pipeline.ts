@@ -5,6 +5,7 @@ import { memberFor, type OperationCalls } from "@/lib/providers/provider";
 import type { Operation } from "@/lib/providers/operation";
 import { channelServes, type Channel } from "@/lib/routing/channel";
 import { unknownModelMessage } from "@/lib/routing/nearest-names";
+import { sessionHash } from "@/lib/routing/session-affinity";
 import { callWithFallbacks } from "./call-with-fallbacks";
 import type { CallPlan, CallScope } from "./call-services";
 
@@ -75,5 +76,11 @@ export async function runCall<O extends Operation>(scope: CallScope, plan: CallP
   log.onSettle = (spend) => {
     runtime.limits.settle(reservation, spend).catch((error) => logger.error({ err: error }, "quota settlement failed"));
   };
+  // A session goes back to the channel and key of its last successful turn (session-affinity.ts).
+  if (plan.session) {
+    scope.sessionTurn = await runtime.affinity.begin(plan.session);
+    log.sessionHash = scope.sessionTurn?.hash ?? sessionHash(plan.session);
+    if (scope.sessionTurn) candidates = scope.sessionTurn.order(candidates);
+  }
   return callWithFallbacks(scope, plan, candidates, candidatesFor);
 }

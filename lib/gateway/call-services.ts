@@ -11,6 +11,8 @@ import type { ChannelStates } from "@/lib/routing/channel-states";
 import type { PickOptions } from "@/lib/routing/pick-channels";
 import type { RoutingStats } from "@/lib/routing/routing-stats";
 import type { ModelRoute } from "@/lib/models/model-route";
+import type { KeyPools } from "@/lib/routing/key-pool";
+import type { SessionAffinity, SessionTurn } from "@/lib/routing/session-affinity";
 import type { RequestLog } from "./request-log";
 
 /** What the admit, pick and attempt core needs from the process: a small surface tests build in memory. */
@@ -40,6 +42,10 @@ export interface CallServices {
   routing: { maxAttempts: number; backoffMs: number; maxWaitMs: number };
   /** The clock cool-downs are set by (the channel states' own). */
   now(): number;
+  /** Each channel's upstream keys: which one an attempt uses, which are refused or cooling. */
+  keyPools: KeyPools;
+  /** Session pins (SESSION_AFFINITY_TTL). */
+  affinity: SessionAffinity;
 }
 
 /** One client request as the core sees it, whatever its transport (HTTP or a WebSocket upgrade). */
@@ -52,6 +58,8 @@ export interface CallScope {
   /** The loop guard's header value for requests this call sends upstream. */
   hops: string;
   request: { signal: AbortSignal };
+  /** The request's session and its pin, once the core has looked it up. */
+  sessionTurn?: SessionTurn;
 }
 
 /** What one operation brings to the core: its parse is done; the providers' members do the rest. */
@@ -63,6 +71,8 @@ export interface CallPlan<O extends Operation> {
   estimate: { inputTokens: number; outputTokens: number };
   /** Only this channel may serve (a continuation of a response it created). */
   pinnedChannelId?: string;
+  /** The client's session (requestSession), for session affinity. */
+  session?: string;
   /** The operation's input, handed to the member of each channel tried. */
   call: OperationCalls[O][0];
   /**

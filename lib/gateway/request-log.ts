@@ -36,6 +36,8 @@ export class RequestLog {
   readonly finishHooks: (() => void)[] = [];
   /** Called once with what the request really spent (quota settlement). */
   onSettle: ((spend: Spend) => void) | undefined;
+  /** A hash of the client's session, when it named one (session affinity). */
+  sessionHash: string | null = null;
   /** Builds the prompt text for a tokenizer estimate; set once the request is parsed. */
   promptText: (() => string) | undefined;
   private finished = false;
@@ -126,6 +128,7 @@ export class RequestLog {
         errorMessage: error === undefined ? null : typeof error === "string" ? error : error.message,
         warnings: this.warnings.length > 0 ? this.warnings : null,
         attempts: this.attempts.length > 0 ? this.attempts : null,
+        sessionHash: this.sessionHash,
       };
     } catch (failure) {
       this.onSettle?.({ tokens: 0, usd: 0 });

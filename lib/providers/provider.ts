@@ -27,6 +27,11 @@ export interface AttemptContext {
   warnings: string[];
   /** Deployments this request already passed through (the loop guard's hop header), this one last. */
   hops: string;
+  /**
+   * A cache key derived from the client's session (a hash, never the id), for an upstream
+   * that routes its prompt cache by one (OpenAI's `prompt_cache_key`) when the client sent none.
+   */
+  promptCacheKey?: string;
 }
 
 /** What listing an upstream's models needs: no model, no meter. */

@@ -116,6 +116,7 @@ export class ChannelCache {
       type,
       baseUrl: row.baseUrl || providers[type].defaultBaseUrl,
       apiKey: row.apiKeyEncrypted ? decryptSecret(row.apiKeyEncrypted, this.encryptionKeys) : undefined,
+      ...this.pool(row),
       models: stringArray(row.models),
       modelMap: stringRecord(row.modelMap),
       priority: row.priority,
@@ -127,6 +128,14 @@ export class ChannelCache {
       timeouts: channelTimeoutsSchema.catch({}).parse(row.timeouts),
       settings: openSettings(row.settings, this.encryptionKeys),
     };
+  }
+
+  /** The rest of the key pool and its refused keys, when the channel has more than one key. */
+  private pool(row: ChannelRow): Pick<Channel, "apiKeys" | "disabledKeys"> {
+    const rest = stringArray(row.apiKeysEncrypted);
+    if (rest.length === 0 || !row.apiKeyEncrypted) return {};
+    const keys = [row.apiKeyEncrypted, ...rest].map((sealed) => decryptSecret(sealed, this.encryptionKeys));
+    return { apiKeys: keys, disabledKeys: stringRecord(row.disabledKeys) };
   }
 
   /**
@@ -169,7 +178,7 @@ function stringRecord(value: unknown): Record<string, string> {
 /** What a channel is built from: every column but its health and timestamps. */
 function rowFingerprint(row: ChannelRow): string {
   return JSON.stringify([
-    row.name, row.type, row.baseUrl, row.apiKeyEncrypted, row.models, row.modelMap, row.priority, row.weight, row.enabled,
+    row.name, row.type, row.baseUrl, row.apiKeyEncrypted, row.apiKeysEncrypted, row.disabledKeys, row.models, row.modelMap, row.priority, row.weight, row.enabled,
     row.autoDisabledReason, row.capabilities, row.prices, row.timeouts, row.settings,
   ]);
 }

@@ -21,7 +21,12 @@ export interface Channel {
   name: string;
   type: ChannelType;
   baseUrl: string;
+  /** The first key of the channel's pool (its only one, usually). */
   apiKey: string | undefined;
+  /** Every key of the pool, `apiKey` first, when there are several: requests spread over them. */
+  apiKeys?: string[];
+  /** Pool keys the upstream refused, by fingerprint (key-pool.ts), with the reason. */
+  disabledKeys?: Record<string, string>;
   models: string[];
   modelMap: Record<string, string>;
   priority: number;

@@ -75,4 +75,21 @@ export class MemorySharedState implements SharedState {
   async close(): Promise<void> {
     this.events.removeAllListeners();
   }
+
+  // Sliding values: a bounded LRU of its own, so many sessions never push out putJson's values.
+  private readonly sliding = new LRUCache<string, { json: string }>({ max: SLIDING_MAX_ENTRIES });
+
+  async putSliding(key: string, value: unknown, ttlSeconds: number): Promise<void> {
+    this.sliding.set(key, { json: JSON.stringify(value) }, { ttl: ttlSeconds * 1000 });
+  }
+
+  async getSliding(key: string, ttlSeconds: number): Promise<unknown> {
+    const entry = this.sliding.get(key);
+    if (!entry) return undefined;
+    this.sliding.set(key, entry, { ttl: ttlSeconds * 1000 });
+    return JSON.parse(entry.json);
+  }
 }
+
+/** Sliding values one process keeps at most (~100 bytes each). */
+const SLIDING_MAX_ENTRIES = 100_000;

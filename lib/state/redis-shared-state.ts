@@ -134,4 +134,14 @@ export class RedisSharedState implements SharedState {
     this.subscriber?.disconnect();
     await this.redis.quit().catch(() => undefined);
   }
+
+  async putSliding(key: string, value: unknown, ttlSeconds: number): Promise<void> {
+    await this.redis.set(PREFIX + key, JSON.stringify(value), "EX", ttlSeconds);
+  }
+
+  async getSliding(key: string, ttlSeconds: number): Promise<unknown> {
+    // GETEX reads and renews the TTL in one command; Redis bounds its memory by its own policy.
+    const text = await this.redis.getex(PREFIX + key, "EX", ttlSeconds);
+    return text === null ? undefined : JSON.parse(text);
+  }
 }

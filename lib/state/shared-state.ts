@@ -37,4 +37,11 @@ export interface SharedState {
   publish(topic: string, message: unknown): Promise<void>;
   subscribe(handler: (topic: string, message: unknown) => void): void;
   close(): Promise<void>;
+  /**
+   * A small JSON value whose TTL starts again at every read (session pins): kept apart from
+   * putJson's values, and bounded in memory (the least recently used go first).
+   */
+  putSliding(key: string, value: unknown, ttlSeconds: number): Promise<void>;
+  /** The value, its TTL renewed to `ttlSeconds` in the same step (one round trip); undefined when absent or expired. */
+  getSliding(key: string, ttlSeconds: number): Promise<unknown>;
 }

@@ -7,6 +7,8 @@ export interface AttemptRecord {
   status: number;
   error: string | null;
   latencyMs: number;
+  /** The pool key that served or failed, as its last four characters. */
+  keyHint?: string;
 }
 
 /** One row of the usage log, as the pipeline produces it. */
@@ -38,4 +40,6 @@ export interface RequestLogEntry {
   errorMessage: string | null;
   warnings: string[] | null;
   attempts: AttemptRecord[] | null;
+  /** A hash of the client's session (session affinity), never the id itself. */
+  sessionHash?: string | null;
 }

@@ -103,6 +103,23 @@ test("a channel whose save test passed reads healthy at once, not 'Not used yet'
   await expect(row).not.toContainText("Not used yet");
 });
 
+test("keys written one per line make a pool, listed by their last four characters only", async ({ console, page, deployment }) => {
+  await console.signIn(ADMIN.email, ADMIN.password);
+  await console.open("/console/channels");
+  await page.getByRole("button", { name: "Add channel" }).click();
+  const form = page.getByRole("form", { name: "Add channel" });
+  await form.getByLabel("Name", { exact: true }).fill("Key pool");
+  await form.getByLabel("Base URL").fill(deployment.upstream.baseUrl);
+  const second = "sk-second-pool-key-wxyz";
+  await form.getByLabel("API key").fill(`${UPSTREAM_API_KEY}\n${second}\n`);
+  await form.getByLabel("Models", { exact: true }).fill("fake-upstream-model");
+  await form.getByRole("button", { name: "Save channel" }).click();
+  const keys = page.getByTestId("channel-row-Key pool").getByTestId("channel-keys");
+  await expect(keys).toContainText(`…${UPSTREAM_API_KEY.slice(-4)}`);
+  await expect(keys).toContainText("…wxyz");
+  await expect(page.locator("body")).not.toContainText(second);
+});
+
 test("the Playground sends a temperature only after the user sets one", async ({ console, page }) => {
   await console.signIn(ADMIN.email, ADMIN.password);
   const playground = console.playground();

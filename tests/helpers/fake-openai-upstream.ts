@@ -39,6 +39,8 @@ export interface FakeUpstream {
 export function openAIChatViolation(body: Record<string, any>): string | undefined {
   const messages = body.messages as Record<string, any>[] | undefined;
   if (!Array.isArray(messages) || messages.length === 0) return "'messages' must be a non-empty array";
+  // OpenAI takes a prompt cache key on chat completions and responses alike: a string.
+  if (body.prompt_cache_key !== undefined && typeof body.prompt_cache_key !== "string") return "Invalid type for 'prompt_cache_key': expected a string.";
   for (const field of ["max_tokens", "max_completion_tokens"]) {
     if (body[field] !== undefined && body[field] !== null && !(Number.isInteger(body[field]) && body[field] >= 1)) return `Invalid '${field}': integer below minimum value 1`;
   }

@@ -8,9 +8,11 @@ import type { Transport } from "@/lib/providers/transport";
 import { UpstreamHttp } from "@/lib/providers/upstream-http";
 import type { Channel, ChannelType } from "@/lib/routing/channel";
 import { ChannelStates } from "@/lib/routing/channel-states";
+import { KeyPools } from "@/lib/routing/key-pool";
 import { pickChannels } from "@/lib/routing/pick-channels";
 import { RoutingStats } from "@/lib/routing/routing-stats";
 import type { ModelRoute } from "@/lib/models/model-route";
+import { SessionAffinity } from "@/lib/routing/session-affinity";
 import { MemorySharedState } from "@/lib/state/memory-shared-state";
 import type { RequestLogEntry } from "@/lib/usage/request-log-entry";
 import { RequestLogWriter } from "@/lib/usage/request-log-writer";
@@ -35,6 +37,8 @@ export interface InMemoryCore {
   channels: Channel[];
   health: { channelId: string; error: string | null }[];
   disabled: { channelId: string; reason: string }[];
+  /** Pool keys the core took out after their upstream refused them. */
+  keyDisables: { channelId: string; reason: string }[];
   entries: RequestLogEntry[];
   scope(options?: { signal?: AbortSignal; hops?: string; token?: TokenRecord }): CallScope;
   /** Moves the core's clock (cool-downs, open circuits). */
@@ -49,6 +53,7 @@ export function inMemoryCore(options: {
   maxWaitMs?: number;
   /** Model records (fallbacks, strategy, context window), by name. */
   models?: ModelRoute[];
+  affinityTtlSeconds?: number;
 }): InMemoryCore {
   // Real time, moved on by `advance`: a call that waits out a cool-down sees it end.
   let offset = 0;
@@ -58,8 +63,10 @@ export function inMemoryCore(options: {
   const http = new UpstreamHttp({ connections: 8 });
   const health: InMemoryCore["health"] = [];
   const disabled: InMemoryCore["disabled"] = [];
+  const keyDisables: InMemoryCore["keyDisables"] = [];
   const entries: RequestLogEntry[] = [];
-  const transports = new Map<string, Transport>();
+  // By channel object, as production keeps them: each key of a pool has its own.
+  const transports = new WeakMap<Channel, Transport>();
   const channelStates = new ChannelStates(
     shared,
     { consecutiveFailures: 2, errorRatio: 0.5, windowMs: 60_000, minimumRequests: 10, openMs: 30_000 },
@@ -79,11 +86,15 @@ export function inMemoryCore(options: {
     channelHealth: { record: (channelId, sample) => health.push({ channelId, error: sample.error }) },
     limits: new SpendLimiter(shared, async () => ({ tokens: 0, usd: 0 })),
     transportFor(channel) {
-      let transport = transports.get(channel.id);
-      if (!transport) transports.set(channel.id, (transport = registry[channel.type]!.transport(channel)));
+      let transport = transports.get(channel);
+      if (!transport) transports.set(channel, (transport = registry[channel.type]!.transport(channel)));
       return transport;
     },
     autoDisable: (channelId, reason) => disabled.push({ channelId, reason }),
+    keyPools: new KeyPools(shared, (channelId, _fingerprint, reason) => keyDisables.push({ channelId, reason }), now),
+    affinity: new SessionAffinity(shared, options.affinityTtlSeconds ?? 3600, (error) => {
+      throw error;
+    }),
     routing: { maxAttempts: options.maxAttempts ?? 3, backoffMs: 0, maxWaitMs: options.maxWaitMs ?? 0 },
     now,
   };
@@ -96,6 +107,7 @@ export function inMemoryCore(options: {
     channels: options.channels,
     health,
     disabled,
+    keyDisables,
     entries,
     scope: (scopeOptions = {}) => ({
       log: new RequestLog(writer, "/test", "openai", "POST"),

@@ -49,4 +49,19 @@ describe("the channel cache", () => {
     assert.equal(cache.all()[0]!.autoDisabledReason, "upstream answered HTTP 401");
     assert.equal(second.autoDisabledReason, null, "the kept object is untouched");
   });
+
+  test("a key pool is decrypted once and kept with its channel; a refused key changes the row and so the channel", async () => {
+    let row: Row = { ...baseRow, apiKeysEncrypted: [encryptSecret("sk-second", key)], disabledKeys: {} };
+    const cache = cacheOver(() => [row]);
+    await cache.reload();
+    const first = cache.all()[0]!;
+    assert.deepEqual(first.apiKeys, ["sk-upstream", "sk-second"]);
+    assert.equal(first.apiKey, "sk-upstream");
+    await cache.reload();
+    assert.equal(cache.all()[0], first, "same object while the pool is unchanged");
+    row = { ...row, disabledKeys: { abc: "upstream answered HTTP 401" } };
+    await cache.reload();
+    assert.notEqual(cache.all()[0], first);
+    assert.deepEqual(cache.all()[0]!.disabledKeys, { abc: "upstream answered HTTP 401" });
+  });
 });

@@ -6,6 +6,7 @@ import { renderChatCompletionStream } from "@/lib/formats/openai/render-stream";
 import { callChat } from "@/lib/gateway/call-chat";
 import { readJsonBody } from "@/lib/gateway/read-json-body";
 import { withApiKey } from "@/lib/gateway/with-api-key";
+import { requestSession } from "@/lib/routing/session-affinity";
 
 /** POST /v1/chat/completions */
 export const handleChatCompletions = withApiKey(openAIFormat, "/v1/chat/completions", async (context) => {
@@ -15,6 +16,7 @@ export const handleChatCompletions = withApiKey(openAIFormat, "/v1/chat/completi
   if ((parsed.body.n ?? 1) > 1) context.log.warnings.push("n > 1 is only honoured by OpenAI-type upstreams");
   return callChat(context, {
     chat: parsed.chat,
+    session: requestSession({ promptCacheKey: (parsed.body as Record<string, unknown>).prompt_cache_key, headers: context.request.headers }),
     relay: {
       body: parsed.body,
       bytes,

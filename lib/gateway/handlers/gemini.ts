@@ -7,6 +7,7 @@ import { renderGenerateContentStream } from "@/lib/formats/gemini/render-stream"
 import { renderGeminiStreamError } from "@/lib/formats/gemini/render-error";
 import { parseGeminiEmbedRequest, renderGeminiEmbeddings, type GeminiEmbedMethod } from "@/lib/formats/gemini/embeddings";
 import { callChat } from "@/lib/gateway/call-chat";
+import { requestSession } from "@/lib/routing/session-affinity";
 import { estimatePromptTokens, runCall } from "@/lib/gateway/call-pipeline";
 import { countPromptTokens } from "@/lib/gateway/count-prompt-tokens";
 import { readJsonBody } from "@/lib/gateway/read-json-body";
@@ -86,6 +87,7 @@ async function generate(context: GatewayContext, model: string, stream: boolean)
   const sse = context.request.url.searchParams.get("alt") === "sse";
   const response = await callChat(context, {
     chat: parsed.chat,
+    session: requestSession({ headers: context.request.headers }),
     relay: {
       body: parsed.body,
       stream,

@@ -6,6 +6,7 @@ import { renderMessageStream } from "@/lib/formats/anthropic/render-stream";
 import { callChat } from "@/lib/gateway/call-chat";
 import { readJsonBody } from "@/lib/gateway/read-json-body";
 import { withApiKey } from "@/lib/gateway/with-api-key";
+import { requestSession } from "@/lib/routing/session-affinity";
 
 /** POST /v1/messages (Anthropic Messages API). */
 export const handleMessages = withApiKey(anthropicFormat, "/v1/messages", async (context) => {
@@ -15,6 +16,7 @@ export const handleMessages = withApiKey(anthropicFormat, "/v1/messages", async 
   const bytes = await context.request.body(env.MAX_BODY_BYTES);
   return callChat(context, {
     chat: parsed.chat,
+    session: requestSession({ headers: context.request.headers, anthropicUserId: parsed.body.metadata?.user_id }),
     relay: { body: parsed.body, bytes, stream: parsed.chat.stream, includeUsage: true, clientHeaders: context.request.headers },
     renderResponse: (response) => renderMessage(response, parsed.chat.model),
     renderStream: (events) => renderMessageStream(events, { model: parsed.chat.model }),

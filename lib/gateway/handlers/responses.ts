@@ -13,6 +13,7 @@ import { withApiKey, type GatewayContext } from "@/lib/gateway/with-api-key";
 import { jsonResponse } from "@/lib/canonical/api-types";
 import { logger } from "@/lib/logger";
 import { ownerOf, type StoredResponseRecord } from "@/lib/responses/response-store";
+import { requestSession } from "@/lib/routing/session-affinity";
 
 const notFound = (id: string, param?: string) =>
   new GatewayError("not_found", `Response with id '${id}' not found.`, { param: param ?? null, code: param ? "previous_response_not_found" : "response_not_found" });
@@ -82,6 +83,7 @@ export const handleResponses = withApiKey(openAIFormat, "/v1/responses", async (
     operation: "responses",
     model: requested.model,
     stream,
+    session: requestSession({ promptCacheKey: (requested as Record<string, unknown>).prompt_cache_key, headers: context.request.headers }),
     pinnedChannelId: previous?.native ? (previous.channelId ?? undefined) : undefined,
     estimate: { inputTokens: estimatePromptTokens(promptText), outputTokens: body.max_output_tokens ?? env.QUOTA_DEFAULT_OUTPUT_TOKENS },
     renderStreamError: (error) => renderResponsesStreamError(error),

@@ -27,6 +27,8 @@ import { openAIResponsesMember } from "./responses-member";
 /** OpenAI's chat completions as the canonical chat (for clients of the other formats). */
 export async function openAIChat(request: ChatRequest, context: AttemptContext): Promise<StreamEventBatches> {
   const body = toOpenAIChatBody(request, context.upstreamModel, context.warnings);
+  // The client's format has no cache hint for OpenAI: its session keeps the prompt cache warm.
+  if (context.promptCacheKey) body.prompt_cache_key = context.promptCacheKey;
   const response = await postOpenAI("/chat/completions", body, context, request.stream);
   if (request.stream) return parseOpenAIStream(decodeSseBatches(response.body));
   const json = await response.body.json();

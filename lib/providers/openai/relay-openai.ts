@@ -25,6 +25,8 @@ export interface OpenAIRelaySpec {
   outputText(json: Record<string, unknown>): string;
   /** Usage as the answer reports it (default: OpenAI's `usage` object). */
   usage?(json: Record<string, unknown>): Usage | undefined;
+  /** Whether the endpoint takes `prompt_cache_key` (sent from the client's session when its body has none). */
+  promptCache?: boolean;
 }
 
 type Choice = {
@@ -51,6 +53,7 @@ const choices = (json: Record<string, unknown>) => (Array.isArray(json.choices) 
 
 export const chatCompletionsSpec: OpenAIRelaySpec = {
   path: "/chat/completions",
+  promptCache: true,
   outputText: (json) => choices(json).map((choice) => deltaText(choice.delta ?? choice.message)).join(""),
 };
 
@@ -90,6 +93,7 @@ export function openAIRelay(spec: OpenAIRelaySpec): Relay {
     const changes: Record<string, unknown> = {};
     if (request.body.model !== context.upstreamModel) changes.model = context.upstreamModel;
     if (request.stream && streamOptions?.include_usage !== true) changes.stream_options = { ...streamOptions, include_usage: true };
+    if (spec.promptCache && context.promptCacheKey && request.body.prompt_cache_key === undefined) changes.prompt_cache_key = context.promptCacheKey;
     const response = await postOpenAI(spec.path, relayedBody(request.bytes, request.body, changes), context, request.stream);
     if (request.stream) {
       const usage = spec.usage ?? defaultUsage;

@@ -50,9 +50,10 @@ export function ChannelForm({ channel, types, onClose }: { channel: ChannelJson 
       weight: Number(data.get("weight") ?? 1),
       prices: prices.prices,
     };
-    // An empty key field on edit keeps the stored key.
-    const apiKey = String(data.get("apiKey") ?? "");
-    if (apiKey) input.apiKey = apiKey;
+    // An empty key field on edit keeps the stored keys; one key per line makes a pool.
+    const keys = splitKeys(String(data.get("apiKey") ?? ""));
+    if (keys.length === 1) input.apiKey = keys[0];
+    else if (keys.length > 1) input.apiKeys = keys;
     if (info?.settings.length) input.settings = readSettings(data);
     return input;
   }
@@ -131,11 +132,11 @@ export function ChannelForm({ channel, types, onClose }: { channel: ChannelJson 
             htmlFor="channel-key"
             hint={
               channel?.hasApiKey
-                ? `${info?.apiKeyHelp ? `${info.apiKeyHelp} ` : ""}Stored encrypted. Leave empty to keep it.`
-                : (info?.apiKeyHelp ?? (info?.requiresApiKey ? "Required." : "Optional."))
+                ? `${info?.apiKeyHelp ? `${info.apiKeyHelp} ` : ""}Stored encrypted${channel.keys.length > 1 ? ` (${channel.keys.length} keys: ${channel.keys.map((key) => key.key).join(", ")})` : ""}. Leave empty to keep ${channel.keys.length > 1 ? "them" : "it"}; several keys, one per line, make a pool requests spread over.`
+                : `${info?.apiKeyHelp ?? (info?.requiresApiKey ? "Required." : "Optional.")} Several keys, one per line, make a pool requests spread over.`
             }
           >
-            <Input id="channel-key" name="apiKey" type="password" autoComplete="off" />
+            <Textarea id="channel-key" name="apiKey" rows={2} autoComplete="off" spellCheck={false} className="font-mono text-xs [-webkit-text-security:disc]" />
           </Field>
           <ChannelSettingsFields
             key={type}
@@ -212,4 +213,12 @@ export function ChannelForm({ channel, types, onClose }: { channel: ChannelJson 
       </form>
     </Card>
   );
+}
+
+/** The key field: one key per line (a pool), or one JSON credential written over several lines. */
+function splitKeys(text: string): string[] {
+  const trimmed = text.trim();
+  if (!trimmed) return [];
+  if (trimmed.startsWith("{")) return [trimmed];
+  return [...new Set(trimmed.split(/\r?\n/).map((line) => line.trim()).filter(Boolean))];
 }

@@ -11,7 +11,8 @@ import { deleteChannelAction, setChannelEnabledAction, testChannelAction } from 
 import { ChannelForm, type TypeInfo } from "./channel-form";
 import { ChannelHealth } from "./channel-health";
 
-export type ChannelUsage = { requests: number; costUsd: number };
+/** `cachedShare`: the part of the input tokens its upstream served from its prompt cache. */
+export type ChannelUsage = { requests: number; costUsd: number; cachedShare: number | null };
 type ChannelView = ChannelJson & { usage: ChannelUsage | null };
 
 export function ChannelManager({ channels, types }: { channels: ChannelView[]; types: TypeInfo[] }) {
@@ -73,6 +74,18 @@ function ChannelRow({ channel, onEdit }: { channel: ChannelView; onEdit: () => v
             {channel.name} <Badge tone="indigo">{channel.type}</Badge>
           </p>
           <p className="text-xs break-all text-zinc-500">{channel.baseUrl ?? "default URL"}</p>
+          {channel.keys.length > 1 && (
+            <p className="text-xs text-zinc-500" data-testid="channel-keys">
+              Keys:{" "}
+              {channel.keys.map((key, index) => (
+                <span key={key.key} title={key.reason ?? undefined} className={key.state === "active" ? undefined : "text-amber-700 dark:text-amber-400"}>
+                  {index > 0 && ", "}
+                  <span className="font-mono">{key.key}</span>
+                  {key.state !== "active" && ` ${key.state}`}
+                </span>
+              ))}
+            </p>
+          )}
         </Td>
         <Td label="Models and map" wide data-cell="models" className="text-xs xl:w-[28%]">
           <ModelList channel={channel} />
@@ -86,6 +99,11 @@ function ChannelRow({ channel, onEdit }: { channel: ChannelView; onEdit: () => v
               ? `${formatNumber(channel.usage.requests)} ${channel.usage.requests === 1 ? "request" : "requests"} · ${formatCost(channel.usage.costUsd, Object.keys(channel.prices).length > 0)}`
               : "No requests yet"}
           </p>
+          {channel.usage?.cachedShare != null && (
+            <p className="text-zinc-500" data-testid="channel-cached-share" title="Input tokens the upstream served from its prompt cache">
+              {Math.round(channel.usage.cachedShare * 100)}% of input cached
+            </p>
+          )}
         </Td>
         <Td label="Health" wide data-cell="health" className="xl:w-[22%]">
           <ChannelHealth channel={channel} />

@@ -1,5 +1,6 @@
 import { headers } from "next/headers";
 import { PageHeader } from "@/app/_components/ui";
+import { cachedInputShare } from "@/lib/console/cached-share";
 import { requireUser } from "@/lib/console/require-session";
 import { getRuntime } from "@/lib/runtime";
 import { listTokens } from "@/lib/tokens/token-service";
@@ -12,6 +13,7 @@ export default async function TokensPage() {
   const runtime = await getRuntime();
   const tokens = await listTokens(runtime, user.role === "admin" ? { kind: "all" } : { kind: "user", userId: user.userId });
   const models = [...runtime.channels.models().keys()].sort();
+  const cachedShares = Object.fromEntries(await cachedInputShare(runtime, "tokenId"));
   const headerList = await headers();
   const host = headerList.get("x-forwarded-host") ?? headerList.get("host") ?? "localhost:3000";
   const protocol = headerList.get("x-forwarded-proto") ?? "http";
@@ -21,7 +23,7 @@ export default async function TokensPage() {
         title="Tokens"
         description={user.role === "admin" ? "Every API key on this deployment." : "Your API keys. Each key is shown once, when you create it."}
       />
-      <TokenManager tokens={tokens} models={models} baseUrl={`${protocol}://${host}`} now={Date.now()} />
+      <TokenManager tokens={tokens} cachedShares={cachedShares} models={models} baseUrl={`${protocol}://${host}`} now={Date.now()} />
     </>
   );
 }

@@ -13,7 +13,20 @@ import { TokenForm, type Created } from "./token-form";
 
 type Editing = { kind: "new" } | { kind: "edit"; token: TokenJson } | null;
 
-export function TokenManager({ tokens, models, baseUrl, now }: { tokens: TokenJson[]; models: string[]; baseUrl: string; now: number }) {
+export function TokenManager({
+  tokens,
+  models,
+  baseUrl,
+  now,
+  cachedShares = {},
+}: {
+  tokens: TokenJson[];
+  models: string[];
+  baseUrl: string;
+  now: number;
+  /** Per token id, the part of its input tokens upstreams served from their prompt cache. */
+  cachedShares?: Record<string, number>;
+}) {
   const [editing, setEditing] = useState<Editing>(null);
   const [created, setCreated] = useState<Created | null>(null);
   const [saved, setSaved] = useState<string | null>(null);
@@ -49,6 +62,7 @@ export function TokenManager({ tokens, models, baseUrl, now }: { tokens: TokenJs
       ) : (
         <TokenTable
           tokens={tokens}
+          cachedShares={cachedShares}
           now={now}
           baseUrl={baseUrl}
           fallbackModel={models[0] ?? "mock-chat"}
@@ -93,7 +107,7 @@ function status(token: TokenJson, now: number): { label: string; tone: "green" |
 
 const PERIOD: Record<string, string> = { none: "", daily: " a day", weekly: " a week", monthly: " a month" };
 
-function TokenTable(props: { tokens: TokenJson[]; now: number; baseUrl: string; fallbackModel: string; onEdit: (token: TokenJson) => void }) {
+function TokenTable(props: { tokens: TokenJson[]; cachedShares: Record<string, number>; now: number; baseUrl: string; fallbackModel: string; onEdit: (token: TokenJson) => void }) {
   return (
     <Table>
       <thead>
@@ -120,7 +134,21 @@ function TokenTable(props: { tokens: TokenJson[]; now: number; baseUrl: string; 
   );
 }
 
-function TokenRow({ token, now, baseUrl, fallbackModel, onEdit }: { token: TokenJson; now: number; baseUrl: string; fallbackModel: string; onEdit: (token: TokenJson) => void }) {
+function TokenRow({
+  token,
+  cachedShares,
+  now,
+  baseUrl,
+  fallbackModel,
+  onEdit,
+}: {
+  token: TokenJson;
+  cachedShares: Record<string, number>;
+  now: number;
+  baseUrl: string;
+  fallbackModel: string;
+  onEdit: (token: TokenJson) => void;
+}) {
   const [confirming, setConfirming] = useState(false);
   const [showSnippets, setShowSnippets] = useState(false);
   const { run, pending, error } = useRowAction();
@@ -152,6 +180,11 @@ function TokenRow({ token, now, baseUrl, fallbackModel, onEdit }: { token: Token
         <Td label="Used" className="tabular-nums xl:text-right" data-testid="token-used">
           <span className="whitespace-nowrap">{formatNumber(token.usedTokens)} tokens</span>
           <div className="text-xs text-zinc-500">{formatUsd(token.usedUsd)}</div>
+          {cachedShares[token.id] !== undefined && (
+            <div className="text-xs whitespace-nowrap text-zinc-500" data-testid="token-cached-share" title="Input tokens upstreams served from their prompt cache">
+              {Math.round(cachedShares[token.id]! * 100)}% input cached
+            </div>
+          )}
         </Td>
         <Td label="Status">
           <Badge tone={state.tone}>{state.label}</Badge>

@@ -71,13 +71,21 @@ export default async function LogDetailPage({ params }: { params: Promise<{ id: 
           </Item>
           <Item label="Latency">{row.latencyMs} ms</Item>
           <Item label="Time to first token">{row.firstTokenMs === null ? "—" : `${row.firstTokenMs} ms`}</Item>
+          {row.sessionHash && (
+            <Item label="Session">
+              <span className="font-mono text-xs" title="A hash of the client's session (session affinity), never the session id">
+                {row.sessionHash}
+              </span>
+            </Item>
+          )}
           <Item label="Warnings">{warnings.length ? <ul className="list-disc pl-4">{warnings.map((warning) => <li key={warning}>{warning}</li>)}</ul> : "None"}</Item>
           <Item label="Attempts">
             {attempts.length ? (
               <ol className="list-decimal pl-4" data-testid="log-attempts">
                 {attempts.map((attempt, index) => (
                   <li key={index}>
-                    {attempt.channelName}{attempt.model !== row.model && ` (${attempt.model})`} · {attempt.status === 0 ? "no answer" : `HTTP ${attempt.status}`} · {attempt.latencyMs} ms
+                    {attempt.channelName}{attempt.model !== row.model && ` (${attempt.model})`}
+                    {attempt.keyHint && <span className="font-mono"> {attempt.keyHint}</span>} · {attempt.status === 0 ? "no answer" : `HTTP ${attempt.status}`} · {attempt.latencyMs} ms
                     {attempt.error && <span className="text-red-600 dark:text-red-400"> · {attempt.error}</span>}
                   </li>
                 ))}
