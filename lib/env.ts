@@ -1,9 +1,24 @@
 import { z } from "zod";
+import { parseDuration } from "./duration";
 
 // The one place that reads process.env. Everything else imports `env`.
 const optionalString = z.preprocess((value) => (value === "" ? undefined : value), z.string().optional());
 const integer = (fallback: number, min = 0) =>
   z.preprocess((value) => (value === undefined || value === "" ? fallback : value), z.coerce.number().int().min(min));
+
+// A duration in s, m, h or d ("30d", "10m"); "0" means never (keep forever, or no sweep).
+const duration = (fallback: string) =>
+  z
+    .preprocess((value) => (value === undefined || value === "" ? fallback : value), z.string())
+    .transform((text, context) => {
+      if (text.trim() === "0") return 0;
+      const ms = parseDuration(text);
+      if (ms === undefined || ms === 0) {
+        context.addIssue({ code: "custom", message: `"${text}" is not a duration: use a number and s, m, h or d (e.g. "30d", "10m"), or 0` });
+        return z.NEVER;
+      }
+      return ms;
+    });
 
 const schema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("production"),
@@ -51,6 +66,13 @@ const schema = z.object({
   LOG_FLUSH_INTERVAL_MS: integer(200, 10),
   // "off": no per-request rows (token totals still counted); what `npm run bench` compares against.
   REQUEST_LOG: z.enum(["on", "off"]).default("on"),
+  // Retention (milliseconds after parsing; 0 keeps forever): request log rows (their usage is
+  // rolled up first, so quotas hold), stored Responses, Playground inspector captures.
+  LOG_RETENTION: duration("30d"),
+  RESPONSE_RETENTION: duration("30d"),
+  CAPTURE_RETENTION: duration("7d"),
+  // How often one process deletes what has expired; 0 never sweeps.
+  RETENTION_SWEEP_INTERVAL: duration("10m"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   MOCK_STREAM_DELAY_MS: integer(15, 0),
   ANTHROPIC_DEFAULT_MAX_TOKENS: integer(8192, 1),

@@ -22,6 +22,8 @@ import { ChannelCache } from "@/lib/routing/channel-cache";
 import { ChannelStates } from "@/lib/routing/channel-states";
 import { LearnedCapabilities } from "@/lib/routing/learned-capabilities";
 import { ResponseStore } from "@/lib/responses/response-store";
+import { acquireDatabaseLease } from "@/lib/retention/database-lease";
+import { RetentionSweeper } from "@/lib/retention/retention-sweeper";
 import { openSharedState } from "@/lib/state/open-shared-state";
 import type { SharedState } from "@/lib/state/shared-state";
 import { RequestLogWriter } from "@/lib/usage/request-log-writer";
@@ -30,7 +32,8 @@ import { INVALIDATE_TOPIC, type Capture, type Runtime } from "./runtime-types";
 export type { Capture, Invalidation, Runtime } from "./runtime-types";
 export { INVALIDATE_TOPIC };
 
-const CAPTURE_TTL_SECONDS = 30 * 60;
+// Playground captures live in the shared state for CAPTURE_RETENTION ("0": ten years, as good as forever).
+const CAPTURE_TTL_SECONDS = Math.ceil((env.CAPTURE_RETENTION || 3650 * 86_400_000) / 1000);
 
 /** What a runtime is built from: production opens them from the environment, tests build their own. */
 export interface RuntimeParts {
@@ -104,7 +107,26 @@ export async function createRuntime(parts: RuntimeParts): Promise<Runtime> {
   const providers = parts.providers ?? defaultProviders;
   // What a subject spent in its period, counted from the log rows (those written so far;
   // requests in flight are held by their reservations on top).
-  const limits = new SpendLimiter(shared, (subject, _period, since) => logStore.usageSince(subject, since));
+  const limits = new SpendLimiter(
+    shared,
+    (subject, _period, since) => logStore.usageSince(subject, since),
+    (subject, since, models) => logStore.usageSince(subject, since, models),
+  );
+
+  const responses = new ResponseStore(database, env.RESPONSE_RETENTION, parts.clock);
+  const retention = new RetentionSweeper({
+    stores: [
+      { kind: "request_logs", retentionMs: env.LOG_RETENTION, sweepBefore: (before, limit) => logStore.sweepBefore(before, limit) },
+      { kind: "responses", retentionMs: env.RESPONSE_RETENTION, sweepBefore: (before, limit) => responses.sweepBefore(before, limit) },
+    ],
+    intervalMs: env.RETENTION_SWEEP_INTERVAL,
+    // Redis when processes share it; otherwise the database, which processes sharing one SQLite file have in common.
+    acquireLease: (name, holder, ttlMs) =>
+      shared.kind === "redis" ? shared.acquireLease(name, holder, ttlMs) : acquireDatabaseLease(database, name, holder, ttlMs),
+    onDeleted: (kind, rows) => metrics.swept(kind, rows),
+    now: parts.clock,
+  });
+  if (background) retention.start();
 
   shared.subscribe((topic, message) => {
     if (topic === CHANNEL_DISABLED_TOPIC) {
@@ -131,7 +153,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<Runtime> {
     limits,
     upstream,
     channelHealth,
-    responses: new ResponseStore(database),
+    responses,
     captures: {
       save: (requestId, capture) => shared.putJson(`capture:${requestId}`, capture, CAPTURE_TTL_SECONDS),
       find: async (requestId) => (await shared.getJson(`capture:${requestId}`)) as Capture | undefined,
@@ -153,6 +175,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<Runtime> {
     async close() {
       prober.stop();
       channels.stop();
+      await retention.stop();
       await logs.stop();
       await channelHealth.stop();
       await upstream.close();

@@ -5,7 +5,7 @@ import { periodStart } from "@/lib/limits/quota-period";
 import { SpendLimiter } from "@/lib/limits/spend-limiter";
 import { MemorySharedState } from "@/lib/state/memory-shared-state";
 
-const limits = (fields: Partial<Limits>): Limits => ({ models: null, rpm: null, tpm: null, quotaTokens: null, budgetUsd: null, quotaPeriod: "none", ...fields });
+const limits = (fields: Partial<Limits>): Limits => ({ models: null, rpm: null, tpm: null, quotaTokens: null, budgetUsd: null, quotaPeriod: "none", windows: [], ...fields });
 const subject = { kind: "token" as const, id: "t1" };
 
 describe("quota reservations", () => {

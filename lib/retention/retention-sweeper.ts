@@ -1,0 +1,72 @@
+import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import { logger } from "@/lib/logger";
+
+// Deletes what has outlived its retention, in small batches with a pause between them, so
+// the request path and the log writer never wait long behind it (SQLite batches run on the
+// log writer's thread, between its writes). One process at a time sweeps: the holder of a
+// lease it renews between batches.
+
+/** Rows per batch: a few milliseconds of work. */
+export const SWEEP_BATCH = 500;
+const PAUSE_MS = 10;
+const LEASE_MS = 30_000;
+
+export interface RetentionStore {
+  kind: "request_logs" | "responses";
+  /** 0: kept forever. */
+  retentionMs: number;
+  sweepBefore(before: Date, limit: number): Promise<number>;
+}
+
+export interface RetentionSweeperParts {
+  stores: RetentionStore[];
+  intervalMs: number;
+  acquireLease(name: string, holder: string, ttlMs: number): Promise<boolean>;
+  onDeleted(kind: RetentionStore["kind"], rows: number): void;
+  now?: () => number;
+}
+
+export class RetentionSweeper {
+  private readonly holder = randomUUID();
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> | undefined;
+  private stopped = false;
+
+  constructor(private readonly parts: RetentionSweeperParts) {}
+
+  start(): void {
+    if (this.parts.intervalMs <= 0 || this.parts.stores.every((store) => store.retentionMs <= 0)) return;
+    this.timer = setInterval(() => {
+      this.running ??= this.sweep()
+        .catch((error) => logger.error({ err: error }, "retention sweep failed; will retry"))
+        .finally(() => (this.running = undefined));
+    }, this.parts.intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** One sweep of every store, if this process holds the lease; rows deleted per kind. */
+  async sweep(): Promise<Partial<Record<RetentionStore["kind"], number>>> {
+    const deleted: Partial<Record<RetentionStore["kind"], number>> = {};
+    const now = (this.parts.now ?? Date.now)();
+    for (const store of this.parts.stores) {
+      if (store.retentionMs <= 0) continue;
+      const before = new Date(now - store.retentionMs);
+      for (;;) {
+        if (this.stopped || !(await this.parts.acquireLease("retention", this.holder, LEASE_MS))) return deleted;
+        const rows = await store.sweepBefore(before, SWEEP_BATCH);
+        deleted[store.kind] = (deleted[store.kind] ?? 0) + rows;
+        this.parts.onDeleted(store.kind, rows);
+        if (rows < SWEEP_BATCH) break;
+        await sleep(PAUSE_MS);
+      }
+    }
+    return deleted;
+  }
+}
