@@ -65,7 +65,7 @@ export async function windowUsage(state: SharedState, subject: QuotaSubject, sub
       const state = open[index];
       // A calendar window nobody counted yet in this process's store: what the database says.
       const used = state?.used ?? (span ? await spentSince(subject, new Date(span.start), window.models ? [...window.models] : null) : { tokens: 0, usd: 0, requests: 0 });
-      const resetsAt = state ? now + state.resetsInMs : span ? span.end : null;
+      const resetsAt = span ? span.end : state ? now + state.resetsInMs : null;
       return {
         ...window.spec,
         used: { tokens: Math.round(used.tokens), usd: used.usd, requests: Math.round(used.requests) },
