@@ -2,6 +2,7 @@ import { headers } from "next/headers";
 import { PageHeader } from "@/app/_components/ui";
 import { requireUser } from "@/lib/console/require-session";
 import { getRuntime } from "@/lib/runtime";
+import { compileWindows } from "@/lib/limits/limit-windows";
 import { listTokens } from "@/lib/tokens/token-service";
 import { TokenManager } from "./token-manager";
 
@@ -12,6 +13,14 @@ export default async function TokensPage() {
   const runtime = await getRuntime();
   const tokens = await listTokens(runtime, user.role === "admin" ? { kind: "all" } : { kind: "user", userId: user.userId });
   const models = [...runtime.channels.models().keys()].sort();
+  // Each limit window's use, for the bars of the edit form.
+  const windowUse = Object.fromEntries(
+    await Promise.all(
+      tokens
+        .filter((token) => token.limits.length > 0)
+        .map(async (token) => [token.id, await runtime.limits.windowUsage({ kind: "token", id: token.id }, { windows: compileWindows(token.limits) })] as const),
+    ),
+  );
   const headerList = await headers();
   const host = headerList.get("x-forwarded-host") ?? headerList.get("host") ?? "localhost:3000";
   const protocol = headerList.get("x-forwarded-proto") ?? "http";
@@ -21,7 +30,7 @@ export default async function TokensPage() {
         title="Tokens"
         description={user.role === "admin" ? "Every API key on this deployment." : "Your API keys. Each key is shown once, when you create it."}
       />
-      <TokenManager tokens={tokens} models={models} baseUrl={`${protocol}://${host}`} now={Date.now()} />
+      <TokenManager tokens={tokens} models={models} baseUrl={`${protocol}://${host}`} now={Date.now()} windowUse={windowUse} />
     </>
   );
 }

@@ -5,6 +5,7 @@ import { CopyButton } from "@/app/_components/copy-button";
 import { formatDateTime, formatNumber, formatRelative, formatUsd } from "@/app/_components/format";
 import { useRowAction } from "@/app/_components/use-row-action";
 import { RowActions, Table, Td, Th, Truncate } from "@/app/_components/data-table";
+import type { WindowUse } from "@/app/_components/limit-windows-editor";
 import { Badge, Button, Card, EmptyState } from "@/app/_components/ui";
 import type { TokenJson } from "@/lib/tokens/token-service";
 import { deleteTokenAction, setTokenEnabledAction } from "./actions";
@@ -13,7 +14,20 @@ import { TokenForm, type Created } from "./token-form";
 
 type Editing = { kind: "new" } | { kind: "edit"; token: TokenJson } | null;
 
-export function TokenManager({ tokens, models, baseUrl, now }: { tokens: TokenJson[]; models: string[]; baseUrl: string; now: number }) {
+export function TokenManager({
+  tokens,
+  models,
+  baseUrl,
+  now,
+  windowUse = {},
+}: {
+  tokens: TokenJson[];
+  models: string[];
+  baseUrl: string;
+  now: number;
+  /** Per token id: each limit window's use. */
+  windowUse?: Record<string, WindowUse[]>;
+}) {
   const [editing, setEditing] = useState<Editing>(null);
   const [created, setCreated] = useState<Created | null>(null);
   const [saved, setSaved] = useState<string | null>(null);
@@ -26,6 +40,7 @@ export function TokenManager({ tokens, models, baseUrl, now }: { tokens: TokenJs
           key={editing.kind === "edit" ? editing.token.id : "new"}
           token={editing.kind === "edit" ? editing.token : null}
           models={models}
+          usage={editing.kind === "edit" ? windowUse[editing.token.id] : undefined}
           onCancel={() => setEditing(null)}
           onCreated={(value) => {
             setEditing(null);
