@@ -145,6 +145,17 @@ function TokenRow({ token, now, baseUrl, fallbackModel, onEdit }: { token: Token
     token.tpm !== null && `${formatNumber(token.tpm)} tok/min`,
     token.quotaTokens !== null && `${formatNumber(token.quotaTokens)} tokens${PERIOD[token.quotaPeriod] ?? ""}`,
     token.budgetUsd !== null && `${formatUsd(token.budgetUsd)}${PERIOD[token.quotaPeriod] ?? ""}`,
+    ...token.limits.map((window) =>
+      [
+        `${window.window}:`,
+        window.requests !== undefined && `${formatNumber(window.requests)} requests`,
+        window.tokens !== undefined && `${formatNumber(window.tokens)} tokens`,
+        window.usd !== undefined && formatUsd(window.usd),
+        window.models && `(${window.models.join(", ")})`,
+      ]
+        .filter(Boolean)
+        .join(" "),
+    ),
   ].filter(Boolean);
   return (
     <>
