@@ -16,6 +16,7 @@ export class MemorySharedState implements SharedState {
   private readonly events = new EventEmitter();
   private readonly values = new LRUCache<string, { json: string }>({ max: 1000 });
   private readonly windows = new Map<string, Window>();
+  private reservations = 0;
   private readonly leases = new Map<string, { holder: string; expiresAt: number }>();
 
   async addWithin(key: string, amount: number, limit: number | null, initial: () => Promise<number>, ttlSeconds: number): Promise<CounterResult> {
@@ -81,6 +82,11 @@ export class MemorySharedState implements SharedState {
   }
 
   async reserveWindows(charges: WindowCharge[]): Promise<WindowsResult> {
+    // Windows of idle subjects are dropped now and then, so the map stays bounded by the active ones.
+    if ((this.reservations = (this.reservations + 1) % 1000) === 0) {
+      const now = Date.now();
+      for (const [key, window] of this.windows) if (window.expiresAt <= now) this.windows.delete(key);
+    }
     for (;;) {
       const now = Date.now();
       const open = charges.map((charge) => this.openWindow(charge.key, now));
