@@ -27,7 +27,9 @@ try {
       insert.run(`old_${index}`, createdAt, token.id, index % 3 ? "mock-chat" : "other");
     }
   })();
-  const count = () => (database.prepare(`SELECT COUNT(*) AS count FROM "RequestLog" WHERE "id" LIKE 'old_%'`).get() as { count: number }).count;
+  // The sweep deletes the oldest first: old_<rows-1> goes first, old_0 last.
+  const exists = database.prepare(`SELECT 1 FROM "RequestLog" WHERE "id" = ?`);
+  const count = () => (exists.get("old_0") ? (exists.get(`old_${rows - 1}`) ? rows : 1) : 0);
   process.stdout.write(`inserted ${rows} expired rows in ${Date.now() - started} ms\n`);
 
   const queueDepth = async () => {
@@ -37,6 +39,8 @@ try {
   const load = async (label: string, until: () => boolean, maxSeconds: number) => {
     let maxDepth = 0;
     const sampler = setInterval(() => void queueDepth().then((depth) => (maxDepth = Math.max(maxDepth, depth))), 100);
+    let finish: (result: autocannon.Result) => void = () => undefined;
+    const finished = new Promise<autocannon.Result>((resolve) => (finish = resolve));
     const instance = autocannon({
       url: `${gateway.url}/v1/chat/completions`,
       connections,
@@ -44,11 +48,11 @@ try {
       method: "POST",
       headers: { authorization: `Bearer ${token.key}`, "content-type": "application/json" },
       body: JSON.stringify({ model: "mock-chat", messages: [{ role: "user", content: "hi" }], max_tokens: 5 }),
-    });
+    }, (_error, result) => finish(result));
     const watcher = setInterval(() => {
       if (until()) instance.stop();
     }, 50);
-    const result = await new Promise<autocannon.Result>((resolve) => instance.on("done", resolve));
+    const result = await finished;
     clearInterval(watcher);
     clearInterval(sampler);
     const line = `${label.padEnd(16)} ${String(result.requests.total).padStart(6)} requests in ${(result.duration).toFixed(1)} s: ${result.requests.average.toFixed(0)} req/s, latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms; non-2xx ${result.non2xx}, errors ${result.errors}; log queue max ${maxDepth}`;
@@ -66,7 +70,7 @@ try {
     return true;
   }, 120);
   sweepEnded ||= Date.now();
-  process.stdout.write(`sweep deleted ${rows} rows in ${((sweepEnded - sweepStarted) / 1000).toFixed(1)} s (batches of 500, 10 ms apart)\n`);
+  process.stdout.write(`sweep deleted ${rows} rows in ${((sweepEnded - sweepStarted) / 1000).toFixed(1)} s (batches of 500, 30 ms apart)\n`);
   const during = sweepEnded - sweepStarted;
   let elapsed = Date.now();
   await load("no sweep", () => Date.now() - elapsed >= during, Math.ceil(during / 1000) + 1);
