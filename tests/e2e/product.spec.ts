@@ -326,5 +326,13 @@ test.describe("limit windows", () => {
     const meter = form.getByRole("meter", { name: "1h requests" });
     await expect(meter).toHaveAttribute("aria-valuenow", "2");
     await expect(form.getByLabel("Window 1")).toContainText("2 of 2 requests");
+
+    // Admins see each store's retention and row count on the dashboard.
+    await console.open("/console");
+    const storage = page.getByTestId("storage-retention");
+    await expect(storage.getByRole("row", { name: /Request logs/ })).toContainText("30d");
+    await expect(storage.getByRole("row", { name: /Request logs/ })).toContainText(/\d/);
+    await expect(storage.getByRole("row", { name: /Stored responses/ })).toContainText("RESPONSE_RETENTION");
+    await expect(storage.getByRole("row", { name: /Playground captures/ })).toContainText("7d");
   });
 });
