@@ -335,4 +335,27 @@ test.describe("limit windows", () => {
     await expect(storage.getByRole("row", { name: /Stored responses/ })).toContainText("RESPONSE_RETENTION");
     await expect(storage.getByRole("row", { name: /Playground captures/ })).toContainText("7d");
   });
+
+  test("an admin gives a user's console sessions a limit window from the Users page", async ({ console, page, deployment }) => {
+    await console.signIn(ADMIN.email, ADMIN.password);
+    const created = await fetch(`${deployment.gateway.url}/api/admin/users`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${deployment.gateway.adminKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ email: "windowed@example.com", password: "windowed-password" }),
+    });
+    const user = (await created.json()) as { id: string };
+    await console.open("/console/users");
+    const row = page.getByTestId("user-row-windowed@example.com");
+    await row.locator("summary").click();
+    const form = row.getByRole("form", { name: "Session limits" });
+    await form.getByRole("button", { name: "Add window" }).click();
+    await form.getByLabel("Window 1").getByLabel("Window", { exact: true }).fill("week");
+    await form.getByLabel("Window 1").getByLabel("Tokens").fill("50000");
+    await form.getByRole("button", { name: "Save limits" }).click();
+    await expect(form.getByText("Saved")).toBeVisible();
+    const shown = await fetch(`${deployment.gateway.url}/api/admin/users/${user.id}`, { headers: { authorization: `Bearer ${deployment.gateway.adminKey}` } });
+    const body = (await shown.json()) as { limits: unknown; windows: { window: string }[] };
+    expect(body.limits).toEqual([{ window: "week", tokens: 50000 }]);
+    expect(body.windows[0]?.window).toBe("week");
+  });
 });
