@@ -114,12 +114,15 @@ export async function createRuntime(parts: RuntimeParts): Promise<Runtime> {
   );
 
   const responses = new ResponseStore(database, env.RESPONSE_RETENTION, parts.clock);
+  const deployment = deploymentId(secrets.encryptionKey, env.GATEWAY_DEPLOYMENT_ID);
   const retention = new RetentionSweeper({
     stores: [
       { kind: "request_logs", retentionMs: env.LOG_RETENTION, sweepBefore: (before, limit) => logStore.sweepBefore(before, limit) },
       { kind: "responses", retentionMs: env.RESPONSE_RETENTION, sweepBefore: (before, limit) => responses.sweepBefore(before, limit) },
     ],
     intervalMs: env.RETENTION_SWEEP_INTERVAL,
+    // Per deployment: one Redis may serve several deployments, each with its own database.
+    leaseName: `retention:${deployment}`,
     // Redis when processes share it; otherwise the database, which processes sharing one SQLite file have in common.
     acquireLease: (name, holder, ttlMs) =>
       shared.kind === "redis" ? shared.acquireLease(name, holder, ttlMs) : acquireDatabaseLease(database, name, holder, ttlMs),
@@ -171,7 +174,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<Runtime> {
     autoDisable: (channelId, reason) => recordAutoDisable(runtime, channelId, reason),
     routing: { maxAttempts: env.ROUTING_MAX_ATTEMPTS, backoffMs: env.ROUTING_BACKOFF_MS, maxWaitMs: env.ROUTING_MAX_WAIT_MS },
     now: parts.clock ?? Date.now,
-    deploymentId: deploymentId(secrets.encryptionKey, env.GATEWAY_DEPLOYMENT_ID),
+    deploymentId: deployment,
     async close() {
       prober.stop();
       channels.stop();

@@ -22,6 +22,7 @@ export interface RetentionStore {
 export interface RetentionSweeperParts {
   stores: RetentionStore[];
   intervalMs: number;
+  leaseName: string;
   acquireLease(name: string, holder: string, ttlMs: number): Promise<boolean>;
   onDeleted(kind: RetentionStore["kind"], rows: number): void;
   now?: () => number;
@@ -49,6 +50,8 @@ export class RetentionSweeper {
     this.stopped = true;
     clearInterval(this.timer);
     await this.running;
+    // Let go at once (a lease we hold runs out in a millisecond), so another process need not wait out its term.
+    if (this.timer) await this.parts.acquireLease(this.parts.leaseName, this.holder, 1).catch(() => undefined);
   }
 
   /** One sweep of every store, if this process holds the lease; rows deleted per kind. */
@@ -60,7 +63,7 @@ export class RetentionSweeper {
     let leasedUntil = 0;
     const holdLease = async () => {
       if (Date.now() < leasedUntil - (2 * LEASE_MS) / 3) return true;
-      if (!(await this.parts.acquireLease("retention", this.holder, LEASE_MS))) return false;
+      if (!(await this.parts.acquireLease(this.parts.leaseName, this.holder, LEASE_MS))) return false;
       leasedUntil = Date.now() + LEASE_MS;
       return true;
     };
