@@ -26,7 +26,7 @@ export function chargesFor(
       amounts: { tokens: wanted.tokens, usd: wanted.usd, requests: 1 },
       limits: { tokens: tokens ?? null, usd: usd ?? null, requests: requests ?? null },
       seed: span
-        ? { opensAt: span.start, load: () => spentSince(subject, new Date(span.start), window.models ? [...window.models] : null) }
+        ? { load: () => spentSince(subject, new Date(span.start), window.models ? [...window.models] : null) }
         : undefined,
     };
   });
@@ -69,7 +69,7 @@ export async function windowUsage(state: SharedState, subject: QuotaSubject, sub
       return {
         ...window.spec,
         used: { tokens: Math.round(used.tokens), usd: used.usd, requests: Math.round(used.requests) },
-        openedAt: state ? new Date(state.start).toISOString() : span ? new Date(span.start).toISOString() : null,
+        openedAt: span ? new Date(span.start).toISOString() : state ? new Date(state.start).toISOString() : null,
         resetsAt: resetsAt === null ? null : new Date(resetsAt).toISOString(),
       };
     }),

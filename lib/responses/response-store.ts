@@ -56,7 +56,7 @@ export class ResponseStore {
       input: (record.input ?? undefined) as object | undefined,
       response: (record.response ?? undefined) as object | undefined,
     };
-    await this.database.storedResponse.upsert({ where: { id: record.id }, create: { id: record.id, ...data }, update: data });
+    await this.database.storedResponse.upsert({ where: { id: record.id }, create: { id: record.id, createdAt: new Date(this.now()), ...data }, update: data });
   }
 
   /**

@@ -96,7 +96,7 @@ export class MemorySharedState implements SharedState {
       const loaded = await Promise.all(missing.map(async (charge) => ({ charge, used: await charge.seed!.load() })));
       for (const { charge, used } of loaded) {
         if (this.openWindow(charge.key, Date.now())) continue;
-        this.windows.set(charge.key, { start: charge.seed!.opensAt, expiresAt: Date.now() + charge.ttlMs, used: WINDOW_UNITS.map((unit) => used[unit]) });
+        this.windows.set(charge.key, { start: Date.now(), expiresAt: Date.now() + charge.ttlMs, used: WINDOW_UNITS.map((unit) => used[unit]) });
       }
     }
   }

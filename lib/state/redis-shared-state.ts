@@ -71,11 +71,13 @@ end
 return starts
 `;
 // A calendar window rebuilt from the database; the first process to get here wins.
-// ARGV start, ttl ms, tokens, usd, requests.
+// ARGV ttl ms, tokens, usd, requests.
 const SEED_WINDOW = `
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'start', ARGV[1], 'tokens', ARGV[3], 'usd', ARGV[4], 'requests', ARGV[5])
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+redis.call('HSET', KEYS[1], 'start', tostring(now), 'tokens', ARGV[2], 'usd', ARGV[3], 'requests', ARGV[4])
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return 1
 `;
 // ARGV per window: the start it was reserved in, then the deltas of tokens, usd, requests.
@@ -239,7 +241,7 @@ export class RedisSharedState implements SharedState {
         reply.slice(1).map(async (position) => {
           const charge = charges[Number(position) - 1]!;
           const used = await charge.seed!.load();
-          await this.commands.gwSeedWindow(PREFIX + charge.key, charge.seed!.opensAt, Math.max(1, Math.ceil(charge.ttlMs)), used.tokens, used.usd, used.requests);
+          await this.commands.gwSeedWindow(PREFIX + charge.key, Math.max(1, Math.ceil(charge.ttlMs)), used.tokens, used.usd, used.requests);
         }),
       );
     }

@@ -21,13 +21,15 @@ export interface WindowCharge {
   limits: Record<WindowUnit, number | null>;
   /**
    * A calendar window's counter that is missing starts from what the database says was spent
-   * since it opened; absent (a rolling window), a missing counter opens now, empty.
+   * since the period began; absent (a rolling window), a missing counter opens now, empty.
    */
-  seed?: { opensAt: number; load: () => Promise<Record<WindowUnit, number>> };
+  seed?: { load: () => Promise<Record<WindowUnit, number>> };
 }
 
 export type WindowsResult =
-  | { ok: true; /** Each window's opening moment (ms), which settling must match. */ starts: number[] }
+  // `start`: when the counter was created (a rolling window: when it opened). A settlement
+  // applies only to the counter it reserved in, never to one rebuilt or reopened since.
+  | { ok: true; starts: number[] }
   | { ok: false; index: number; unit: WindowUnit; used: number; retryAfterMs: number };
 
 export interface WindowState {
