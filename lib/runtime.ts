@@ -22,7 +22,7 @@ import { ChannelCache } from "@/lib/routing/channel-cache";
 import { ChannelStates } from "@/lib/routing/channel-states";
 import { LearnedCapabilities } from "@/lib/routing/learned-capabilities";
 import { ResponseStore } from "@/lib/responses/response-store";
-import { acquireDatabaseLease } from "@/lib/retention/database-lease";
+import { acquireDatabaseLease, releaseDatabaseLease } from "@/lib/retention/database-lease";
 import { RetentionSweeper } from "@/lib/retention/retention-sweeper";
 import { openSharedState } from "@/lib/state/open-shared-state";
 import type { SharedState } from "@/lib/state/shared-state";
@@ -126,6 +126,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<Runtime> {
     // Redis when processes share it; otherwise the database, which processes sharing one SQLite file have in common.
     acquireLease: (name, holder, ttlMs) =>
       shared.kind === "redis" ? shared.acquireLease(name, holder, ttlMs) : acquireDatabaseLease(database, name, holder, ttlMs),
+    releaseLease: (name, holder) => (shared.kind === "redis" ? shared.releaseLease(name, holder) : releaseDatabaseLease(database, name, holder)),
     onDeleted: (kind, rows) => metrics.swept(kind, rows),
     now: parts.clock,
   });

@@ -20,3 +20,7 @@ export async function acquireDatabaseLease(database: Database, name: string, hol
     return false; // another process holds it
   }
 }
+
+export async function releaseDatabaseLease(database: Database, name: string, holder: string): Promise<void> {
+  await database.lease.deleteMany({ where: { name, holder } });
+}

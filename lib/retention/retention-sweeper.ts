@@ -24,6 +24,7 @@ export interface RetentionSweeperParts {
   intervalMs: number;
   leaseName: string;
   acquireLease(name: string, holder: string, ttlMs: number): Promise<boolean>;
+  releaseLease(name: string, holder: string): Promise<void>;
   onDeleted(kind: RetentionStore["kind"], rows: number): void;
   now?: () => number;
 }
@@ -50,8 +51,8 @@ export class RetentionSweeper {
     this.stopped = true;
     clearInterval(this.timer);
     await this.running;
-    // Let go at once (a lease we hold runs out in a millisecond), so another process need not wait out its term.
-    if (this.timer) await this.parts.acquireLease(this.parts.leaseName, this.holder, 1).catch(() => undefined);
+    // Let go at once, so another process need not wait out the term.
+    if (this.timer) await this.parts.releaseLease(this.parts.leaseName, this.holder).catch(() => undefined);
   }
 
   /** One sweep of every store, if this process holds the lease; rows deleted per kind. */

@@ -157,4 +157,8 @@ export class MemorySharedState implements SharedState {
     this.leases.set(name, { holder, expiresAt: now + ttlMs });
     return true;
   }
+
+  async releaseLease(name: string, holder: string): Promise<void> {
+    if (this.leases.get(name)?.holder === holder) this.leases.delete(name);
+  }
 }

@@ -101,6 +101,12 @@ redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return 1
 `;
 
+// Deletes a lease only if ARGV holder holds it.
+const RELEASE_LEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 1
+`;
+
 type AddWithinReply = [number, string];
 
 /** Shared state in Redis: Lua scripts for atomic counters, pub/sub for events. */
@@ -124,6 +130,7 @@ export class RedisSharedState implements SharedState {
     this.redis.defineCommand("gwSeedWindow", { numberOfKeys: 1, lua: SEED_WINDOW });
     this.redis.defineCommand("gwSettleWindows", { lua: SETTLE_WINDOWS });
     this.redis.defineCommand("gwAcquireLease", { numberOfKeys: 1, lua: ACQUIRE_LEASE });
+    this.redis.defineCommand("gwReleaseLease", { numberOfKeys: 1, lua: RELEASE_LEASE });
   }
 
   /** Connects and checks the server answers, so a wrong REDIS_URL fails the start. */
@@ -143,6 +150,7 @@ export class RedisSharedState implements SharedState {
       gwSeedWindow(key: string, ...values: (string | number)[]): Promise<number>;
       gwSettleWindows(keyCount: number, ...keysThenArguments: (string | number)[]): Promise<number>;
       gwAcquireLease(key: string, holder: string, ttlMs: number): Promise<number>;
+      gwReleaseLease(key: string, holder: string): Promise<number>;
     };
   }
 
@@ -271,5 +279,9 @@ export class RedisSharedState implements SharedState {
 
   async acquireLease(name: string, holder: string, ttlMs: number): Promise<boolean> {
     return (await this.commands.gwAcquireLease(`${PREFIX}lease:${name}`, holder, Math.max(1, Math.ceil(ttlMs)))) === 1;
+  }
+
+  async releaseLease(name: string, holder: string): Promise<void> {
+    await this.commands.gwReleaseLease(`${PREFIX}lease:${name}`, holder);
   }
 }

@@ -83,4 +83,6 @@ export interface SharedState {
   readWindows(keys: string[]): Promise<(WindowState | undefined)[]>;
   /** True when `holder` holds (or now renews) lease `name` for `ttlMs`. */
   acquireLease(name: string, holder: string, ttlMs: number): Promise<boolean>;
+  /** Lets go of lease `name` if `holder` holds it. */
+  releaseLease(name: string, holder: string): Promise<void>;
 }

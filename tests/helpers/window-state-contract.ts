@@ -84,5 +84,9 @@ export function windowStateContract(open: () => { first: SharedState; second: Sh
     await sleep(400);
     assert.equal(await second.acquireLease(name, "b", 300), true);
     assert.equal(await first.acquireLease(name, "a", 300), false);
+    await first.releaseLease(name, "a"); // not the holder: nothing happens
+    assert.equal(await first.acquireLease(name, "a", 300), false);
+    await second.releaseLease(name, "b");
+    assert.equal(await first.acquireLease(name, "a", 300), true);
   });
 }
