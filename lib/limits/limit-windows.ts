@@ -66,9 +66,9 @@ export function windowCounts(window: CompiledWindow, model: string | undefined):
 }
 
 /** The shared-state key of a window; a calendar window's key names its period, so a new period is a new counter. */
-export function windowKey(subjectKey: string, window: CompiledWindow, now: number): string {
+export function windowKey(subjectKey: string, window: CompiledWindow, now: number, span = calendarSpan(window, now)): string {
   const base = `window:${subjectKey}:${window.id}`;
-  return window.period ? `${base}:${periodStart(window.period, new Date(now)).getTime()}` : base;
+  return span ? `${base}:${span.start}` : base;
 }
 
 /** A calendar window's current span; null for a rolling one (it opens with its first request). */

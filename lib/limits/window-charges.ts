@@ -15,13 +15,13 @@ export function chargesFor(
   wanted: { tokens: number; usd: number },
   spentSince: WindowSpentSince,
   now: number,
-): { windows: CompiledWindow[]; charges: WindowCharge[] } {
-  const counted = windows.filter((window) => windowCounts(window, model));
+): { windows: readonly CompiledWindow[]; charges: WindowCharge[] } {
+  const counted = windows.every((window) => window.models === null) ? windows : windows.filter((window) => windowCounts(window, model));
   const charges = counted.map((window): WindowCharge => {
     const span = calendarSpan(window, now);
     const { tokens, usd, requests } = window.spec;
     return {
-      key: windowKey(subjectKey, window, now),
+      key: windowKey(subjectKey, window, now, span),
       ttlMs: span ? span.end - now : window.durationMs!,
       amounts: { tokens: wanted.tokens, usd: wanted.usd, requests: 1 },
       limits: { tokens: tokens ?? null, usd: usd ?? null, requests: requests ?? null },

@@ -90,8 +90,8 @@ export class MemorySharedState implements SharedState {
     for (;;) {
       const now = Date.now();
       const open = charges.map((charge) => this.openWindow(charge.key, now));
+      if (!charges.some((charge, index) => charge.seed && !open[index])) return this.addAll(charges, open, now);
       const missing = charges.filter((charge, index) => charge.seed && !open[index]);
-      if (missing.length === 0) return this.addAll(charges, open, now);
       // Calendar windows not counted yet: load them, keep the first load, and look again.
       const loaded = await Promise.all(missing.map(async (charge) => ({ charge, used: await charge.seed!.load() })));
       for (const { charge, used } of loaded) {
@@ -103,24 +103,31 @@ export class MemorySharedState implements SharedState {
 
   // Synchronous from the check to the last add: no other request interleaves.
   private addAll(charges: WindowCharge[], open: (Window | undefined)[], now: number): WindowsResult {
-    for (const [index, charge] of charges.entries()) {
-      for (const [position, unit] of WINDOW_UNITS.entries()) {
+    for (let index = 0; index < charges.length; index += 1) {
+      const charge = charges[index]!;
+      for (let position = 0; position < WINDOW_UNITS.length; position += 1) {
+        const unit = WINDOW_UNITS[position]!;
         const limit = charge.limits[unit];
-        const used = open[index]?.used[position] ?? 0;
+        const window = open[index];
+        const used = window?.used[position] ?? 0;
         if (limit !== null && used + charge.amounts[unit] > limit) {
-          return { ok: false, index, unit, used, retryAfterMs: open[index] ? open[index].expiresAt - now : charge.ttlMs };
+          return { ok: false, index, unit, used, retryAfterMs: window ? window.expiresAt - now : charge.ttlMs };
         }
       }
     }
-    const starts = charges.map((charge, index) => {
+    const starts: number[] = [];
+    for (let index = 0; index < charges.length; index += 1) {
+      const charge = charges[index]!;
       let window = open[index];
       if (!window) {
         window = { start: now, expiresAt: now + charge.ttlMs, used: [0, 0, 0] };
         this.windows.set(charge.key, window);
       }
-      for (const [position, unit] of WINDOW_UNITS.entries()) window.used[position]! += charge.amounts[unit];
-      return window.start;
-    });
+      window.used[0]! += charge.amounts.tokens;
+      window.used[1]! += charge.amounts.usd;
+      window.used[2]! += charge.amounts.requests;
+      starts.push(window.start);
+    }
     return { ok: true, starts };
   }
 
