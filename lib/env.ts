@@ -1,22 +1,23 @@
 import { z } from "zod";
+import { parseDuration } from "./duration";
 
 // The one place that reads process.env. Everything else imports `env`.
 const optionalString = z.preprocess((value) => (value === "" ? undefined : value), z.string().optional());
 const integer = (fallback: number, min = 0) =>
   z.preprocess((value) => (value === undefined || value === "" ? fallback : value), z.coerce.number().int().min(min));
 
-/** A duration in seconds, written `90s`, `30m`, `1h`, `7d` (or plain seconds); 0 is off. */
-const durationSeconds = (fallback: string) =>
+// A duration in s, m, h or d ("30d", "10m"); "0" means never (keep forever, or no sweep).
+const duration = (fallback: string) =>
   z
-    .string()
-    .default(fallback)
-    .transform((value, context) => {
-      const match = /^\s*(\d+)\s*(s|m|h|d)?\s*$/.exec(value);
-      if (!match) {
-        context.addIssue({ code: "custom", message: "must be a duration such as 90s, 30m, 1h or 7d (0 turns it off)" });
+    .preprocess((value) => (value === undefined || value === "" ? fallback : value), z.string())
+    .transform((text, context) => {
+      if (text.trim() === "0") return 0;
+      const ms = parseDuration(text);
+      if (ms === undefined || ms === 0) {
+        context.addIssue({ code: "custom", message: `"${text}" is not a duration: use a number and s, m, h or d (e.g. "30d", "10m"), or 0` });
         return z.NEVER;
       }
-      return Number(match[1]) * { s: 1, m: 60, h: 3600, d: 86_400 }[(match[2] ?? "s") as "s"];
+      return ms;
     });
 
 const schema = z.object({
@@ -65,10 +66,17 @@ const schema = z.object({
   LOG_FLUSH_INTERVAL_MS: integer(200, 10),
   // "off": no per-request rows (token totals still counted); what `npm run bench` compares against.
   REQUEST_LOG: z.enum(["on", "off"]).default("on"),
+  // Retention (milliseconds after parsing; 0 keeps forever): request log rows (their usage is
+  // rolled up first, so quotas hold), stored Responses, Playground inspector captures.
+  LOG_RETENTION: duration("30d"),
+  RESPONSE_RETENTION: duration("30d"),
+  CAPTURE_RETENTION: duration("7d"),
+  // How often one process deletes what has expired; 0 never sweeps.
+  RETENTION_SWEEP_INTERVAL: duration("10m"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   MOCK_STREAM_DELAY_MS: integer(15, 0),
   // How long a session stays on the channel and key of its last turn without a new turn; 0 turns session affinity off.
-  SESSION_AFFINITY_TTL: durationSeconds("1h"),
+  SESSION_AFFINITY_TTL: duration("1h"),
   ANTHROPIC_DEFAULT_MAX_TOKENS: integer(8192, 1),
   // How long a shutdown waits for open requests (streams) before closing them.
   SHUTDOWN_TIMEOUT_MS: integer(30_000, 0),

@@ -26,6 +26,8 @@ import { KeyPools } from "@/lib/routing/key-pool";
 import { LearnedCapabilities } from "@/lib/routing/learned-capabilities";
 import { SessionAffinity } from "@/lib/routing/session-affinity";
 import { ResponseStore } from "@/lib/responses/response-store";
+import { acquireDatabaseLease, releaseDatabaseLease } from "@/lib/retention/database-lease";
+import { RetentionSweeper } from "@/lib/retention/retention-sweeper";
 import { openSharedState } from "@/lib/state/open-shared-state";
 import type { SharedState } from "@/lib/state/shared-state";
 import { RequestLogWriter } from "@/lib/usage/request-log-writer";
@@ -34,7 +36,8 @@ import { INVALIDATE_TOPIC, type Capture, type Runtime } from "./runtime-types";
 export type { Capture, Invalidation, Runtime } from "./runtime-types";
 export { INVALIDATE_TOPIC };
 
-const CAPTURE_TTL_SECONDS = 30 * 60;
+// Playground captures live in the shared state for CAPTURE_RETENTION ("0": ten years, as good as forever).
+const CAPTURE_TTL_SECONDS = Math.ceil((env.CAPTURE_RETENTION || 3650 * 86_400_000) / 1000);
 
 /** What a runtime is built from: production opens them from the environment, tests build their own. */
 export interface RuntimeParts {
@@ -111,7 +114,30 @@ export async function createRuntime(parts: RuntimeParts): Promise<Runtime> {
   const providers = parts.providers ?? defaultProviders;
   // What a subject spent in its period, counted from the log rows (those written so far;
   // requests in flight are held by their reservations on top).
-  const limits = new SpendLimiter(shared, (subject, _period, since) => logStore.usageSince(subject, since));
+  const limits = new SpendLimiter(
+    shared,
+    (subject, _period, since) => logStore.usageSince(subject, since),
+    (subject, since, models) => logStore.usageSince(subject, since, models),
+  );
+
+  const responses = new ResponseStore(database, env.RESPONSE_RETENTION, parts.clock);
+  const deployment = deploymentId(secrets.encryptionKey, env.GATEWAY_DEPLOYMENT_ID);
+  const retention = new RetentionSweeper({
+    stores: [
+      { kind: "request_logs", retentionMs: env.LOG_RETENTION, sweepBefore: (before, limit) => logStore.sweepBefore(before, limit) },
+      { kind: "responses", retentionMs: env.RESPONSE_RETENTION, sweepBefore: (before, limit) => responses.sweepBefore(before, limit) },
+    ],
+    intervalMs: env.RETENTION_SWEEP_INTERVAL,
+    // Per deployment: one Redis may serve several deployments, each with its own database.
+    leaseName: `retention:${deployment}`,
+    // Redis when processes share it; otherwise the database, which processes sharing one SQLite file have in common.
+    acquireLease: (name, holder, ttlMs) =>
+      shared.kind === "redis" ? shared.acquireLease(name, holder, ttlMs) : acquireDatabaseLease(database, name, holder, ttlMs),
+    releaseLease: (name, holder) => (shared.kind === "redis" ? shared.releaseLease(name, holder) : releaseDatabaseLease(database, name, holder)),
+    onDeleted: (kind, rows) => metrics.swept(kind, rows),
+    now: parts.clock,
+  });
+  if (background) retention.start();
 
   shared.subscribe((topic, message) => {
     if (topic === CHANNEL_DISABLED_TOPIC) {
@@ -141,7 +167,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<Runtime> {
     limits,
     upstream,
     channelHealth,
-    responses: new ResponseStore(database),
+    responses,
     captures: {
       save: (requestId, capture) => shared.putJson(`capture:${requestId}`, capture, CAPTURE_TTL_SECONDS),
       find: async (requestId) => (await shared.getJson(`capture:${requestId}`)) as Capture | undefined,
@@ -158,14 +184,15 @@ export async function createRuntime(parts: RuntimeParts): Promise<Runtime> {
     },
     autoDisable: (channelId, reason) => recordAutoDisable(runtime, channelId, reason),
     keyPools: new KeyPools(shared, (channelId, fingerprint, reason) => recordKeyDisable(runtime, channelId, fingerprint, reason), parts.clock),
-    affinity: new SessionAffinity(shared, env.SESSION_AFFINITY_TTL, (error) => logger.warn({ err: error }, "session pin store failed")),
+    affinity: new SessionAffinity(shared, env.SESSION_AFFINITY_TTL / 1000, (error) => logger.warn({ err: error }, "session pin store failed")),
     routing: { maxAttempts: env.ROUTING_MAX_ATTEMPTS, backoffMs: env.ROUTING_BACKOFF_MS, maxWaitMs: env.ROUTING_MAX_WAIT_MS },
     now: parts.clock ?? Date.now,
-    deploymentId: deploymentId(secrets.encryptionKey, env.GATEWAY_DEPLOYMENT_ID),
+    deploymentId: deployment,
     async close() {
       prober.stop();
       channels.stop();
       models.stop();
+      await retention.stop();
       await logs.stop();
       await channelHealth.stop();
       await upstream.close();

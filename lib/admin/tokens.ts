@@ -13,8 +13,9 @@ export const createToken = withAdmin(async ({ runtime, request, userId }) => {
   return jsonResponse(201, await service.createToken(runtime, input, userId));
 });
 
+/** A token with each limit window's use and reset time. */
 export const getToken = withAdmin(async ({ runtime, request }) =>
-  jsonResponse(200, service.tokenJson(await service.findToken(runtime, ALL, request.params.id ?? ""))),
+  jsonResponse(200, await service.tokenWithWindows(runtime, await service.findToken(runtime, ALL, request.params.id ?? ""))),
 );
 
 export const updateToken = withAdmin(async ({ runtime, request }) => {

@@ -1,12 +1,15 @@
 import { deleteUserAccount, updateUserAccount, userUpdateSchema } from "@/lib/console/user-accounts";
 import { GatewayError } from "@/lib/canonical/gateway-error";
-import { listUsers as list } from "@/lib/console/user-limits";
+import { listUsers as list, userWithWindows } from "@/lib/console/user-limits";
 import { createUser as createAccount, newUserSchema } from "@/lib/console/users";
 import { jsonResponse } from "@/lib/canonical/api-types";
 import { parseAdminBody } from "./parse-admin-body";
 import { withAdmin } from "./with-admin";
 
 export const listUsers = withAdmin(async ({ runtime }) => jsonResponse(200, { data: await list(runtime) }));
+
+/** GET /api/admin/users/{id}: the account with each limit window's use and reset time. */
+export const getUser = withAdmin(async ({ runtime, request }) => jsonResponse(200, await userWithWindows(runtime, request.params.id ?? "")));
 
 /** POST /api/admin/users: an account with a password; new non-admins get the default console limits. */
 export const createUser = withAdmin(async ({ runtime, request }) => {

@@ -1,4 +1,5 @@
 import type { Token as TokenRow, User as UserRow } from "@/lib/db/generated/client";
+import { compileWindows, type CompiledWindow } from "@/lib/limits/limit-windows";
 import type { QuotaPeriod } from "@/lib/limits/quota-period";
 import type { QuotaSubject } from "@/lib/usage/request-log-store";
 
@@ -11,6 +12,8 @@ export interface Limits {
   quotaTokens: number | null;
   budgetUsd: number | null;
   quotaPeriod: QuotaPeriod;
+  /** Limit windows, all applied at once (beside the quota above, one more window). */
+  windows: readonly CompiledWindow[];
 }
 
 /** A token as the hot path needs it. */
@@ -34,7 +37,7 @@ function modelSet(value: unknown): ReadonlySet<string> | null {
   return models.length > 0 ? new Set(models) : null;
 }
 
-function limitsOf(row: Pick<TokenRow, "models" | "rpm" | "tpm" | "quotaTokens" | "budgetUsd" | "quotaPeriod">): Limits {
+function limitsOf(row: Pick<TokenRow, "models" | "rpm" | "tpm" | "quotaTokens" | "budgetUsd" | "quotaPeriod" | "limits">): Limits {
   return {
     models: modelSet(row.models),
     rpm: row.rpm,
@@ -42,6 +45,7 @@ function limitsOf(row: Pick<TokenRow, "models" | "rpm" | "tpm" | "quotaTokens" |
     quotaTokens: row.quotaTokens === null ? null : Number(row.quotaTokens),
     budgetUsd: row.budgetUsd,
     quotaPeriod: (PERIODS.has(row.quotaPeriod) ? row.quotaPeriod : "none") as QuotaPeriod,
+    windows: compileWindows(row.limits),
   };
 }
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { GatewayError } from "@/lib/canonical/gateway-error";
+import { compileWindows, limitWindowsSchema } from "@/lib/limits/limit-windows";
 import type { QuotaPeriod } from "@/lib/limits/quota-period";
 import type { Runtime } from "@/lib/runtime";
 
@@ -13,6 +14,8 @@ export const userLimitsSchema = z.strictObject({
   quotaTokens: z.number().int().min(0).nullable().optional(),
   budgetUsd: z.number().min(0).max(1_000_000_000).nullable().optional(),
   quotaPeriod: z.enum(["none", "daily", "weekly", "monthly"]).optional(),
+  /** Limit windows, all applied at once, as on tokens. */
+  limits: limitWindowsSchema.optional(),
 });
 export type UserLimits = z.infer<typeof userLimitsSchema>;
 
@@ -27,6 +30,7 @@ export function userLimitsData(limits: UserLimits) {
     quotaTokens: limits.quotaTokens === undefined ? undefined : limits.quotaTokens === null ? null : BigInt(limits.quotaTokens),
     budgetUsd: limits.budgetUsd,
     quotaPeriod: limits.quotaPeriod,
+    limits: limits.limits,
   };
 }
 
@@ -46,6 +50,14 @@ export async function updateUserLimits(runtime: Runtime, id: string, input: User
   return userJson(row);
 }
 
+/** A user with each limit window's use (their own console sessions) and reset time. */
+export async function userWithWindows(runtime: Runtime, id: string) {
+  const row = await runtime.database.user.findUnique({ where: { id } });
+  if (!row) throw new GatewayError("not_found", "No user with that id.", { code: "user_not_found" });
+  const windows = await runtime.limits.windowUsage({ kind: "user", id }, { windows: compileWindows(row.limits) });
+  return { ...userJson(row), windows };
+}
+
 function userJson(row: Awaited<ReturnType<Runtime["database"]["user"]["findUniqueOrThrow"]>>) {
   return {
     id: row.id,
@@ -59,6 +71,7 @@ function userJson(row: Awaited<ReturnType<Runtime["database"]["user"]["findUniqu
     quotaTokens: row.quotaTokens === null ? null : Number(row.quotaTokens),
     budgetUsd: row.budgetUsd,
     quotaPeriod: row.quotaPeriod,
+    limits: limitWindowsSchema.safeParse(row.limits).data ?? [],
     createdAt: row.createdAt.toISOString(),
   };
 }

@@ -7,6 +7,7 @@ import {
   type QuotaSubject,
   type RequestLogStore,
   type TokenUsage,
+  type Usage,
 } from "@/lib/usage/request-log-store";
 
 const ENCODE = { date: (date: Date) => date, boolean: (value: boolean) => value };
@@ -56,14 +57,48 @@ export class PostgresRequestLogStore implements RequestLogStore {
     }
   }
 
-  async usageSince(subject: QuotaSubject, since: Date): Promise<{ tokens: number; usd: number }> {
+  async usageSince(subject: QuotaSubject, since: Date, models: readonly string[] | null = null): Promise<Usage> {
     const filter = subject.kind === "token" ? `"tokenId" = $1` : `"userId" = $1 AND "tokenId" IS NULL`;
-    const { rows } = await this.pool.query<{ tokens: string; usd: number }>(
-      `SELECT COALESCE(SUM("promptTokens" + "completionTokens"), 0) AS tokens, COALESCE(SUM("costUsd"), 0) AS usd
-         FROM "RequestLog" WHERE ${filter} AND "createdAt" >= $2`,
-      [subject.id, since],
+    // The rows, plus what the retention sweep rolled up of deleted ones.
+    const { rows } = await this.pool.query<{ tokens: string; usd: number; requests: string }>(
+      `SELECT COALESCE(SUM(tokens), 0) AS tokens, COALESCE(SUM(usd), 0) AS usd, COALESCE(SUM(requests), 0) AS requests FROM (
+         SELECT "promptTokens" + "completionTokens" AS tokens, "costUsd" AS usd, CASE WHEN "channelId" IS NULL THEN 0 ELSE 1 END AS requests
+           FROM "RequestLog" WHERE ${filter} AND "createdAt" >= $2 AND ($3::text[] IS NULL OR "model" = ANY($3::text[]))
+         UNION ALL
+         SELECT "tokens", "usd", "requests" FROM "UsageRollup"
+          WHERE "subjectKind" = $4 AND "subjectId" = $1 AND "day" >= $2 AND ($3::text[] IS NULL OR "model" = ANY($3::text[]))) AS spent`,
+      [subject.id, since, models, subject.kind],
     );
-    return { tokens: Number(rows[0]?.tokens ?? 0), usd: Number(rows[0]?.usd ?? 0) };
+    return { tokens: Number(rows[0]?.tokens ?? 0), usd: Number(rows[0]?.usd ?? 0), requests: Number(rows[0]?.requests ?? 0) };
+  }
+
+  async sweepBefore(before: Date, limit: number): Promise<number> {
+    // One statement: the batch is deleted and rolled up together, or neither; rows another
+    // writer holds are skipped, not waited for.
+    const { rows } = await this.pool.query<{ deleted: string }>(
+      `WITH batch AS (
+         DELETE FROM "RequestLog" WHERE "id" IN (
+           SELECT "id" FROM "RequestLog" WHERE "createdAt" < $1 ORDER BY "createdAt" LIMIT $2 FOR UPDATE SKIP LOCKED)
+         RETURNING "tokenId", "userId", "createdAt", "model", "channelId", "promptTokens", "completionTokens", "costUsd"),
+       rolled AS (
+         INSERT INTO "UsageRollup" ("subjectKind", "subjectId", "day", "model", "requests", "tokens", "usd")
+         SELECT CASE WHEN "tokenId" IS NOT NULL THEN 'token' ELSE 'user' END, COALESCE("tokenId", "userId"),
+                date_trunc('day', "createdAt"), COALESCE("model", ''),
+                SUM(CASE WHEN "channelId" IS NULL THEN 0 ELSE 1 END), SUM("promptTokens" + "completionTokens"), SUM("costUsd")
+           FROM batch WHERE "tokenId" IS NOT NULL OR "userId" IS NOT NULL GROUP BY 1, 2, 3, 4
+         ON CONFLICT ("subjectKind", "subjectId", "day", "model") DO UPDATE SET
+           "requests" = "UsageRollup"."requests" + excluded."requests", "tokens" = "UsageRollup"."tokens" + excluded."tokens",
+           "usd" = "UsageRollup"."usd" + excluded."usd"
+         RETURNING 1)
+       SELECT COUNT(*) AS deleted FROM batch`,
+      [before, limit],
+    );
+    return Number(rows[0]?.deleted ?? 0);
+  }
+
+  async countRows(): Promise<number> {
+    const { rows } = await this.pool.query<{ count: string }>(`SELECT COUNT(*) AS count FROM "RequestLog"`);
+    return Number(rows[0]?.count ?? 0);
   }
 
   async hourlyStats(since: Date, userId: string | null): Promise<HourlyStats[]> {

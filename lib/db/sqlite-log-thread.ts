@@ -6,7 +6,7 @@ import type { SqliteLogBatch } from "./sqlite-log-writes";
 export class LogThreadUnavailable extends Error {}
 
 interface Pending {
-  resolve: () => void;
+  resolve: (deleted: number) => void;
   reject: (error: Error) => void;
 }
 
@@ -27,14 +27,23 @@ export class SqliteLogThread {
     private readonly script: URL,
   ) {}
 
-  write(batch: SqliteLogBatch): Promise<void> {
+  async write(batch: SqliteLogBatch): Promise<void> {
+    await this.send((id) => ({ kind: "write", id, batch }));
+  }
+
+  /** One retention batch, run between writes on the thread: the rows it deleted. */
+  sweep(before: string, limit: number): Promise<number> {
+    return this.send((id) => ({ kind: "sweep", id, before, limit }));
+  }
+
+  private send(request: (id: number) => LogThreadRequest): Promise<number> {
     const worker = this.worker ?? this.start();
     const id = this.nextId++;
-    // Held while writes are in flight; an idle thread never keeps the process up.
+    // Held while work is in flight; an idle thread never keeps the process up.
     if (this.pending.size === 0) worker.ref();
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      worker.postMessage({ kind: "write", id, batch } satisfies LogThreadRequest);
+      worker.postMessage(request(id));
     });
   }
 
@@ -60,7 +69,7 @@ export class SqliteLogThread {
       const pending = this.pending.get(reply.id);
       this.pending.delete(reply.id);
       if (this.pending.size === 0) worker.unref();
-      if (reply.error === undefined) pending?.resolve();
+      if (reply.error === undefined) pending?.resolve(reply.deleted ?? 0);
       else pending?.reject(new Error(`request log write failed: ${reply.error}`));
     });
     worker.on("error", (error) => this.fail(worker, error));

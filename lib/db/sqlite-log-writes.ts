@@ -41,3 +41,27 @@ export function openSqlite(file: string): Database.Database {
   database.pragma("journal_mode = WAL");
   return database;
 }
+
+// What a swept row spent, per subject, UTC day and model; rows of neither a token nor a
+// user count toward no quota and are not rolled up.
+const ROLL_UP = `
+  INSERT INTO "UsageRollup" ("subjectKind", "subjectId", "day", "model", "requests", "tokens", "usd")
+  SELECT CASE WHEN "tokenId" IS NOT NULL THEN 'token' ELSE 'user' END, COALESCE("tokenId", "userId"),
+         substr("createdAt", 1, 10) || 'T00:00:00.000+00:00', COALESCE("model", ''),
+         SUM("channelId" IS NOT NULL), SUM("promptTokens" + "completionTokens"), SUM("costUsd")
+    FROM "RequestLog" WHERE rowid IN (SELECT rowid FROM "RequestLog" WHERE "createdAt" < ? ORDER BY "createdAt" LIMIT ?)
+     AND ("tokenId" IS NOT NULL OR "userId" IS NOT NULL)
+   GROUP BY 1, 2, 3, 4
+  ON CONFLICT ("subjectKind", "subjectId", "day", "model") DO UPDATE SET
+    "requests" = "requests" + excluded."requests", "tokens" = "tokens" + excluded."tokens", "usd" = "usd" + excluded."usd"`;
+const DELETE_BATCH = `DELETE FROM "RequestLog" WHERE rowid IN (SELECT rowid FROM "RequestLog" WHERE "createdAt" < ? ORDER BY "createdAt" LIMIT ?)`;
+
+/** Prepared once per connection: rolls up, then deletes, up to `limit` rows older than `before`, in one transaction. */
+export function prepareLogSweep(database: Database.Database): (before: string, limit: number) => number {
+  const rollUp = database.prepare(ROLL_UP);
+  const remove = database.prepare(DELETE_BATCH);
+  return database.transaction((before: string, limit: number) => {
+    rollUp.run(before, limit);
+    return remove.run(before, limit).changes;
+  });
+}

@@ -1,9 +1,9 @@
 import type Database from "better-sqlite3";
 import { logger } from "@/lib/logger";
 import type { RequestLogEntry } from "@/lib/usage/request-log-entry";
-import type { HourlyStats, QuotaSubject, RequestLogStore, TokenUsage } from "@/lib/usage/request-log-store";
+import type { HourlyStats, QuotaSubject, RequestLogStore, TokenUsage, Usage } from "@/lib/usage/request-log-store";
 import { LogThreadUnavailable, SqliteLogThread } from "./sqlite-log-thread";
-import { encodeLogBatch, openSqlite, prepareLogWrites, sqliteDate, type SqliteLogBatch } from "./sqlite-log-writes";
+import { encodeLogBatch, openSqlite, prepareLogSweep, prepareLogWrites, sqliteDate, type SqliteLogBatch } from "./sqlite-log-writes";
 
 /**
  * The writer thread's script, beside this module: the TypeScript source when run through
@@ -22,6 +22,8 @@ export class SqliteRequestLogStore implements RequestLogStore {
   private readonly database: Database.Database;
   private thread: SqliteLogThread | undefined;
   private writeHere: ((batch: SqliteLogBatch) => void) | undefined;
+  private sweepHere: ((before: string, limit: number) => number) | undefined;
+  private readonly count: Database.Statement;
   private readonly tokenUsage: Database.Statement;
   private readonly userUsage: Database.Statement;
   private readonly hourly: Database.Statement;
@@ -30,9 +32,22 @@ export class SqliteRequestLogStore implements RequestLogStore {
   constructor(file: string, workerScript: URL = new URL(WORKER_SCRIPT, import.meta.url)) {
     this.database = openSqlite(file);
     this.thread = new SqliteLogThread(file, workerScript);
-    const sums = `COALESCE(SUM("promptTokens" + "completionTokens"), 0) AS tokens, COALESCE(SUM("costUsd"), 0) AS usd FROM "RequestLog"`;
-    this.tokenUsage = this.database.prepare(`SELECT ${sums} WHERE "tokenId" = ? AND "createdAt" >= ?`);
-    this.userUsage = this.database.prepare(`SELECT ${sums} WHERE "userId" = ? AND "tokenId" IS NULL AND "createdAt" >= ?`);
+    // The rows since `since`, plus what the retention sweep rolled up of deleted ones; `models`
+    // a JSON array or null (every model).
+    const usage = (rowFilter: string, kind: string) =>
+      this.database.prepare(
+        `SELECT COALESCE(SUM(tokens), 0) AS tokens, COALESCE(SUM(usd), 0) AS usd, COALESCE(SUM(requests), 0) AS requests FROM (
+           SELECT "promptTokens" + "completionTokens" AS tokens, "costUsd" AS usd, "channelId" IS NOT NULL AS requests
+             FROM "RequestLog" WHERE ${rowFilter} AND "createdAt" >= :since
+              AND (:models IS NULL OR "model" IN (SELECT value FROM json_each(:models)))
+           UNION ALL
+           SELECT "tokens", "usd", "requests" FROM "UsageRollup"
+            WHERE "subjectKind" = '${kind}' AND "subjectId" = :id AND "day" >= :since
+              AND (:models IS NULL OR "model" IN (SELECT value FROM json_each(:models))))`,
+      );
+    this.tokenUsage = usage(`"tokenId" = :id`, "token");
+    this.userUsage = usage(`"userId" = :id AND "tokenId" IS NULL`, "user");
+    this.count = this.database.prepare(`SELECT COUNT(*) AS count FROM "RequestLog"`);
     const hourly = (filter: string) =>
       this.database.prepare(
         `SELECT substr("createdAt", 1, 13) AS hour, COUNT(*) AS requests,
@@ -65,10 +80,27 @@ export class SqliteRequestLogStore implements RequestLogStore {
     this.writeHere(batch);
   }
 
-  async usageSince(subject: QuotaSubject, since: Date): Promise<{ tokens: number; usd: number }> {
+  async usageSince(subject: QuotaSubject, since: Date, models: readonly string[] | null = null): Promise<Usage> {
     const statement = subject.kind === "token" ? this.tokenUsage : this.userUsage;
-    const row = statement.get(subject.id, sqliteDate(since)) as { tokens: number; usd: number };
-    return { tokens: Number(row.tokens), usd: Number(row.usd) };
+    const row = statement.get({ id: subject.id, since: sqliteDate(since), models: models ? JSON.stringify(models) : null }) as Usage;
+    return { tokens: Number(row.tokens), usd: Number(row.usd), requests: Number(row.requests) };
+  }
+
+  async sweepBefore(before: Date, limit: number): Promise<number> {
+    if (this.thread) {
+      try {
+        return await this.thread.sweep(sqliteDate(before), limit);
+      } catch (error) {
+        if (!(error instanceof LogThreadUnavailable)) throw error;
+        this.thread = undefined;
+      }
+    }
+    this.sweepHere ??= prepareLogSweep(this.database);
+    return this.sweepHere(sqliteDate(before), limit);
+  }
+
+  async countRows(): Promise<number> {
+    return Number((this.count.get() as { count: number }).count);
   }
 
   async hourlyStats(since: Date, userId: string | null): Promise<HourlyStats[]> {

@@ -72,7 +72,7 @@ export async function runCall<O extends Operation>(scope: CallScope, plan: CallP
       return price ? (plan.estimate.inputTokens * price.input + plan.estimate.outputTokens * price.output) / 1_000_000 : 0;
     }),
   );
-  const reservation = await runtime.limits.reserve(token.subject, token, { tokens, usd });
+  const reservation = await runtime.limits.reserve(token.subject, token, { tokens, usd }, undefined, plan.model);
   log.onSettle = (spend) => {
     runtime.limits.settle(reservation, spend).catch((error) => logger.error({ err: error }, "quota settlement failed"));
   };

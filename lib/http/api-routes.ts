@@ -77,6 +77,7 @@ export const apiRoutes = new RouteTable()
   .add("DELETE", "/api/admin/tokens/:id", tokens.deleteToken)
   .add("GET", "/api/admin/users", users.listUsers)
   .add("POST", "/api/admin/users", users.createUser)
+  .add("GET", "/api/admin/users/:id", users.getUser)
   .add("PATCH", "/api/admin/users/:id", users.updateUser)
   .add("DELETE", "/api/admin/users/:id", users.deleteUser)
   .add("GET", "/api/admin/logs", listLogs);

@@ -4,6 +4,7 @@ import { GatewayError } from "@/lib/canonical/gateway-error";
 import type { SharedState } from "@/lib/state/shared-state";
 import type { QuotaSubject } from "@/lib/usage/request-log-store";
 import { periodEnd, periodStart, type QuotaPeriod } from "./quota-period";
+import { chargesFor, windowError, windowUsage, type WindowSpentSince } from "./window-charges";
 
 export interface Spend {
   tokens: number;
@@ -16,14 +17,18 @@ export interface Reservation {
   readonly tokensKey: string | null;
   readonly usdKey: string | null;
   readonly tpm: { limiter: RateLimiterAbstract; key: string; points: number } | null;
+  /** The limit windows charged, each with the moment it opened. */
+  readonly windows: { key: string; start: number; held: Spend }[];
   settled: boolean;
 }
 
 /** Loads what a subject spent since a moment, from the database. */
 export type SpentSince = (subject: QuotaSubject, period: QuotaPeriod, since: Date) => Promise<Spend>;
 
+const NO_WINDOW_SPEND: WindowSpentSince = async () => ({ tokens: 0, usd: 0, requests: 0 });
+
 /** What an unlimited caller holds: nothing to settle. */
-const UNLIMITED: Reservation = Object.freeze({ reserved: { tokens: 0, usd: 0 }, tokensKey: null, usdKey: null, tpm: null, settled: true });
+const UNLIMITED: Reservation = Object.freeze({ reserved: { tokens: 0, usd: 0 }, tokensKey: null, usdKey: null, tpm: null, windows: [], settled: true });
 
 // Counters live a week past their last use; an idle one is rebuilt from the database.
 const IDLE_TTL_SECONDS = 7 * 86_400;
@@ -37,6 +42,8 @@ export class SpendLimiter {
   constructor(
     private readonly state: SharedState,
     private readonly spentSince: SpentSince,
+    /** Seeds calendar windows (per model, with request counts); rolling windows never need it. */
+    private readonly windowSpentSince: WindowSpentSince = NO_WINDOW_SPEND,
   ) {}
 
   /** Requests per minute: one point per request. */
@@ -47,8 +54,9 @@ export class SpendLimiter {
     );
   }
 
-  async reserve(subject: QuotaSubject, limits: Limits, wanted: Spend, now = new Date()): Promise<Reservation> {
-    if (limits.quotaTokens === null && limits.budgetUsd === null && !limits.tpm) return UNLIMITED;
+  /** Holds the worst case of a request for `model` against every quota, window and token rate of the caller. */
+  async reserve(subject: QuotaSubject, limits: Limits, wanted: Spend, now = new Date(), model?: string): Promise<Reservation> {
+    if (limits.quotaTokens === null && limits.budgetUsd === null && !limits.tpm && limits.windows.length === 0) return UNLIMITED;
     const start = periodStart(limits.quotaPeriod, now);
     const end = periodEnd(limits.quotaPeriod, start);
     const ttl = end ? Math.ceil((end.getTime() - now.getTime()) / 1000) + 86_400 : IDLE_TTL_SECONDS;
@@ -62,6 +70,7 @@ export class SpendLimiter {
       tokensKey: null,
       usdKey: null,
       tpm: null,
+      windows: [],
       settled: false,
     };
     const mutable = reservation as { -readonly [K in keyof Reservation]: Reservation[K] };
@@ -80,6 +89,15 @@ export class SpendLimiter {
         mutable.usdKey = key;
         mutable.reserved = { ...mutable.reserved, usd: wanted.usd };
       }
+      if (limits.windows.length > 0) {
+        const { windows, charges } = chargesFor(subject, subjectKey(subject), limits.windows, model, wanted, this.windowSpentSince, now.getTime());
+        const result = await this.state.reserveWindows(charges);
+        if (!result.ok) {
+          const wantedOfUnit = result.unit === "requests" ? 1 : wanted[result.unit];
+          throw windowError(windows[result.index]!, result.unit, result.used, wantedOfUnit, result.retryAfterMs);
+        }
+        mutable.windows = charges.map((charge, index) => ({ key: charge.key, start: result.starts[index]!, held: wanted }));
+      }
       if (limits.tpm) {
         const limiter = this.state.rateLimiter("tpm", limits.tpm, 60);
         const points = Math.max(1, Math.min(wanted.tokens, limits.tpm));
@@ -89,19 +107,28 @@ export class SpendLimiter {
         mutable.tpm = { limiter, key: subjectKey(subject), points };
       }
     } catch (error) {
-      await this.settle(reservation, { tokens: 0, usd: 0 });
+      await this.settle(reservation, { tokens: 0, usd: 0 }, true);
       throw error;
     }
     return reservation;
   }
 
   /** Replaces the reservation with what was really spent; only the first call counts. */
-  async settle(reservation: Reservation, actual: Spend): Promise<void> {
+  async settle(reservation: Reservation, actual: Spend, refused = false): Promise<void> {
     if (reservation.settled) return;
     reservation.settled = true;
     const work: Promise<unknown>[] = [];
     if (reservation.tokensKey) work.push(this.state.adjust(reservation.tokensKey, actual.tokens - reservation.reserved.tokens));
     if (reservation.usdKey) work.push(this.state.adjust(reservation.usdKey, actual.usd - reservation.reserved.usd));
+    if (reservation.windows.length > 0) {
+      // The worst case held in each window becomes the real spend; an admitted request stays counted.
+      const settlements = reservation.windows.map(({ key, start, held }) => ({
+        key,
+        start,
+        deltas: { tokens: actual.tokens - held.tokens, usd: actual.usd - held.usd, requests: refused ? -1 : 0 },
+      }));
+      work.push(this.state.settleWindows(settlements));
+    }
     if (reservation.tpm) {
       const { limiter, key, points } = reservation.tpm;
       const difference = points - Math.min(actual.tokens, points * 10);
@@ -109,6 +136,11 @@ export class SpendLimiter {
       else if (difference < 0) work.push(limiter.penalty(key, -difference));
     }
     await Promise.all(work);
+  }
+
+  /** Each of the caller's windows with its use and reset time. */
+  windowUsage(subject: QuotaSubject, limits: Pick<Limits, "windows">) {
+    return windowUsage(this.state, subject, subjectKey(subject), limits.windows, this.windowSpentSince);
   }
 
   /** Drops a subject's counters after an admin changed its quota, so they reload. */

@@ -73,6 +73,13 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
+  private readonly retentionDeleted = new client.Counter({
+    name: "gateway_retention_deleted_rows_total",
+    help: "Rows the retention sweep deleted, by kind (request_logs, responses).",
+    labelNames: ["kind"] as const,
+    registers: [this.registry],
+  });
+
   constructor(sources: MetricsSources) {
     new client.Gauge({
       name: "gateway_log_queue_depth",
@@ -142,5 +149,10 @@ export class GatewayMetrics {
       if (series.completionTokens > 0) this.tokens.inc({ model, channel, direction: "completion" }, series.completionTokens);
       if (series.costUsd > 0) this.cost.inc({ model, channel }, series.costUsd);
     }
+  }
+
+  /** Counts rows one retention batch deleted. */
+  swept(kind: "request_logs" | "responses", rows: number): void {
+    if (rows > 0) this.retentionDeleted.inc({ kind }, rows);
   }
 }

@@ -20,10 +20,20 @@ export function ownerOf(subject: QuotaSubject): string {
 }
 
 export class ResponseStore {
-  constructor(private readonly database: Database) {}
+  constructor(
+    private readonly database: Database,
+    /** RESPONSE_RETENTION: an answer older than this is gone, swept or not yet (0: kept forever). */
+    private readonly retentionMs = 0,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Rows created before this moment have expired. */
+  private get kept() {
+    return this.retentionMs > 0 ? { createdAt: { gte: new Date(this.now() - this.retentionMs) } } : {};
+  }
 
   async find(owner: string, id: string): Promise<StoredResponseRecord | null> {
-    const row = await this.database.storedResponse.findFirst({ where: { id, owner } });
+    const row = await this.database.storedResponse.findFirst({ where: { id, owner, ...this.kept } });
     if (!row) return null;
     return {
       id: row.id,
@@ -46,7 +56,7 @@ export class ResponseStore {
       input: (record.input ?? undefined) as object | undefined,
       response: (record.response ?? undefined) as object | undefined,
     };
-    await this.database.storedResponse.upsert({ where: { id: record.id }, create: { id: record.id, ...data }, update: data });
+    await this.database.storedResponse.upsert({ where: { id: record.id }, create: { id: record.id, createdAt: new Date(this.now()), ...data }, update: data });
   }
 
   /**
@@ -55,7 +65,7 @@ export class ResponseStore {
    */
   async recentItems(owner: string, limit = 100): Promise<Map<string, unknown>> {
     const rows = await this.database.storedResponse.findMany({
-      where: { owner },
+      where: { owner, ...this.kept },
       orderBy: { createdAt: "desc" },
       take: limit,
       select: { response: true },
@@ -73,7 +83,19 @@ export class ResponseStore {
 
   /** True when it existed (and was the caller's). */
   async delete(owner: string, id: string): Promise<boolean> {
-    const { count } = await this.database.storedResponse.deleteMany({ where: { id, owner } });
+    const { count } = await this.database.storedResponse.deleteMany({ where: { id, owner, ...this.kept } });
     return count > 0;
+  }
+
+  /** Retention: deletes up to `limit` answers created before `before`; returns how many. */
+  async sweepBefore(before: Date, limit: number): Promise<number> {
+    const rows = await this.database.storedResponse.findMany({ where: { createdAt: { lt: before } }, orderBy: { createdAt: "asc" }, take: limit, select: { id: true } });
+    if (rows.length === 0) return 0;
+    const { count } = await this.database.storedResponse.deleteMany({ where: { id: { in: rows.map((row) => row.id) }, createdAt: { lt: before } } });
+    return count;
+  }
+
+  async count(): Promise<number> {
+    return this.database.storedResponse.count();
   }
 }

@@ -1,7 +1,9 @@
 import { EventEmitter } from "node:events";
 import { LRUCache } from "lru-cache";
 import { RateLimiterMemory, type RateLimiterAbstract } from "rate-limiter-flexible";
-import type { CounterResult, SharedState } from "./shared-state";
+import { WINDOW_UNITS, type CounterResult, type SharedState, type WindowCharge, type WindowState, type WindowsResult, type WindowUnit } from "./shared-state";
+
+type Window = { start: number; expiresAt: number; used: number[] };
 
 type Counter = { value: number; expiresAt: number };
 
@@ -13,6 +15,9 @@ export class MemorySharedState implements SharedState {
   private readonly limiters = new Map<string, RateLimiterMemory>();
   private readonly events = new EventEmitter();
   private readonly values = new LRUCache<string, { json: string }>({ max: 1000 });
+  private readonly windows = new Map<string, Window>();
+  private reservations = 0;
+  private readonly leases = new Map<string, { holder: string; expiresAt: number }>();
 
   async addWithin(key: string, amount: number, limit: number | null, initial: () => Promise<number>, ttlSeconds: number): Promise<CounterResult> {
     const now = Date.now();
@@ -88,6 +93,94 @@ export class MemorySharedState implements SharedState {
     if (!entry) return undefined;
     this.sliding.set(key, entry, { ttl: ttlSeconds * 1000 });
     return JSON.parse(entry.json);
+  }
+
+  async reserveWindows(charges: WindowCharge[]): Promise<WindowsResult> {
+    // Windows of idle subjects are dropped now and then, so the map stays bounded by the active ones.
+    if ((this.reservations = (this.reservations + 1) % 1000) === 0) {
+      const now = Date.now();
+      for (const [key, window] of this.windows) if (window.expiresAt <= now) this.windows.delete(key);
+    }
+    for (;;) {
+      const now = Date.now();
+      const open = charges.map((charge) => this.openWindow(charge.key, now));
+      if (!charges.some((charge, index) => charge.seed && !open[index])) return this.addAll(charges, open, now);
+      const missing = charges.filter((charge, index) => charge.seed && !open[index]);
+      // Calendar windows not counted yet: load them, keep the first load, and look again.
+      const loaded = await Promise.all(missing.map(async (charge) => ({ charge, used: await charge.seed!.load() })));
+      for (const { charge, used } of loaded) {
+        if (this.openWindow(charge.key, Date.now())) continue;
+        this.windows.set(charge.key, { start: Date.now(), expiresAt: Date.now() + charge.ttlMs, used: WINDOW_UNITS.map((unit) => used[unit]) });
+      }
+    }
+  }
+
+  // Synchronous from the check to the last add: no other request interleaves.
+  private addAll(charges: WindowCharge[], open: (Window | undefined)[], now: number): WindowsResult {
+    for (let index = 0; index < charges.length; index += 1) {
+      const charge = charges[index]!;
+      for (let position = 0; position < WINDOW_UNITS.length; position += 1) {
+        const unit = WINDOW_UNITS[position]!;
+        const limit = charge.limits[unit];
+        const window = open[index];
+        const used = window?.used[position] ?? 0;
+        if (limit !== null && used + charge.amounts[unit] > limit) {
+          return { ok: false, index, unit, used, retryAfterMs: window ? window.expiresAt - now : charge.ttlMs };
+        }
+      }
+    }
+    const starts: number[] = [];
+    for (let index = 0; index < charges.length; index += 1) {
+      const charge = charges[index]!;
+      let window = open[index];
+      if (!window) {
+        window = { start: now, expiresAt: now + charge.ttlMs, used: [0, 0, 0] };
+        this.windows.set(charge.key, window);
+      }
+      window.used[0]! += charge.amounts.tokens;
+      window.used[1]! += charge.amounts.usd;
+      window.used[2]! += charge.amounts.requests;
+      starts.push(window.start);
+    }
+    return { ok: true, starts };
+  }
+
+  private openWindow(key: string, now: number): Window | undefined {
+    const window = this.windows.get(key);
+    if (window && window.expiresAt > now) return window;
+    if (window) this.windows.delete(key);
+    return undefined;
+  }
+
+  async settleWindows(settlements: { key: string; start: number; deltas: Record<WindowUnit, number> }[]): Promise<void> {
+    const now = Date.now();
+    for (const { key, start, deltas } of settlements) {
+      const window = this.openWindow(key, now);
+      if (!window || window.start !== start) continue;
+      for (const [position, unit] of WINDOW_UNITS.entries()) window.used[position]! += deltas[unit];
+    }
+  }
+
+  async readWindows(keys: string[]): Promise<(WindowState | undefined)[]> {
+    const now = Date.now();
+    return keys.map((key) => {
+      const window = this.openWindow(key, now);
+      if (!window) return undefined;
+      const used = Object.fromEntries(WINDOW_UNITS.map((unit, position) => [unit, window.used[position]!])) as Record<WindowUnit, number>;
+      return { start: window.start, resetsInMs: window.expiresAt - now, used };
+    });
+  }
+
+  async acquireLease(name: string, holder: string, ttlMs: number): Promise<boolean> {
+    const now = Date.now();
+    const lease = this.leases.get(name);
+    if (lease && lease.expiresAt > now && lease.holder !== holder) return false;
+    this.leases.set(name, { holder, expiresAt: now + ttlMs });
+    return true;
+  }
+
+  async releaseLease(name: string, holder: string): Promise<void> {
+    if (this.leases.get(name)?.holder === holder) this.leases.delete(name);
   }
 }
 

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { RateLimiterRedis, type RateLimiterAbstract } from "rate-limiter-flexible";
-import type { CounterResult, SharedState } from "./shared-state";
+import { WINDOW_UNITS, type CounterResult, type SharedState, type WindowCharge, type WindowState, type WindowsResult, type WindowUnit } from "./shared-state";
 
 const PREFIX = "gw:";
 const EVENTS_CHANNEL = `${PREFIX}events`;
@@ -24,6 +24,89 @@ if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('INCRBYFLOAT', KEYS
 return false
 `;
 
+// Limit windows: a hash per window {start, tokens, usd, requests} that expires when the
+// window runs out. KEYS the windows; ARGV per window: ttl ms, seeded (1: a missing one
+// must be loaded first), then the amounts and the limits (-1: none) of tokens, usd,
+// requests. Replies {1, start...}, {0, index, unit, used, ms left} or {-1, missing index...}.
+// The window opens at Redis's clock, so every process agrees on it.
+const RESERVE_WINDOWS = `
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+local units = {'tokens', 'usd', 'requests'}
+local missing = {}
+for i, key in ipairs(KEYS) do
+  local base = (i - 1) * 8
+  local open = redis.call('EXISTS', key) == 1
+  if not open and ARGV[base + 2] == '1' then
+    table.insert(missing, i)
+  else
+    for u = 1, 3 do
+      local amount = tonumber(ARGV[base + 2 + u])
+      local limit = tonumber(ARGV[base + 5 + u])
+      if limit >= 0 then
+        local used = 0
+        if open then used = tonumber(redis.call('HGET', key, units[u]) or '0') end
+        if used + amount > limit then
+          local left = tonumber(ARGV[base + 1])
+          if open then left = redis.call('PTTL', key) end
+          return {0, i, u, tostring(used), left}
+        end
+      end
+    end
+  end
+end
+if #missing > 0 then return {-1, unpack(missing)} end
+local starts = {1}
+for i, key in ipairs(KEYS) do
+  local base = (i - 1) * 8
+  if redis.call('EXISTS', key) == 0 then
+    redis.call('HSET', key, 'start', tostring(now))
+    redis.call('PEXPIRE', key, ARGV[base + 1])
+  end
+  for u = 1, 3 do
+    if tonumber(ARGV[base + 2 + u]) ~= 0 then redis.call('HINCRBYFLOAT', key, units[u], ARGV[base + 2 + u]) end
+  end
+  table.insert(starts, redis.call('HGET', key, 'start'))
+end
+return starts
+`;
+// A calendar window rebuilt from the database; the first process to get here wins.
+// ARGV ttl ms, tokens, usd, requests.
+const SEED_WINDOW = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+redis.call('HSET', KEYS[1], 'start', tostring(now), 'tokens', ARGV[2], 'usd', ARGV[3], 'requests', ARGV[4])
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return 1
+`;
+// ARGV per window: the start it was reserved in, then the deltas of tokens, usd, requests.
+const SETTLE_WINDOWS = `
+local units = {'tokens', 'usd', 'requests'}
+for i, key in ipairs(KEYS) do
+  local base = (i - 1) * 4
+  if redis.call('HGET', key, 'start') == ARGV[base + 1] then
+    for u = 1, 3 do
+      if tonumber(ARGV[base + 1 + u]) ~= 0 then redis.call('HINCRBYFLOAT', key, units[u], ARGV[base + 1 + u]) end
+    end
+  end
+end
+return 1
+`;
+// Takes or renews a lease. ARGV holder, ttl ms.
+const ACQUIRE_LEASE = `
+local holder = redis.call('GET', KEYS[1])
+if holder and holder ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+`;
+
+// Deletes a lease only if ARGV holder holds it.
+const RELEASE_LEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 1
+`;
+
 type AddWithinReply = [number, string];
 
 /** Shared state in Redis: Lua scripts for atomic counters, pub/sub for events. */
@@ -43,6 +126,11 @@ export class RedisSharedState implements SharedState {
     this.redis = new RedisClient(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false });
     this.redis.defineCommand("gwAddWithin", { numberOfKeys: 1, lua: ADD_WITHIN });
     this.redis.defineCommand("gwAdjust", { numberOfKeys: 1, lua: ADJUST });
+    this.redis.defineCommand("gwReserveWindows", { lua: RESERVE_WINDOWS });
+    this.redis.defineCommand("gwSeedWindow", { numberOfKeys: 1, lua: SEED_WINDOW });
+    this.redis.defineCommand("gwSettleWindows", { lua: SETTLE_WINDOWS });
+    this.redis.defineCommand("gwAcquireLease", { numberOfKeys: 1, lua: ACQUIRE_LEASE });
+    this.redis.defineCommand("gwReleaseLease", { numberOfKeys: 1, lua: RELEASE_LEASE });
   }
 
   /** Connects and checks the server answers, so a wrong REDIS_URL fails the start. */
@@ -58,6 +146,11 @@ export class RedisSharedState implements SharedState {
     return this.redis as unknown as {
       gwAddWithin(key: string, amount: number, limit: number, ttl: number): Promise<AddWithinReply>;
       gwAdjust(key: string, delta: number): Promise<string | null>;
+      gwReserveWindows(keyCount: number, ...keysThenArguments: (string | number)[]): Promise<(number | string)[]>;
+      gwSeedWindow(key: string, ...values: (string | number)[]): Promise<number>;
+      gwSettleWindows(keyCount: number, ...keysThenArguments: (string | number)[]): Promise<number>;
+      gwAcquireLease(key: string, holder: string, ttlMs: number): Promise<number>;
+      gwReleaseLease(key: string, holder: string): Promise<number>;
     };
   }
 
@@ -143,5 +236,62 @@ export class RedisSharedState implements SharedState {
     // GETEX reads and renews the TTL in one command; Redis bounds its memory by its own policy.
     const text = await this.redis.getex(PREFIX + key, "EX", ttlSeconds);
     return text === null ? undefined : JSON.parse(text);
+  }
+
+  async reserveWindows(charges: WindowCharge[]): Promise<WindowsResult> {
+    if (charges.length === 0) return { ok: true, starts: [] };
+    const keys = charges.map((charge) => PREFIX + charge.key);
+    const values = charges.flatMap((charge) => [
+      Math.max(1, Math.ceil(charge.ttlMs)),
+      charge.seed ? 1 : 0,
+      ...WINDOW_UNITS.map((unit) => charge.amounts[unit]),
+      ...WINDOW_UNITS.map((unit) => charge.limits[unit] ?? -1),
+    ]);
+    for (let tries = 0; tries < 3; tries++) {
+      const reply = await this.commands.gwReserveWindows(keys.length, ...keys, ...values);
+      const status = Number(reply[0]);
+      if (status === 1) return { ok: true, starts: reply.slice(1).map(Number) };
+      if (status === 0) {
+        return { ok: false, index: Number(reply[1]) - 1, unit: WINDOW_UNITS[Number(reply[2]) - 1]!, used: Number(reply[3]), retryAfterMs: Number(reply[4]) };
+      }
+      // Calendar windows no process has counted yet (or Redis forgot): rebuild them from the database.
+      await Promise.all(
+        reply.slice(1).map(async (position) => {
+          const charge = charges[Number(position) - 1]!;
+          const used = await charge.seed!.load();
+          await this.commands.gwSeedWindow(PREFIX + charge.key, Math.max(1, Math.ceil(charge.ttlMs)), used.tokens, used.usd, used.requests);
+        }),
+      );
+    }
+    throw new Error("limit windows could not be initialised");
+  }
+
+  async settleWindows(settlements: { key: string; start: number; deltas: Record<WindowUnit, number> }[]): Promise<void> {
+    if (settlements.length === 0) return;
+    const keys = settlements.map((settlement) => PREFIX + settlement.key);
+    const values = settlements.flatMap((settlement) => [String(settlement.start), ...WINDOW_UNITS.map((unit) => settlement.deltas[unit])]);
+    await this.commands.gwSettleWindows(keys.length, ...keys, ...values);
+  }
+
+  async readWindows(keys: string[]): Promise<(WindowState | undefined)[]> {
+    if (keys.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const key of keys) pipeline.hgetall(PREFIX + key).pttl(PREFIX + key);
+    const replies = (await pipeline.exec()) ?? [];
+    return keys.map((_, index) => {
+      const hash = replies[index * 2]?.[1] as Record<string, string> | undefined;
+      const ttl = Number(replies[index * 2 + 1]?.[1]);
+      if (!hash || hash.start === undefined || ttl <= 0) return undefined;
+      const used = Object.fromEntries(WINDOW_UNITS.map((unit) => [unit, Number(hash[unit] ?? 0)])) as Record<WindowUnit, number>;
+      return { start: Number(hash.start), resetsInMs: ttl, used };
+    });
+  }
+
+  async acquireLease(name: string, holder: string, ttlMs: number): Promise<boolean> {
+    return (await this.commands.gwAcquireLease(`${PREFIX}lease:${name}`, holder, Math.max(1, Math.ceil(ttlMs)))) === 1;
+  }
+
+  async releaseLease(name: string, holder: string): Promise<void> {
+    await this.commands.gwReleaseLease(`${PREFIX}lease:${name}`, holder);
   }
 }

@@ -7,6 +7,37 @@ export interface CounterResult {
   value: number;
 }
 
+/** The units a limit window counts, in this order wherever they travel as arrays. */
+export const WINDOW_UNITS = ["tokens", "usd", "requests"] as const;
+export type WindowUnit = (typeof WINDOW_UNITS)[number];
+
+/** One limit window's share of a request: what it adds, and the most the window allows. */
+export interface WindowCharge {
+  key: string;
+  /** How long a counter this call opens lives: the rolling window's length, or until the calendar window ends. */
+  ttlMs: number;
+  amounts: Record<WindowUnit, number>;
+  /** null: that unit is not limited by this window. */
+  limits: Record<WindowUnit, number | null>;
+  /**
+   * A calendar window's counter that is missing starts from what the database says was spent
+   * since the period began; absent (a rolling window), a missing counter opens now, empty.
+   */
+  seed?: { load: () => Promise<Record<WindowUnit, number>> };
+}
+
+export type WindowsResult =
+  // `start`: when the counter was created (a rolling window: when it opened). A settlement
+  // applies only to the counter it reserved in, never to one rebuilt or reopened since.
+  | { ok: true; starts: number[] }
+  | { ok: false; index: number; unit: WindowUnit; used: number; retryAfterMs: number };
+
+export interface WindowState {
+  start: number;
+  resetsInMs: number;
+  used: Record<WindowUnit, number>;
+}
+
 /**
  * State every gateway process must agree on: bounded counters (quota reservations),
  * rate limiters, and broadcast events (circuit changes, cache invalidation). In memory
@@ -44,4 +75,21 @@ export interface SharedState {
   putSliding(key: string, value: unknown, ttlSeconds: number): Promise<void>;
   /** The value, its TTL renewed to `ttlSeconds` in the same step (one round trip); undefined when absent or expired. */
   getSliding(key: string, ttlSeconds: number): Promise<unknown>;
+
+  // Limit windows and the retention sweep's lease.
+  /**
+   * Adds every charge, or none when one would pass its window's limit: a window opens with
+   * its first counted request, its counter expires when the window runs out, so all
+   * processes agree on when it started. Losing one is safe: it reopens (rolling) or is
+   * rebuilt from the database (calendar).
+   */
+  reserveWindows(charges: WindowCharge[]): Promise<WindowsResult>;
+  /** Adds deltas to windows still in the period that was reserved (`start`); a window since reopened is left alone. */
+  settleWindows(settlements: { key: string; start: number; deltas: Record<WindowUnit, number> }[]): Promise<void>;
+  /** The open windows among `keys` (undefined where none is open). */
+  readWindows(keys: string[]): Promise<(WindowState | undefined)[]>;
+  /** True when `holder` holds (or now renews) lease `name` for `ttlMs`. */
+  acquireLease(name: string, holder: string, ttlMs: number): Promise<boolean>;
+  /** Lets go of lease `name` if `holder` holds it. */
+  releaseLease(name: string, holder: string): Promise<void>;
 }

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { digestTokenKey, displayPrefix, generateTokenKey } from "@/lib/auth/token-key";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import type { Token as TokenRow } from "@/lib/db/generated/client";
+import { compileWindows, limitWindowsSchema } from "@/lib/limits/limit-windows";
 import type { QuotaPeriod } from "@/lib/limits/quota-period";
 import type { Runtime } from "@/lib/runtime";
 
@@ -16,6 +17,8 @@ const tokenFields = {
   tpm: z.number().int().min(1).max(1_000_000_000).nullable().optional(),
   budgetUsd: z.number().min(0).max(1_000_000_000).nullable().optional(),
   quotaPeriod: z.enum(["none", "daily", "weekly", "monthly"]).optional(),
+  /** Limit windows, all applied at once: [{window: "5h" | "day" | ..., tokens?, usd?, requests?, models?}]. */
+  limits: limitWindowsSchema.optional(),
   userId: z.string().min(1).nullable().optional(),
 };
 export const createTokenSchema = z.strictObject(tokenFields);
@@ -41,6 +44,7 @@ export function tokenJson(row: TokenRow) {
     budgetUsd: row.budgetUsd,
     usedUsd: row.usedUsd,
     quotaPeriod: row.quotaPeriod,
+    limits: limitWindowsSchema.safeParse(row.limits).data ?? [],
     lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
@@ -83,6 +87,7 @@ export async function createToken(runtime: Runtime, input: CreateTokenInput, own
       tpm: input.tpm ?? null,
       budgetUsd: input.budgetUsd ?? null,
       quotaPeriod: input.quotaPeriod ?? "none",
+      limits: input.limits ?? [],
     },
   });
   await runtime.invalidate("tokens");
@@ -103,6 +108,7 @@ export async function updateToken(runtime: Runtime, scope: TokenScope, id: strin
       tpm: input.tpm,
       budgetUsd: input.budgetUsd,
       quotaPeriod: input.quotaPeriod,
+      limits: input.limits,
       userId: scope.kind === "all" ? input.userId : undefined,
     },
   });
@@ -113,6 +119,12 @@ export async function updateToken(runtime: Runtime, scope: TokenScope, id: strin
     await runtime.limits.forget({ kind: "token", id: row.id }, { quotaPeriod: period as QuotaPeriod });
   }
   return tokenJson(row);
+}
+
+/** A token as JSON with each limit window's use and reset time. */
+export async function tokenWithWindows(runtime: Runtime, row: TokenRow) {
+  const windows = await runtime.limits.windowUsage({ kind: "token", id: row.id }, { windows: compileWindows(row.limits) });
+  return { ...tokenJson(row), windows };
 }
 
 export async function deleteToken(runtime: Runtime, scope: TokenScope, id: string): Promise<void> {

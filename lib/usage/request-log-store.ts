@@ -9,6 +9,12 @@ export interface TokenUsage {
 /** Whose spending a quota counts: a token, or a user's own console sessions. */
 export type QuotaSubject = { kind: "token"; id: string } | { kind: "user"; id: string };
 
+export interface Usage {
+  tokens: number;
+  usd: number;
+  requests: number;
+}
+
 export interface HourlyStats {
   /** Hour start, ISO. */
   hour: string;
@@ -26,10 +32,21 @@ export interface HourlyStats {
 export interface RequestLogStore {
   /** Inserts the rows and adds the usage to each token, atomically. */
   writeBatch(entries: RequestLogEntry[], usage: Map<string, TokenUsage>): Promise<void>;
-  /** Tokens and cost spent by a subject since a moment (the start of its quota period). */
-  usageSince(subject: QuotaSubject, since: Date): Promise<{ tokens: number; usd: number }>;
+  /**
+   * Tokens, cost and requests (rows that reached a channel) of a subject since a moment (the
+   * start of its quota period or window), optionally on some models only: the rows plus what
+   * the retention sweep rolled up of deleted ones (whole UTC days from `since` on).
+   */
+  usageSince(subject: QuotaSubject, since: Date, models?: readonly string[] | null): Promise<Usage>;
   /** Requests, tokens, errors, cost and summed latency per hour since `since`, optionally for one user. */
   hourlyStats(since: Date, userId: string | null): Promise<HourlyStats[]>;
+  /**
+   * Retention: rolls up what up to `limit` rows older than `before` spent (UsageRollup) and
+   * deletes them, in one transaction; returns how many were deleted (fewer than `limit`: done).
+   */
+  sweepBefore(before: Date, limit: number): Promise<number>;
+  /** How many rows the log holds. */
+  countRows(): Promise<number>;
   close(): Promise<void>;
 }
 

@@ -298,3 +298,64 @@ test.describe("playground and account", () => {
     await console.signIn("changer@example.com", "second-password");
   });
 });
+
+test.describe("limit windows", () => {
+  test("a window added in the token form caps the API, and the form shows its use as a bar", async ({ console, page, deployment }) => {
+    await console.signIn(ADMIN.email, ADMIN.password);
+    const key = await console.createToken("windowed");
+    const row = page.getByTestId("token-row-windowed");
+    await row.getByRole("button", { name: "Edit" }).click();
+    let form = page.getByRole("form", { name: "Edit token windowed" });
+    await form.getByRole("button", { name: "Add window" }).click();
+    const window = form.getByLabel("Window 1");
+    await window.getByLabel("Window", { exact: true }).fill("1h");
+    await window.getByLabel("Requests").fill("2");
+    await form.getByRole("button", { name: "Save token" }).click();
+    await expect(page.getByRole("status")).toContainText("Saved");
+    await expect(row.getByTestId("token-limits")).toContainText("1h: 2 requests");
+
+    const client = new OpenAI({ apiKey: key, baseURL: `${deployment.gateway.url}/v1`, maxRetries: 0 });
+    const ask = () => client.chat.completions.create({ model: "mock-chat", messages: [{ role: "user", content: "hi" }] });
+    await ask();
+    await ask();
+    await expect(ask()).rejects.toMatchObject({ status: 429, code: "limit_window_exceeded" });
+
+    await page.reload();
+    await row.getByRole("button", { name: "Edit" }).click();
+    form = page.getByRole("form", { name: "Edit token windowed" });
+    const meter = form.getByRole("meter", { name: "1h requests" });
+    await expect(meter).toHaveAttribute("aria-valuenow", "2");
+    await expect(form.getByLabel("Window 1")).toContainText("2 of 2 requests");
+
+    // Admins see each store's retention and row count on the dashboard.
+    await console.open("/console");
+    const storage = page.getByTestId("storage-retention");
+    await expect(storage.getByRole("row", { name: /Request logs/ })).toContainText("30d");
+    await expect(storage.getByRole("row", { name: /Request logs/ })).toContainText(/\d/);
+    await expect(storage.getByRole("row", { name: /Stored responses/ })).toContainText("RESPONSE_RETENTION");
+    await expect(storage.getByRole("row", { name: /Playground captures/ })).toContainText("7d");
+  });
+
+  test("an admin gives a user's console sessions a limit window from the Users page", async ({ console, page, deployment }) => {
+    await console.signIn(ADMIN.email, ADMIN.password);
+    const created = await fetch(`${deployment.gateway.url}/api/admin/users`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${deployment.gateway.adminKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ email: "windowed@example.com", password: "windowed-password" }),
+    });
+    const user = (await created.json()) as { id: string };
+    await console.open("/console/users");
+    const row = page.getByTestId("user-row-windowed@example.com");
+    await row.locator("summary").click();
+    const form = row.getByRole("form", { name: "Session limits" });
+    await form.getByRole("button", { name: "Add window" }).click();
+    await form.getByLabel("Window 1").getByLabel("Window", { exact: true }).fill("week");
+    await form.getByLabel("Window 1").getByLabel("Tokens").fill("50000");
+    await form.getByRole("button", { name: "Save limits" }).click();
+    await expect(form.getByText("Saved")).toBeVisible();
+    const shown = await fetch(`${deployment.gateway.url}/api/admin/users/${user.id}`, { headers: { authorization: `Bearer ${deployment.gateway.adminKey}` } });
+    const body = (await shown.json()) as { limits: unknown; windows: { window: string }[] };
+    expect(body.limits).toEqual([{ window: "week", tokens: 50000 }]);
+    expect(body.windows[0]?.window).toBe("week");
+  });
+});

@@ -59,6 +59,17 @@ export async function exerciseEveryModel(database: Database): Promise<void> {
   assert.equal((await database.modelRoute.create({ data: { name: "plain" } })).strategy, "weighted");
   await database.requestLog.update({ where: { id: "r1" }, data: { servedModel: "n" } });
   assert.equal((await database.requestLog.findUnique({ where: { id: "r1" } }))?.servedModel, "n");
+  const windows = [{ window: "5h", requests: 100 }, { window: "week", tokens: 2_000_000, models: ["m"] }];
+  assert.deepEqual((await database.token.update({ where: { id: token.id }, data: { limits: windows } })).limits, windows);
+  assert.deepEqual((await database.user.update({ where: { id: user.id }, data: { limits: windows } })).limits, windows);
+  const day = new Date("2026-11-23T00:00:00.000Z");
+  await database.usageRollup.create({ data: { subjectKind: "token", subjectId: token.id, day, model: "m", requests: 3, tokens: 5_000_000_000n, usd: 1.5 } });
+  const rollup = await database.usageRollup.findUnique({ where: { subjectKind_subjectId_day_model: { subjectKind: "token", subjectId: token.id, day, model: "m" } } });
+  assert.equal(rollup?.tokens, 5_000_000_000n);
+  assert.equal(rollup?.day.toISOString(), day.toISOString());
+  await database.lease.create({ data: { name: "retention", holder: "a", expiresAt: day } });
+  assert.equal((await database.lease.updateMany({ where: { name: "retention", expiresAt: { lt: new Date() } }, data: { holder: "b" } })).count, 1);
+  await assert.rejects(database.lease.create({ data: { name: "retention", holder: "c", expiresAt: day } }));
 
   await database.setting.upsert({ where: { key: "openSignup" }, create: { key: "openSignup", value: "true" }, update: { value: "true" } });
   assert.equal((await database.setting.findUnique({ where: { key: "openSignup" } }))?.value, "true");

@@ -29,7 +29,7 @@ export function testChannel(id: string, fields: Partial<Channel> = {}): Channel 
 
 export const testToken: TokenRecord = {
   id: "tok_test", name: "test", userId: null, enabled: true, expiresAt: null, usedTokens: 0, subject: { kind: "token", id: "tok_test" },
-  models: null, rpm: null, tpm: null, quotaTokens: null, budgetUsd: null, quotaPeriod: "none",
+  models: null, rpm: null, tpm: null, quotaTokens: null, budgetUsd: null, quotaPeriod: "none", windows: [],
 };
 
 export interface InMemoryCore {
@@ -99,7 +99,7 @@ export function inMemoryCore(options: {
     now,
   };
   const writer = new RequestLogWriter(
-    { writeBatch: async () => undefined, usageSince: async () => ({ tokens: 0, usd: 0 }), hourlyStats: async () => [], close: async () => undefined },
+    { writeBatch: async () => undefined, usageSince: async () => ({ tokens: 0, usd: 0, requests: 0 }), sweepBefore: async () => 0, countRows: async () => 0, hourlyStats: async () => [], close: async () => undefined },
     { onError: () => undefined, onUsageWritten: () => undefined, onEntry: (entry) => entries.push(entry), keepRows: true },
   );
   return {

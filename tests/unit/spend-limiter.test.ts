@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { Limits } from "@/lib/auth/token-record";
+import { compileWindows, limitWindowsSchema } from "@/lib/limits/limit-windows";
 import { periodStart } from "@/lib/limits/quota-period";
 import { SpendLimiter } from "@/lib/limits/spend-limiter";
 import { MemorySharedState } from "@/lib/state/memory-shared-state";
 
-const limits = (fields: Partial<Limits>): Limits => ({ models: null, rpm: null, tpm: null, quotaTokens: null, budgetUsd: null, quotaPeriod: "none", ...fields });
+const limits = (fields: Partial<Limits>): Limits => ({ models: null, rpm: null, tpm: null, quotaTokens: null, budgetUsd: null, quotaPeriod: "none", windows: [], ...fields });
 const subject = { kind: "token" as const, id: "t1" };
 
 describe("quota reservations", () => {
@@ -52,5 +53,60 @@ describe("quota reservations", () => {
     const error = await limiter.reserve(subject, limits({ quotaTokens: 60, quotaPeriod: "daily" }), { tokens: 20, usd: 0 }, now).catch((thrown) => thrown);
     assert.equal(seen[0]!.toISOString(), "2026-11-25T00:00:00.000Z");
     assert.equal(error.retryAfterSeconds, 9 * 3600);
+  });
+});
+
+describe("limit windows", () => {
+  test("every window a request counts in is charged; a per-model window only for its models", async () => {
+    const limiter = new SpendLimiter(new MemorySharedState(), async () => ({ tokens: 0, usd: 0 }));
+    const windowed = limits({ windows: compileWindows([{ window: "5h", requests: 3 }, { window: "1h", requests: 1, models: ["opus"] }]) });
+    await limiter.reserve(subject, windowed, { tokens: 10, usd: 0 }, new Date(), "opus");
+    const perModel = await limiter.reserve(subject, windowed, { tokens: 10, usd: 0 }, new Date(), "opus").catch((error) => error);
+    assert.equal(perModel.code, "limit_window_exceeded");
+    assert.match(perModel.message, /the 1h window for opus/);
+    assert.ok(perModel.retryAfterSeconds > 3500 && perModel.retryAfterSeconds <= 3600);
+    await limiter.reserve(subject, windowed, { tokens: 10, usd: 0 }, new Date(), "haiku");
+    await limiter.reserve(subject, windowed, { tokens: 10, usd: 0 }, new Date(), "haiku");
+    const overall = await limiter.reserve(subject, windowed, { tokens: 10, usd: 0 }, new Date(), "haiku").catch((error) => error);
+    assert.match(overall.message, /the 5h window of this key allows 3 requests/);
+  });
+
+  test("settling turns the worst case into what was used; a request refused by a later limit is not counted", async () => {
+    const limiter = new SpendLimiter(new MemorySharedState(), async () => ({ tokens: 0, usd: 0 }));
+    const windowed = limits({ tpm: 120, windows: compileWindows([{ window: "day", tokens: 1000, requests: 10 }]) });
+    const held = await limiter.reserve(subject, windowed, { tokens: 100, usd: 0 });
+    await limiter.settle(held, { tokens: 40, usd: 0 });
+    // The token rate refuses the next one after the window took it: the window gives it back.
+    await assert.rejects(limiter.reserve(subject, windowed, { tokens: 100, usd: 0 }), { code: "rate_limit_exceeded" });
+    const [day] = await limiter.windowUsage(subject, windowed);
+    assert.deepEqual(day!.used, { tokens: 40, usd: 0, requests: 1 });
+    assert.equal(new Date(day!.openedAt!).toISOString(), periodStart("daily").toISOString());
+  });
+
+  test("a calendar window missing from the shared state starts from the database's count for its models", async () => {
+    const asked: unknown[] = [];
+    const limiter = new SpendLimiter(new MemorySharedState(), async () => ({ tokens: 0, usd: 0 }), async (_subject, since, models) => {
+      asked.push([since.toISOString(), models]);
+      return { tokens: 950, usd: 0, requests: 4 };
+    });
+    const windowed = limits({ windows: compileWindows([{ window: "month", tokens: 1000, models: ["opus"] }]) });
+    const refused = await limiter.reserve(subject, windowed, { tokens: 100, usd: 0 }, new Date(), "opus").catch((error) => error);
+    assert.match(refused.message, /950 tokens are used/);
+    assert.deepEqual(asked, [[periodStart("monthly").toISOString(), ["opus"]]]);
+  });
+
+  test("windows are validated, and a window's id stays while its limits change", () => {
+    const invalid = (value: unknown) => limitWindowsSchema.safeParse(value).error?.issues[0]?.message;
+    assert.match(invalid([{ window: "5x", tokens: 1 }])!, /window must be/);
+    assert.match(invalid([{ window: "0s", tokens: 1 }])!, /window must be/);
+    assert.match(invalid([{ window: "400d", tokens: 1 }])!, /window must be/);
+    assert.match(invalid([{ window: "week" }])!, /at least one of tokens, usd or requests/);
+    assert.match(invalid([{ window: "week", requests: 1, extra: 1 }])!, /Unrecognized key/);
+    assert.equal(invalid([{ window: "90m", usd: 1.5, models: ["a"] }, { window: "month", tokens: 5 }]), undefined);
+    const [before] = compileWindows([{ window: "5h", tokens: 10, models: ["b", "a"] }]);
+    const [after, twin] = compileWindows([{ window: "5h", tokens: 99, models: ["a", "b"] }, { window: "5h", requests: 1, models: ["a", "b"] }]);
+    assert.equal(before!.id, after!.id);
+    assert.notEqual(after!.id, twin!.id, "two windows of one span and models count apart");
+    assert.equal(after!.durationMs, 5 * 3_600_000);
   });
 });

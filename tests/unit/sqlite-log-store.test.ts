@@ -52,7 +52,7 @@ describe("the SQLite request log store", () => {
     try {
       await Promise.all([store.writeBatch([entry("req_a"), entry("req_b")], usage(24, 0.5)), store.writeBatch([entry("req_c")], usage(12, 0.25))]);
       assert.equal(store.writesOnOwnThread, true);
-      assert.deepEqual(await store.usageSince({ kind: "token", id: "tok_1" }, new Date("2026-11-23T00:00:00Z")), { tokens: 36, usd: 0.75 });
+      assert.deepEqual(await store.usageSince({ kind: "token", id: "tok_1" }, new Date("2026-11-23T00:00:00Z")), { tokens: 36, usd: 0.75, requests: 0 });
       const [hour] = await store.hourlyStats(new Date("2026-11-23T00:00:00Z"), null);
       assert.equal(hour?.requests, 3);
     } finally {
@@ -89,5 +89,46 @@ describe("the SQLite request log store", () => {
       await store.close();
     }
     assert.deepEqual((readBack(file).rows as { id: string }[]).map((row) => row.id), ["req_a", "req_b"]);
+  });
+
+  test("the retention sweep rolls rows up before deleting them, in small batches, so usage since any day start is unchanged", async () => {
+    const file = freshDatabase();
+    for (const worker of [undefined, new URL("./no-such-worker.mjs", import.meta.url)]) {
+      const store = new SqliteRequestLogStore(file, worker);
+      const day = (date: string, id: string, fields: Partial<RequestLogEntry> = {}) => entry(id, { createdAt: new Date(date), channelId: "c", ...fields });
+      const token = { kind: "token", id: "tok_1" } as const;
+      try {
+        await store.writeBatch(
+          [
+            day("2026-11-20T10:00:00Z", `${worker ? "b" : "a"}1`),
+            day("2026-11-20T23:00:00Z", `${worker ? "b" : "a"}2`, { model: "other" }),
+            day("2026-11-21T01:00:00Z", `${worker ? "b" : "a"}3`),
+            day("2026-11-23T09:00:00Z", `${worker ? "b" : "a"}4`),
+            day("2026-11-21T02:00:00Z", `${worker ? "b" : "a"}5`, { tokenId: null, userId: "user_1", channelId: null }),
+          ],
+          usage(0, 0),
+        );
+        const before = {
+          all: await store.usageSince(token, new Date(0)),
+          fromThe21st: await store.usageSince(token, new Date("2026-11-21T00:00:00Z")),
+          otherModel: await store.usageSince(token, new Date(0), ["other"]),
+          user: await store.usageSince({ kind: "user", id: "user_1" }, new Date(0)),
+        };
+        const count = await store.countRows();
+        // Batches of two: 2, 2, then 0 of the four rows older than the 22nd.
+        assert.equal(await store.sweepBefore(new Date("2026-11-22T00:00:00Z"), 2), 2);
+        assert.equal(await store.sweepBefore(new Date("2026-11-22T00:00:00Z"), 2), 2);
+        assert.equal(await store.sweepBefore(new Date("2026-11-22T00:00:00Z"), 2), 0);
+        assert.equal(await store.countRows(), count - 4);
+        assert.deepEqual(await store.usageSince(token, new Date(0)), before.all);
+        assert.deepEqual(await store.usageSince(token, new Date("2026-11-21T00:00:00Z")), before.fromThe21st);
+        assert.deepEqual(await store.usageSince(token, new Date(0), ["other"]), before.otherModel);
+        assert.deepEqual(await store.usageSince({ kind: "user", id: "user_1" }, new Date(0)), before.user);
+        assert.equal(before.otherModel.requests, worker ? 2 : 1);
+        assert.equal(before.user.requests, 0, "a row that reached no channel is not a request");
+      } finally {
+        await store.close();
+      }
+    }
   });
 });

@@ -8,6 +8,7 @@ import { dashboardStats, type ModelRow } from "@/lib/console/dashboard-stats";
 import { requireUser } from "@/lib/console/require-session";
 import { getRuntime } from "@/lib/runtime";
 import { DailyCostChart, ModelChart, TimelineChart } from "./dashboard-charts";
+import { StorageCard } from "./storage-card";
 
 export const dynamic = "force-dynamic";
 
@@ -146,6 +147,11 @@ export default async function DashboardPage() {
               </Table>
             </Card>
           )}
+        </div>
+      )}
+      {admin && (
+        <div className="mt-6">
+          <StorageCard runtime={runtime} />
         </div>
       )}
     </>

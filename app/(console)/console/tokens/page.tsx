@@ -3,6 +3,7 @@ import { PageHeader } from "@/app/_components/ui";
 import { cachedInputShare } from "@/lib/console/cached-share";
 import { requireUser } from "@/lib/console/require-session";
 import { getRuntime } from "@/lib/runtime";
+import { compileWindows } from "@/lib/limits/limit-windows";
 import { listTokens } from "@/lib/tokens/token-service";
 import { TokenManager } from "./token-manager";
 
@@ -14,6 +15,14 @@ export default async function TokensPage() {
   const tokens = await listTokens(runtime, user.role === "admin" ? { kind: "all" } : { kind: "user", userId: user.userId });
   const models = [...runtime.channels.models().keys()].sort();
   const cachedShares = Object.fromEntries(await cachedInputShare(runtime, "tokenId"));
+  // Each limit window's use, for the bars of the edit form.
+  const windowUse = Object.fromEntries(
+    await Promise.all(
+      tokens
+        .filter((token) => token.limits.length > 0)
+        .map(async (token) => [token.id, await runtime.limits.windowUsage({ kind: "token", id: token.id }, { windows: compileWindows(token.limits) })] as const),
+    ),
+  );
   const headerList = await headers();
   const host = headerList.get("x-forwarded-host") ?? headerList.get("host") ?? "localhost:3000";
   const protocol = headerList.get("x-forwarded-proto") ?? "http";
@@ -23,7 +32,7 @@ export default async function TokensPage() {
         title="Tokens"
         description={user.role === "admin" ? "Every API key on this deployment." : "Your API keys. Each key is shown once, when you create it."}
       />
-      <TokenManager tokens={tokens} cachedShares={cachedShares} models={models} baseUrl={`${protocol}://${host}`} now={Date.now()} />
+      <TokenManager tokens={tokens} cachedShares={cachedShares} models={models} baseUrl={`${protocol}://${host}`} now={Date.now()} windowUse={windowUse} />
     </>
   );
 }

@@ -2,6 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useState, useTransition, type FormEvent } from "react";
+import { LimitWindowsEditor, type WindowUse } from "@/app/_components/limit-windows-editor";
 import { Button, Card, ErrorNote, Field, Input, Select } from "@/app/_components/ui";
 import type { TokenJson } from "@/lib/tokens/token-service";
 import { createTokenAction, updateTokenAction } from "./actions";
@@ -12,12 +13,15 @@ export type Created = { token: TokenJson; key: string };
 export function TokenForm({
   token,
   models,
+  usage,
   onCancel,
   onCreated,
   onSaved,
 }: {
   token: TokenJson | null;
   models: string[];
+  /** Each saved window's use, in the token's order. */
+  usage?: WindowUse[];
   onCancel: () => void;
   onCreated?: (created: Created) => void;
   onSaved?: () => void;
@@ -43,6 +47,7 @@ export function TokenForm({
       quotaPeriod: String(form.get("quotaPeriod") ?? "none"),
       rpm: number("rpm"),
       tpm: number("tpm"),
+      limits: JSON.parse(String(form.get("limits") ?? "[]")) as unknown[],
     };
     startTransition(async () => {
       if (token) {
@@ -90,6 +95,7 @@ export function TokenForm({
             </Select>
           </Field>
         </div>
+        <LimitWindowsEditor windows={token?.limits ?? []} usage={usage} idPrefix="token" />
         <fieldset>
           <legend className="text-sm font-medium text-zinc-700 dark:text-zinc-300">Allowed models</legend>
           <p className="mb-2 text-xs text-zinc-500">None checked means every model.</p>

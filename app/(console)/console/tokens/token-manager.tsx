@@ -5,6 +5,7 @@ import { CopyButton } from "@/app/_components/copy-button";
 import { formatDateTime, formatNumber, formatRelative, formatUsd } from "@/app/_components/format";
 import { useRowAction } from "@/app/_components/use-row-action";
 import { RowActions, Table, Td, Th, Truncate } from "@/app/_components/data-table";
+import type { WindowUse } from "@/app/_components/limit-windows-editor";
 import { Badge, Button, Card, EmptyState } from "@/app/_components/ui";
 import type { TokenJson } from "@/lib/tokens/token-service";
 import { deleteTokenAction, setTokenEnabledAction } from "./actions";
@@ -19,6 +20,7 @@ export function TokenManager({
   baseUrl,
   now,
   cachedShares = {},
+  windowUse = {},
 }: {
   tokens: TokenJson[];
   models: string[];
@@ -26,6 +28,8 @@ export function TokenManager({
   now: number;
   /** Per token id, the part of its input tokens upstreams served from their prompt cache. */
   cachedShares?: Record<string, number>;
+  /** Per token id: each limit window's use. */
+  windowUse?: Record<string, WindowUse[]>;
 }) {
   const [editing, setEditing] = useState<Editing>(null);
   const [created, setCreated] = useState<Created | null>(null);
@@ -39,6 +43,7 @@ export function TokenManager({
           key={editing.kind === "edit" ? editing.token.id : "new"}
           token={editing.kind === "edit" ? editing.token : null}
           models={models}
+          usage={editing.kind === "edit" ? windowUse[editing.token.id] : undefined}
           onCancel={() => setEditing(null)}
           onCreated={(value) => {
             setEditing(null);
@@ -158,6 +163,17 @@ function TokenRow({
     token.tpm !== null && `${formatNumber(token.tpm)} tok/min`,
     token.quotaTokens !== null && `${formatNumber(token.quotaTokens)} tokens${PERIOD[token.quotaPeriod] ?? ""}`,
     token.budgetUsd !== null && `${formatUsd(token.budgetUsd)}${PERIOD[token.quotaPeriod] ?? ""}`,
+    ...token.limits.map((window) =>
+      [
+        `${window.window}:`,
+        window.requests !== undefined && `${formatNumber(window.requests)} requests`,
+        window.tokens !== undefined && `${formatNumber(window.tokens)} tokens`,
+        window.usd !== undefined && formatUsd(window.usd),
+        window.models && `(${window.models.join(", ")})`,
+      ]
+        .filter(Boolean)
+        .join(" "),
+    ),
   ].filter(Boolean);
   return (
     <>

@@ -33,6 +33,13 @@ export async function setOpenSignupAction(enabled: boolean): Promise<void> {
 
 export type LimitsFormState = { error: string | null; saved: boolean };
 
+const parseJson = (value: FormDataEntryValue | null): unknown => {
+  try {
+    return JSON.parse(String(value ?? "[]"));
+  } catch {
+    return undefined; // the schema then names the field
+  }
+};
 const optionalNumber = (value: FormDataEntryValue | null) => (value === null || String(value).trim() === "" ? null : Number(value));
 
 /** The limits of a user's own console sessions (the Playground without a token). */
@@ -43,6 +50,7 @@ export async function updateUserLimitsAction(userId: string, _state: LimitsFormS
     quotaTokens: optionalNumber(form.get("quotaTokens")),
     budgetUsd: optionalNumber(form.get("budgetUsd")),
     quotaPeriod: String(form.get("quotaPeriod") ?? "none"),
+    limits: parseJson(form.get("limits")),
   });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -3,6 +3,7 @@ import { Table, Td, Th, Truncate } from "@/app/_components/data-table";
 import { Badge, Card, PageHeader } from "@/app/_components/ui";
 import { requireAdmin } from "@/lib/console/require-session";
 import { readSettings } from "@/lib/console/settings";
+import { compileWindows, limitWindowsSchema } from "@/lib/limits/limit-windows";
 import { getRuntime } from "@/lib/runtime";
 import { AccountActions } from "./account-actions";
 import { CreateUserForm, SignupToggle, UserLimitsForm } from "./user-forms";
@@ -16,6 +17,7 @@ export default async function UsersPage() {
     runtime.database.user.findMany({ orderBy: { createdAt: "asc" }, include: { _count: { select: { tokens: true } } } }),
     readSettings(runtime),
   ]);
+  const windowUse = await Promise.all(users.map((user) => runtime.limits.windowUsage({ kind: "user", id: user.id }, { windows: compileWindows(user.limits) })));
   return (
     <>
       <PageHeader title="Users" description="Console accounts. Admins manage everything; users manage their own tokens. New accounts from sign-up start with 20 requests/min and 200,000 tokens a day for the Playground." />
@@ -32,7 +34,7 @@ export default async function UsersPage() {
             </tr>
           </thead>
           <tbody className="divide-y divide-zinc-200 bg-white dark:divide-zinc-800 dark:bg-zinc-900">
-            {users.map((user) => (
+            {users.map((user, index) => (
               <tr key={user.id} data-testid={`user-row-${user.email}`}>
                 <Td label="Email" wide className="font-medium">
                   <Truncate text={user.email} className="xl:max-w-[16rem]" />
@@ -54,6 +56,8 @@ export default async function UsersPage() {
                       quotaTokens: user.quotaTokens === null ? null : Number(user.quotaTokens),
                       budgetUsd: user.budgetUsd,
                       quotaPeriod: user.quotaPeriod,
+                      limits: limitWindowsSchema.safeParse(user.limits).data ?? [],
+                      windowUse: windowUse[index]!,
                     }}
                   />
                 </Td>

@@ -1,7 +1,9 @@
 "use client";
 
 import { useActionState, useTransition } from "react";
+import { LimitWindowsEditor, type WindowUse } from "@/app/_components/limit-windows-editor";
 import { Button, ErrorNote, Field, Input, Select } from "@/app/_components/ui";
+import type { LimitWindow } from "@/lib/limits/limit-windows";
 import { createUserAction, setOpenSignupAction, updateUserLimitsAction, type LimitsFormState, type UserFormState } from "./actions";
 
 export interface UserLimitsView {
@@ -10,6 +12,9 @@ export interface UserLimitsView {
   quotaTokens: number | null;
   budgetUsd: number | null;
   quotaPeriod: string;
+  limits: LimitWindow[];
+  /** Each limit window's use, in order. */
+  windowUse: WindowUse[];
 }
 
 /** Limits for the user chatting as themselves; empty fields mean no limit. */
@@ -19,11 +24,12 @@ export function UserLimitsForm({ user }: { user: UserLimitsView }) {
     user.rpm ? `${user.rpm} rpm` : null,
     user.quotaTokens !== null ? `${user.quotaTokens.toLocaleString()} tokens${user.quotaPeriod === "none" ? "" : ` ${user.quotaPeriod}`}` : null,
     user.budgetUsd !== null ? `$${user.budgetUsd}${user.quotaPeriod === "none" ? "" : ` ${user.quotaPeriod}`}` : null,
+    user.limits.length ? `${user.limits.length} window${user.limits.length > 1 ? "s" : ""}` : null,
   ].filter(Boolean);
   return (
     <details className="text-sm">
       <summary className="cursor-pointer">{summary.length ? summary.join(" · ") : "Unlimited"}</summary>
-      <form action={action} className="mt-2 grid max-w-xs grid-cols-2 gap-2" aria-label="Session limits">
+      <form action={action} className="mt-2 grid max-w-xl grid-cols-2 gap-2" aria-label="Session limits">
         <label className="text-xs text-zinc-500">
           Requests/min
           <Input name="rpm" type="number" min={1} defaultValue={user.rpm ?? ""} />
@@ -45,6 +51,9 @@ export function UserLimitsForm({ user }: { user: UserLimitsView }) {
             <option value="monthly">Monthly</option>
           </Select>
         </label>
+        <div className="col-span-2">
+          <LimitWindowsEditor windows={user.limits} usage={user.windowUse} idPrefix={`user-${user.id}`} />
+        </div>
         <div className="col-span-2 flex items-center gap-2">
           <Button type="submit" disabled={pending}>
             Save limits
