@@ -96,7 +96,7 @@ export class RequestLog {
         promptTokens = await countTokens(this.promptText?.() ?? "");
         completionTokens = await countTokens(this.meter.generatedText);
       }
-      const costUsd = costOf({ promptTokens, completionTokens, cachedTokens: usage?.cachedTokens }, this.price);
+      const costUsd = costOf({ promptTokens, completionTokens, cachedTokens: usage?.cachedTokens, cacheWriteTokens: usage?.cacheWriteTokens }, this.price);
       this.onSettle?.({ tokens: promptTokens + completionTokens, usd: costUsd });
       return {
         id: this.id,

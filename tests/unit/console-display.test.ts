@@ -24,9 +24,10 @@ test("a cost reads $0 when priced at nothing and — when no price applied", () 
   assert.equal(formatCost(0, false), "—");
   assert.equal(formatCost(0.0042, false), "$0.0042");
   const pricing = channelPricing([
-    { id: "free", prices: { "free-model": { input: 0, output: 0 } } },
-    { id: "star", prices: { "*": { input: 1, output: 2 } } },
-    { id: "mock", prices: {} },
+    { ...unpriced("free"), prices: { "free-model": { input: 0, output: 0 } } },
+    { ...unpriced("star"), prices: { "*": { input: 1, output: 2 } } },
+    unpriced("mock"),
+    { ...unpriced("listed"), type: "openai", models: ["gpt-4o-mini"] },
   ]);
   assert.equal(pricing.isPriced("free", "free-model"), true);
   assert.equal(pricing.isPriced("free", "other-model"), false);
@@ -36,13 +37,20 @@ test("a cost reads $0 when priced at nothing and — when no price applied", () 
   assert.equal(pricing.isPriced(null, "free-model"), false);
   assert.equal(pricing.channelHasPrices("free"), true);
   assert.equal(pricing.channelHasPrices("mock"), false);
+  // A model the catalogue prices has a price without the channel naming one.
+  assert.equal(pricing.isPriced("listed", "gpt-4o-mini"), true);
+  assert.equal(pricing.channelHasPrices("listed"), true);
 });
+
+function unpriced(id: string) {
+  return { id, type: "mock" as const, prices: {}, modelMap: {}, models: [] as string[] };
+}
 
 test("the dashboard files a deleted channel's model as served and a refused name as unknown", () => {
   const group = (model: string | null, channelId: string | null, tokenId: string | null, costUsd = 0): UsageGroup => ({ model, channelId, tokenId, requests: 1, tokens: 10, costUsd });
   const pricing = channelPricing([
-    { id: "mock", prices: {} },
-    { id: "free", prices: { "free-model": { input: 0, output: 0 } } },
+    unpriced("mock"),
+    { ...unpriced("free"), prices: { "free-model": { input: 0, output: 0 } } },
   ]);
   const usage = summarizeUsage(
     [
