@@ -30,6 +30,9 @@ export class RequestLog {
   readonly attempts: AttemptRecord[] = [];
   /** The price of the model on the channel that served, for the row's cost. */
   price: Price | undefined;
+  /** The response cache's verdict, for a request that asked for it; a hit's saved cost. */
+  cacheStatus: "hit" | "miss" | null = null;
+  cacheSavedUsd = 0;
   /** Run once the request is over, whatever its fate (saving a capture, removing spooled uploads). */
   readonly finishHooks: (() => void)[] = [];
   /** Called once with what the request really spent (quota settlement). */
@@ -123,6 +126,8 @@ export class RequestLog {
         errorMessage: error === undefined ? null : typeof error === "string" ? error : error.message,
         warnings: this.warnings.length > 0 ? this.warnings : null,
         attempts: this.attempts.length > 0 ? this.attempts : null,
+        cacheStatus: this.cacheStatus,
+        cacheSavedUsd: this.cacheSavedUsd,
       };
     } catch (failure) {
       this.onSettle?.({ tokens: 0, usd: 0 });

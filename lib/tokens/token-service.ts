@@ -7,6 +7,9 @@ import type { Runtime } from "@/lib/runtime";
 
 // Token management shared by the admin API and the console's server actions.
 
+/** A week: answers older than that are rarely the "same request" a cache is for. */
+export const MAX_CACHE_TTL_SECONDS = 7 * 24 * 3600;
+
 const tokenFields = {
   name: z.string().trim().min(1).max(100),
   models: z.array(z.string().trim().min(1).max(200)).max(1000).optional(),
@@ -17,6 +20,8 @@ const tokenFields = {
   budgetUsd: z.number().min(0).max(1_000_000_000).nullable().optional(),
   quotaPeriod: z.enum(["none", "daily", "weekly", "monthly"]).optional(),
   userId: z.string().min(1).nullable().optional(),
+  /** The longest a request may ask the response cache to keep its answer; null or absent: no caching. */
+  cacheTtlSeconds: z.number().int().min(1).max(MAX_CACHE_TTL_SECONDS).nullable().optional(),
 };
 export const createTokenSchema = z.strictObject(tokenFields);
 export const updateTokenSchema = z.strictObject({ ...tokenFields, enabled: z.boolean() }).partial();
@@ -41,6 +46,7 @@ export function tokenJson(row: TokenRow) {
     budgetUsd: row.budgetUsd,
     usedUsd: row.usedUsd,
     quotaPeriod: row.quotaPeriod,
+    cacheTtlSeconds: row.cacheTtlSeconds,
     lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
@@ -83,6 +89,7 @@ export async function createToken(runtime: Runtime, input: CreateTokenInput, own
       tpm: input.tpm ?? null,
       budgetUsd: input.budgetUsd ?? null,
       quotaPeriod: input.quotaPeriod ?? "none",
+      cacheTtlSeconds: input.cacheTtlSeconds ?? null,
     },
   });
   await runtime.invalidate("tokens");
@@ -103,6 +110,7 @@ export async function updateToken(runtime: Runtime, scope: TokenScope, id: strin
       tpm: input.tpm,
       budgetUsd: input.budgetUsd,
       quotaPeriod: input.quotaPeriod,
+      cacheTtlSeconds: input.cacheTtlSeconds,
       userId: scope.kind === "all" ? input.userId : undefined,
     },
   });

@@ -36,4 +36,8 @@ export interface RequestLogEntry {
   errorMessage: string | null;
   warnings: string[] | null;
   attempts: AttemptRecord[] | null;
+  /** "hit" or "miss" for a request that asked for the response cache; null otherwise. */
+  cacheStatus: "hit" | "miss" | null;
+  /** On a hit, what the answer cost when the upstream produced it. */
+  cacheSavedUsd: number;
 }

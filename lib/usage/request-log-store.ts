@@ -37,6 +37,7 @@ export const LOG_COLUMNS = [
   "id", "createdAt", "endpoint", "clientFormat", "method", "tokenId", "userId", "channelId", "model", "upstreamModel",
   "status", "stream", "promptTokens", "completionTokens", "cachedTokens", "reasoningTokens", "usageEstimated",
   "latencyMs", "firstTokenMs", "costUsd", "errorMessage", "warnings", "attempts",
+  "cacheStatus", "cacheSavedUsd",
 ] as const;
 
 /** An entry's values in LOG_COLUMNS order; dates, booleans and JSON as each database wants them. */
@@ -50,5 +51,6 @@ export function logRowValues(
     entry.completionTokens, entry.cachedTokens, entry.reasoningTokens, encode.boolean(entry.usageEstimated), entry.latencyMs,
     entry.firstTokenMs, entry.costUsd, entry.errorMessage, entry.warnings ? JSON.stringify(entry.warnings) : null,
     entry.attempts ? JSON.stringify(entry.attempts) : null,
+    entry.cacheStatus, entry.cacheSavedUsd,
   ];
 }

@@ -25,7 +25,7 @@ export function testChannel(id: string, fields: Partial<Channel> = {}): Channel 
 
 export const testToken: TokenRecord = {
   id: "tok_test", name: "test", userId: null, enabled: true, expiresAt: null, usedTokens: 0, subject: { kind: "token", id: "tok_test" },
-  models: null, rpm: null, tpm: null, quotaTokens: null, budgetUsd: null, quotaPeriod: "none",
+  models: null, rpm: null, tpm: null, quotaTokens: null, budgetUsd: null, quotaPeriod: "none", cacheTtlSeconds: null,
 };
 
 export interface InMemoryCore {
