@@ -1,9 +1,9 @@
 import { collectResponse, type ChatResponse } from "@/lib/canonical/collect-response";
 import { GatewayError } from "@/lib/canonical/gateway-error";
+import type { ChatRequest } from "@/lib/canonical/request";
 import type { StreamEvent, StreamEventBatches } from "@/lib/canonical/stream-event";
 import { jsonResponse, type ApiResponse } from "@/lib/canonical/api-types";
 import { env } from "@/lib/env";
-import type { ChatPlan } from "@/lib/gateway/call-chat";
 import type { GatewayContext } from "@/lib/gateway/with-api-key";
 import { costOf } from "@/lib/limits/prices";
 import { logger } from "@/lib/logger";
@@ -17,6 +17,14 @@ import { databaseCacheStore, sharedStateCacheStore, type ResponseCacheStore } fr
 export const CACHE_TTL_HEADER = "x-gateway-cache-ttl";
 /** `no-store` on a request: neither read nor written. On a response: `hit` or `miss`. */
 export const CACHE_HEADER = "x-gateway-cache";
+
+/** What the cache needs of a chat call's plan (call-chat.ts's ChatPlan). */
+interface ChatPlan {
+  chat: ChatRequest;
+  relay?: { body: Record<string, unknown> };
+  renderResponse(response: ChatResponse): unknown;
+  renderStream(events: StreamEventBatches): AsyncIterable<string>;
+}
 
 const stores = new WeakMap<Runtime, ResponseCacheStore>();
 
@@ -61,7 +69,7 @@ export function requestedCacheTtl(context: Pick<GatewayContext, "request" | "tok
  * canonical path (so the answer can be kept in canonical form) and is stored only once it
  * completed: errors, cut streams and client disconnects are never cached.
  */
-export async function withResponseCache(context: GatewayContext, plan: ChatPlan, call: (plan: ChatPlan) => Promise<ApiResponse>): Promise<ApiResponse> {
+export async function withResponseCache<Plan extends ChatPlan>(context: GatewayContext, plan: Plan, call: (plan: Plan) => Promise<ApiResponse>): Promise<ApiResponse> {
   const ttlSeconds = requestedCacheTtl(context);
   if (ttlSeconds === undefined) return call(plan);
   const { log, token, runtime } = context;
