@@ -156,6 +156,7 @@ export default async function LogsPage({ searchParams }: { searchParams: SearchP
                   <Td label="Model" wide>
                     <Truncate text={row.model ?? "—"} className="xl:max-w-[9rem]" />
                     {row.stream && <Badge>stream</Badge>}
+                    {row.cacheStatus === "hit" && <Badge tone="green">cache hit</Badge>}
                   </Td>
                   <Td label="Channel · token" wide className="text-xs">
                     <Truncate text={channel ?? "—"} className={cx("xl:max-w-[8rem]", !channel && "text-zinc-400")} />

@@ -68,6 +68,15 @@ export default async function LogDetailPage({ params }: { params: Promise<{ id: 
               {row.costUsd > 0 && <span className="text-zinc-500"> (${row.costUsd.toFixed(6)})</span>}
             </span>
           </Item>
+          <Item label="Response cache">
+            <span data-testid="log-cache">
+              {row.cacheStatus === "hit"
+                ? `Hit: answered from the cache, saving ${row.cacheSavedUsd > 0 ? `$${row.cacheSavedUsd.toFixed(6)}` : "the upstream call"}`
+                : row.cacheStatus === "miss"
+                  ? "Miss: asked the upstream and kept the answer"
+                  : "Not used"}
+            </span>
+          </Item>
           <Item label="Latency">{row.latencyMs} ms</Item>
           <Item label="Time to first token">{row.firstTokenMs === null ? "—" : `${row.firstTokenMs} ms`}</Item>
           <Item label="Warnings">{warnings.length ? <ul className="list-disc pl-4">{warnings.map((warning) => <li key={warning}>{warning}</li>)}</ul> : "None"}</Item>
