@@ -170,7 +170,7 @@ export default async function LogsPage({ searchParams }: { searchParams: SearchP
                     {row.usageEstimated && <span title="Counted with a tokenizer">*</span>}
                   </Td>
                   <Td label="Cost" className="whitespace-nowrap tabular-nums xl:text-right" data-testid="log-cost">
-                    {formatCost(row.costUsd, pricing.isPriced(row.channelId, row.model))}
+                    {formatCost(row.costUsd, row.cacheStatus === "hit" || pricing.isPriced(row.channelId, row.model))}
                   </Td>
                   <Td label="Latency" className="whitespace-nowrap tabular-nums xl:text-right">
                     {formatNumber(row.latencyMs)} ms

@@ -64,7 +64,7 @@ export default async function LogDetailPage({ params }: { params: Promise<{ id: 
           </Item>
           <Item label="Cost">
             <span data-testid="log-cost">
-              {formatCost(row.costUsd, channelPricing(runtime.channels.all()).isPriced(row.channelId, row.model))}
+              {formatCost(row.costUsd, row.cacheStatus === "hit" || channelPricing(runtime.channels.all()).isPriced(row.channelId, row.model))}
               {row.costUsd > 0 && <span className="text-zinc-500"> (${row.costUsd.toFixed(6)})</span>}
             </span>
           </Item>
