@@ -44,7 +44,7 @@ const openai = (key: string, headers: Record<string, string> = CACHE) =>
 before(async () => {
   fakes = await startVendorFakes();
   gateway = await startGateway();
-  await addVendorChannels(gateway, fakes, { openai: [OPENAI_MODEL, "fake-error"], anthropic: [ANTHROPIC_MODEL], gemini: [GEMINI_MODEL] });
+  await addVendorChannels(gateway, fakes, { openai: [OPENAI_MODEL, "fake-error"], anthropic: [ANTHROPIC_MODEL, "claude-midstream-error"], gemini: [GEMINI_MODEL] });
   const user = async (email: string) => {
     const created = await gateway.admin("POST", "/api/admin/users", { email, password: "password-123" });
     assert.equal(created.status, 201);
@@ -165,6 +165,16 @@ describe("exact response cache", () => {
     assert.equal(chats(), beforeErrors + 2);
   });
 
+  test("a hit counts toward the key's requests per minute", async () => {
+    const created = await gateway.admin("POST", "/api/admin/tokens", { name: "two a minute", rpm: 2, cacheTtlSeconds: 60 });
+    gateway.secrets.add(created.body.key);
+    const client = openai(created.body.key);
+    const question = { model: OPENAI_MODEL, messages: [{ role: "user" as const, content: "rate limited hits" }] };
+    await client.chat.completions.create(question);
+    assert.equal((await client.chat.completions.create(question).withResponse()).response.headers.get("x-gateway-cache"), "hit");
+    await assert.rejects(client.chat.completions.create(question), (error: unknown) => error instanceof OpenAI.RateLimitError);
+  });
+
   test("Anthropic SDK: a streamed miss is kept, and replayed as Anthropic's own stream events", async () => {
     const client = new Anthropic({ apiKey: alice, baseURL: gateway.url, maxRetries: 0, defaultHeaders: CACHE });
     const question = { model: ANTHROPIC_MODEL, max_tokens: 100, messages: [{ role: "user" as const, content: "remember this answer" }] };
@@ -187,6 +197,15 @@ describe("exact response cache", () => {
     assert.equal(messages(), before + 1);
     const row = await logRow(whole.response.headers.get("x-request-id")!);
     assert.ok(row.cacheSavedUsd > 0, "the catalogue prices Claude, cache reads included");
+    // A stream that broke after it started is never kept: the repeat asks the upstream again.
+    const broken = { ...question, model: "claude-midstream-error" };
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const stream = await client.messages.create({ ...broken, stream: true });
+      await assert.rejects(async () => {
+        for await (const event of stream) void event;
+      });
+    }
+    assert.equal(messages(), before + 3);
   });
 
   test("Gemini SDK: generateContent is kept and streamGenerateContent replays it", async () => {
