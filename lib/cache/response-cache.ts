@@ -2,11 +2,13 @@ import { collectResponse, type ChatResponse } from "@/lib/canonical/collect-resp
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import type { ChatRequest } from "@/lib/canonical/request";
 import type { StreamEvent, StreamEventBatches } from "@/lib/canonical/stream-event";
-import { jsonResponse, type ApiResponse } from "@/lib/canonical/api-types";
+import { isAsyncIterable, jsonResponse, type ApiResponse } from "@/lib/canonical/api-types";
 import { env } from "@/lib/env";
 import type { GatewayContext } from "@/lib/gateway/with-api-key";
 import { costOf } from "@/lib/limits/prices";
 import { logger } from "@/lib/logger";
+import type { ClientFormatName } from "@/lib/providers/operation";
+import { readRelayedAnswer } from "@/lib/providers/relayed-answer";
 import type { Runtime } from "@/lib/runtime-types";
 import { SSE_HEADERS } from "@/lib/sse/encode-sse";
 import { decodeCachedAnswer, encodeCachedAnswer, replayEvents } from "./cached-answer";
@@ -65,9 +67,9 @@ export function requestedCacheTtl(context: Pick<GatewayContext, "request" | "tok
 /**
  * The exact response cache around one chat call. A hit is answered from the stored canonical
  * response in the caller's format (streamed when asked), counts toward the request rate
- * limit, spends no tokens and is logged with the cost it saved. A miss goes through the
- * canonical path (so the answer can be kept in canonical form) and is stored only once it
- * completed: errors, cut streams and client disconnects are never cached.
+ * limit, spends no tokens and is logged with the cost it saved. A miss is called as usual
+ * (relayed as bytes to an upstream of the caller's format, translated otherwise) and kept
+ * in canonical form once it completed: errors, cut streams and client disconnects never are.
  */
 export async function withResponseCache<Plan extends ChatPlan>(context: GatewayContext, plan: Plan, call: (plan: Plan) => Promise<ApiResponse>): Promise<ApiResponse> {
   const ttlSeconds = requestedCacheTtl(context);
@@ -85,27 +87,43 @@ export async function withResponseCache<Plan extends ChatPlan>(context: GatewayC
   if (cached && (!token.models || token.models.has(plan.chat.model))) return answerFromCache(context, plan, cached.response, cached.costUsd);
 
   log.cacheStatus = "miss";
-  const keep = async (response: ChatResponse) => {
+  const keep = async (response: ChatResponse | undefined) => {
+    if (!response) return;
     try {
-      const usage = response.usage ?? { promptTokens: 0, completionTokens: 0 };
-      await store.put(key, encodeCachedAnswer(response, costOf(usage, log.price)), ttlSeconds);
+      // A relayed stream hides the usage the caller did not ask for; the meter has it.
+      const usage = response.usage ?? log.meter.usage;
+      const kept = { ...response, usage };
+      await store.put(key, encodeCachedAnswer(kept, costOf(usage ?? { promptTokens: 0, completionTokens: 0 }, log.price)), ttlSeconds);
     } catch (error) {
       logger.error({ err: error, requestId: log.id }, "response cache write failed");
     }
   };
+  let rendered = false;
   let collected: ChatResponse | undefined;
   const answer = await call({
     ...plan,
-    // The same-format relay answers in vendor bytes; the canonical path gives a response any format can replay.
-    relay: undefined,
     renderResponse: (response) => {
+      rendered = true;
       collected = response;
       return plan.renderResponse(response);
     },
-    renderStream: (events) => plan.renderStream(keptWhenComplete(events, keep)),
+    renderStream: (events) => {
+      rendered = true;
+      return plan.renderStream(keptWhenComplete(events, keep));
+    },
   });
-  if (collected && answer.status === 200) await keep(collected);
-  return { ...answer, headers: { ...answer.headers, [CACHE_HEADER]: "miss" } };
+  const headers = { ...answer.headers, [CACHE_HEADER]: "miss" };
+  if (answer.status !== 200) return { ...answer, headers };
+  if (rendered) {
+    await keep(collected);
+    return { ...answer, headers };
+  }
+  // Relayed as the upstream's own bytes: read back into canonical form once complete.
+  const read = (bytes: Buffer) => readRelayedAnswer(context.format.name as ClientFormatName, bytes, String(answer.headers["content-type"] ?? ""), plan.chat.stream);
+  const { body } = answer;
+  if (isAsyncIterable(body)) return { ...answer, headers, body: relayKeptWhenComplete(body, async (bytes) => keep(await read(bytes))) };
+  if (body !== null) await keep(await read(Buffer.from(body)));
+  return { ...answer, headers };
 }
 
 async function answerFromCache(context: GatewayContext, plan: ChatPlan, response: ChatResponse, costUsd: number): Promise<ApiResponse> {
@@ -124,6 +142,16 @@ async function answerFromCache(context: GatewayContext, plan: ChatPlan, response
 
 async function* once(events: StreamEvent[]): StreamEventBatches {
   yield events;
+}
+
+/** Passes a relayed body through and hands its bytes on once it ended (not when the client left or it broke). */
+async function* relayKeptWhenComplete(body: AsyncIterable<string | Uint8Array>, keep: (bytes: Buffer) => Promise<void>): AsyncGenerator<string | Uint8Array> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) {
+    chunks.push(Buffer.from(chunk));
+    yield chunk;
+  }
+  await keep(Buffer.concat(chunks));
 }
 
 /** Passes a stream's events through and keeps the response once the stream ended with a finish and no error. */

@@ -73,12 +73,14 @@ after(async () => {
 describe("exact response cache", () => {
   test("OpenAI SDK: the repeat is a hit, identical, streamed when asked, logged with the cost it saved", async () => {
     const client = openai(alice);
-    const question = { model: OPENAI_MODEL, messages: [{ role: "user" as const, content: "cache me please" }], temperature: 0.2 };
+    const question = { model: OPENAI_MODEL, messages: [{ role: "user" as const, content: "cache me please" }], temperature: 0.2, seed: 7 };
     const before = chats();
 
     const first = await client.chat.completions.create(question).withResponse();
     assert.equal(first.response.headers.get("x-gateway-cache"), "miss");
     assert.equal(chats(), before + 1);
+    // Still relayed as sent to an upstream of the caller's format (a translation would drop seed).
+    assert.equal(fakes.openai.received.at(-1)!.body.seed, 7);
 
     const second = await client.chat.completions.create({ ...question, user: "end-user-7", metadata: { run: "2" } }).withResponse();
     assert.equal(second.response.headers.get("x-gateway-cache"), "hit", "user and metadata do not change the key");
@@ -113,6 +115,21 @@ describe("exact response cache", () => {
     assert.equal(hitRow.promptTokens + hitRow.completionTokens, 0, "a hit spends no tokens");
     assert.equal(hitRow.cacheSavedUsd, missRow.costUsd);
     assert.equal((await logRow(streamed.response.headers.get("x-request-id")!)).stream, true);
+  });
+
+  test("OpenAI SDK: a streamed miss (relayed, usage hidden from the caller) is kept and answers a whole request", async () => {
+    const client = openai(bob);
+    const question = { model: OPENAI_MODEL, messages: [{ role: "user" as const, content: "stream first then whole" }] };
+    const before = chats();
+    let text = "";
+    for await (const chunk of await client.chat.completions.create({ ...question, stream: true })) text += chunk.choices[0]?.delta.content ?? "";
+    assert.ok(text.length > 0);
+    const whole = await client.chat.completions.create(question).withResponse();
+    assert.equal(whole.response.headers.get("x-gateway-cache"), "hit");
+    assert.equal(whole.data.choices[0]!.message.content, text);
+    assert.ok(whole.data.usage && whole.data.usage.completion_tokens > 0, "the usage the stream hid was kept");
+    assert.equal(chats(), before + 1);
+    assert.ok((await logRow(whole.response.headers.get("x-request-id")!)).cacheSavedUsd > 0);
   });
 
   test("another user's identical request is a miss; a changed parameter is a miss; no-store bypasses", async () => {
