@@ -212,6 +212,9 @@ test("each model's price says where it comes from, and a token's response cache 
   expect(again.response.headers.get("x-gateway-cache")).toBe("hit");
 
   await console.open("/console/logs?model=gpt-4o-mini");
+  const csv = await (await page.request.get(new URL("/console/logs/export?model=gpt-4o-mini", page.url()).toString())).text();
+  expect(csv.split("\r\n")[0]).toContain("cache,cache_saved_usd");
+  expect(csv).toMatch(/,hit,0\.0000\d+/);
   const newest = page.locator("tbody tr").first();
   await expect(newest).toContainText("cache hit");
   await newest.getByRole("link").click();
