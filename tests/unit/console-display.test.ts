@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { filterModels, withModels } from "@/app/(console)/console/channels/channel-fields";
+import { filterModels, formatPrices, parsePrices, withModels } from "@/app/(console)/console/channels/channel-fields";
 import { formatCost, splitInlineCode } from "@/app/_components/format";
 import { channelPricing } from "@/lib/console/channel-pricing";
 import { summarizeUsage, type UsageGroup } from "@/lib/console/dashboard-stats";
@@ -83,4 +83,19 @@ test("the upstream model list filters by every word and selects or clears what i
   assert.deepEqual(filterModels(models, "  "), models);
   assert.deepEqual(withModels(["mine"], ["a", "mine", "b"], true), ["mine", "a", "b"]);
   assert.deepEqual(withModels(["mine", "a", "b"], ["a", "b"], false), ["mine"]);
+});
+
+test("prices read and write with an optional cache-read and cache-write price", () => {
+  const parsed = parsePrices("claude-sonnet-4 = 3 / 15 / 0.3 / 3.75\ngpt-4o-mini = 0.15 / 0.6\n* = $1 / $2 / 0.5");
+  assert.deepEqual(parsed, {
+    prices: {
+      "claude-sonnet-4": { input: 3, output: 15, cachedInput: 0.3, cacheWrite: 3.75 },
+      "gpt-4o-mini": { input: 0.15, output: 0.6 },
+      "*": { input: 1, output: 2, cachedInput: 0.5 },
+    },
+  });
+  assert.ok("error" in parsePrices("m = 1 / 2 / 3 / 4 / 5"));
+  // A cache-write price without a cached-input one keeps its place: cached input reads as the input price.
+  assert.equal(formatPrices({ m: { input: 3, output: 15, cacheWrite: 3.75 } }), "m = 3 / 15 / 3 / 3.75");
+  assert.equal(formatPrices(parsed.prices), "claude-sonnet-4 = 3 / 15 / 0.3 / 3.75\ngpt-4o-mini = 0.15 / 0.6\n* = 1 / 2 / 0.5");
 });

@@ -44,8 +44,8 @@ export function parsePrices(text: string): { prices: Prices } | { error: string 
 }
 
 export function formatPrices(prices: Prices): string {
+  // A cache-write price needs its cached-input place filled (the input price, as it charges then).
   return Object.entries(prices)
-        // A cache-write price needs its cached-input place filled (the input price, as it charges then).
     .map(([model, price]) => {
       const cached = price.cachedInput ?? (price.cacheWrite !== undefined ? price.input : undefined);
       return `${model} = ${[price.input, price.output, cached, price.cacheWrite].filter((value) => value !== undefined).join(" / ")}`;
