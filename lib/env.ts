@@ -61,6 +61,8 @@ const schema = z.object({
   CIRCUIT_OPEN_MS: integer(30_000, 100),
   CHANNEL_PROBE_INTERVAL_MS: integer(60_000, 100),
   QUOTA_DEFAULT_OUTPUT_TOKENS: integer(1024, 1),
+  // The exact response cache's size bound (megabytes of stored answers), in Redis or the database.
+  RESPONSE_CACHE_MAX_MB: integer(256, 1),
   UPSTREAM_CONNECTIONS: integer(256, 1),
   AUTH_CACHE_TTL_MS: integer(1000, 0),
   LOG_FLUSH_INTERVAL_MS: integer(200, 10),

@@ -26,6 +26,8 @@ export interface TokenRecord extends Limits {
   usedTokens: number;
   /** Whose counters the quota and rate limits use. */
   subject: QuotaSubject;
+  /** The longest the response cache may keep an answer for this token (null: never cached). */
+  cacheTtlSeconds: number | null;
   /** A console session standing in for a token; never written as a token id. */
   synthetic?: boolean;
 }
@@ -58,6 +60,7 @@ export function toTokenRecord(row: TokenRow): TokenRecord {
     enabled: row.enabled,
     expiresAt: row.expiresAt ? row.expiresAt.getTime() : null,
     usedTokens: Number(row.usedTokens),
+    cacheTtlSeconds: row.cacheTtlSeconds,
     subject: { kind: "token", id: row.id },
   };
 }
@@ -72,6 +75,8 @@ export function toSessionTokenRecord(row: UserRow): TokenRecord {
     enabled: true,
     expiresAt: null,
     usedTokens: 0,
+    // A console session (the Playground) never uses the response cache.
+    cacheTtlSeconds: null,
     subject: { kind: "user", id: row.id },
     synthetic: true,
   };

@@ -2,7 +2,8 @@ import { z } from "zod";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import { encryptSecret } from "@/lib/crypto/encryption";
 import type { Channel as ChannelRow } from "@/lib/db/generated/client";
-import { pricesSchema } from "@/lib/limits/prices";
+import { channelPrice } from "@/lib/catalogue/channel-price";
+import { pricesSchema, type Price } from "@/lib/limits/prices";
 import { logger } from "@/lib/logger";
 import { operationSchema } from "@/lib/providers/operation";
 import { providers } from "@/lib/providers/registry";
@@ -54,6 +55,9 @@ export type ChannelJson = ReturnType<typeof channelJson>;
 
 /** Channel JSON; the key itself never leaves the server. With a runtime, the live routing state too. */
 export function channelJson(row: ChannelRow, runtime?: Runtime) {
+  const models = Array.isArray(row.models) ? (row.models as string[]) : [];
+  const modelMap = (row.modelMap ?? {}) as Record<string, string>;
+  const prices = (row.prices ?? {}) as Record<string, Price>;
   return {
     id: row.id,
     name: row.name,
@@ -62,13 +66,15 @@ export function channelJson(row: ChannelRow, runtime?: Runtime) {
     hasApiKey: row.apiKeyEncrypted !== null,
     /** Each pool key as its last four characters, with its state; never the key. */
     keys: keysJson(row, runtime),
-    models: Array.isArray(row.models) ? (row.models as string[]) : [],
-    modelMap: (row.modelMap ?? {}) as Record<string, string>,
+    models,
+    modelMap,
     priority: row.priority,
     weight: row.weight,
     enabled: row.enabled,
     capabilities: Array.isArray(row.capabilities) ? (row.capabilities as string[]) : [],
-    prices: (row.prices ?? {}) as Record<string, { input: number; output: number; cachedInput?: number }>,
+    prices,
+    /** What each model costs here and where that price comes from (the channel's own, or the catalogue). */
+    modelPrices: Object.fromEntries(models.map((model) => [model, channelPrice({ type: row.type as ChannelType, prices, modelMap }, model) ?? null])),
     timeouts: (row.timeouts ?? {}) as Record<string, number>,
     ...publicSettings(row.settings),
     autoDisabledReason: row.autoDisabledReason,

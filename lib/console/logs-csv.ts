@@ -3,6 +3,7 @@ import type { RequestLog } from "@/lib/db/generated/client";
 export const CSV_COLUMNS = [
   "time", "id", "endpoint", "client_format", "model", "upstream_model", "channel", "token", "status", "stream",
   "prompt_tokens", "completion_tokens", "cached_tokens", "reasoning_tokens", "cost_usd", "latency_ms", "first_token_ms", "error",
+  "cache", "cache_saved_usd",
 ] as const;
 
 /**
@@ -36,6 +37,8 @@ export function csvRow(row: RequestLog, names: { channel(id: string | null): str
     row.latencyMs,
     row.firstTokenMs,
     row.errorMessage,
+    row.cacheStatus,
+    row.cacheSavedUsd,
   ]
     .map(csvCell)
     .join(",");

@@ -3,7 +3,7 @@ import { isAsyncIterable, type ApiResponse } from "@/lib/canonical/api-types";
 import { GatewayError, isGatewayError, toGatewayError } from "@/lib/canonical/gateway-error";
 import { guardStream, primeStream } from "@/lib/canonical/prime-stream";
 import { missingPathReason } from "@/lib/channels/base-url";
-import { priceFor } from "@/lib/limits/prices";
+import { channelPrice } from "@/lib/catalogue/channel-price";
 import { logger } from "@/lib/logger";
 import { endSpan, tracer } from "@/lib/observability/tracing";
 import type { Operation } from "@/lib/providers/operation";
@@ -216,7 +216,7 @@ function callContextFor(scope: CallScope, channel: Channel, model: string, strea
   const upstreamModel = channel.modelMap[model] ?? model;
   scope.log.channelId = channel.id;
   scope.log.upstreamModel = upstreamModel;
-  scope.log.price = priceFor(channel.prices, model) ?? priceFor(channel.prices, upstreamModel);
+  scope.log.price = channelPrice(channel, model)?.price;
   return {
     channel,
     upstreamModel,

@@ -3,6 +3,7 @@ import type { GatewayError } from "@/lib/canonical/gateway-error";
 import { messageText, type ChatRequest } from "@/lib/canonical/request";
 import type { StreamEventBatches } from "@/lib/canonical/stream-event";
 import type { ApiResponse } from "@/lib/canonical/api-types";
+import { withResponseCache } from "@/lib/cache/response-cache";
 import { env } from "@/lib/env";
 import type { ChatCall } from "@/lib/providers/provider";
 import { estimatePromptTokens, runCall } from "./call-pipeline";
@@ -22,6 +23,10 @@ export interface ChatPlan {
 
 /** Chat in any client format; each channel's provider decides between relaying and translating. */
 export function callChat(context: GatewayContext, plan: ChatPlan): Promise<ApiResponse> {
+  return withResponseCache(context, plan, (chosen) => runChat(context, chosen));
+}
+
+function runChat(context: GatewayContext, plan: ChatPlan): Promise<ApiResponse> {
   const { chat } = plan;
   const { log, format } = context;
   const promptText = () => [chat.system ?? "", ...chat.messages.map(messageText)].join("\n");

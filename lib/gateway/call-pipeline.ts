@@ -1,5 +1,5 @@
 import { GatewayError } from "@/lib/canonical/gateway-error";
-import { priceFor } from "@/lib/limits/prices";
+import { channelPrice } from "@/lib/catalogue/channel-price";
 import { logger } from "@/lib/logger";
 import { memberFor, type OperationCalls } from "@/lib/providers/provider";
 import type { Operation } from "@/lib/providers/operation";
@@ -68,7 +68,7 @@ export async function runCall<O extends Operation>(scope: CallScope, plan: CallP
   const tokens = Math.ceil(plan.estimate.inputTokens + plan.estimate.outputTokens);
   const usd = Math.max(
     ...candidates.map((channel) => {
-      const price = priceFor(channel.prices, plan.model);
+      const price = channelPrice(channel, plan.model)?.price;
       return price ? (plan.estimate.inputTokens * price.input + plan.estimate.outputTokens * price.output) / 1_000_000 : 0;
     }),
   );

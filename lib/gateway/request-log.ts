@@ -32,6 +32,9 @@ export class RequestLog {
   readonly attempts: AttemptRecord[] = [];
   /** The price of the model on the channel that served, for the row's cost. */
   price: Price | undefined;
+  /** The response cache's verdict, for a request that asked for it; a hit's saved cost. */
+  cacheStatus: "hit" | "miss" | null = null;
+  cacheSavedUsd = 0;
   /** Run once the request is over, whatever its fate (saving a capture, removing spooled uploads). */
   readonly finishHooks: (() => void)[] = [];
   /** Called once with what the request really spent (quota settlement). */
@@ -100,7 +103,7 @@ export class RequestLog {
         promptTokens = await countTokens(this.promptText?.() ?? "");
         completionTokens = await countTokens(this.meter.generatedText);
       }
-      const costUsd = costOf({ promptTokens, completionTokens, cachedTokens: usage?.cachedTokens }, this.price);
+      const costUsd = costOf({ promptTokens, completionTokens, cachedTokens: usage?.cachedTokens, cacheWriteTokens: usage?.cacheWriteTokens }, this.price);
       this.onSettle?.({ tokens: promptTokens + completionTokens, usd: costUsd });
       return {
         id: this.id,
@@ -129,6 +132,8 @@ export class RequestLog {
         warnings: this.warnings.length > 0 ? this.warnings : null,
         attempts: this.attempts.length > 0 ? this.attempts : null,
         sessionHash: this.sessionHash,
+        cacheStatus: this.cacheStatus,
+        cacheSavedUsd: this.cacheSavedUsd,
       };
     } catch (failure) {
       this.onSettle?.({ tokens: 0, usd: 0 });

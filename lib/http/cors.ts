@@ -6,7 +6,7 @@ import type { ApiHandler, HeaderReader } from "@/lib/canonical/api-types";
 // cookie is useless to another site.
 
 const allowedOrigins = env.CORS_ORIGINS === "*" ? "*" : new Set(env.CORS_ORIGINS.split(",").map((origin) => origin.trim()).filter(Boolean));
-const EXPOSED = "x-request-id, retry-after, x-should-retry, openai-processing-ms, x-gateway-warning";
+const EXPOSED = "x-request-id, retry-after, x-should-retry, openai-processing-ms, x-gateway-warning, x-gateway-cache";
 const HEADER_LIST = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+(\s*,\s*[A-Za-z0-9!#$%&'*+.^_`|~-]+)*$/;
 
 /** The CORS headers for a response to a request from `origin`, or none when it is not allowed. */

@@ -182,6 +182,53 @@ export class MemorySharedState implements SharedState {
   async releaseLease(name: string, holder: string): Promise<void> {
     if (this.leases.get(name)?.holder === holder) this.leases.delete(name);
   }
+
+  private readonly bounded = new Map<string, BoundedStore>();
+
+  async putBounded(store: string, key: string, value: string, ttlSeconds: number, maxBytes: number): Promise<void> {
+    let entries = this.bounded.get(store);
+    if (!entries) this.bounded.set(store, (entries = new BoundedStore()));
+    entries.put(key, value, Date.now() + ttlSeconds * 1000, maxBytes);
+  }
+
+  async getBounded(store: string, key: string): Promise<string | undefined> {
+    return this.bounded.get(store)?.get(key, Date.now());
+  }
+}
+
+/** Values with an expiry, their sizes summed; past the bound, the nearest expiry leaves first. */
+class BoundedStore {
+  private readonly entries = new Map<string, { value: string; expiresAt: number; bytes: number }>();
+  private bytes = 0;
+
+  get(key: string, now: number): string | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (entry.expiresAt > now) return entry.value;
+    this.remove(key);
+    return undefined;
+  }
+
+  put(key: string, value: string, expiresAt: number, maxBytes: number): void {
+    this.remove(key);
+    const bytes = Buffer.byteLength(value);
+    if (bytes > maxBytes) return;
+    this.entries.set(key, { value, expiresAt, bytes });
+    this.bytes += bytes;
+    if (this.bytes <= maxBytes) return;
+    const byExpiry = [...this.entries].sort((left, right) => left[1].expiresAt - right[1].expiresAt);
+    for (const [oldest] of byExpiry) {
+      if (this.bytes <= maxBytes) break;
+      this.remove(oldest);
+    }
+  }
+
+  private remove(key: string): void {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.entries.delete(key);
+    this.bytes -= entry.bytes;
+  }
 }
 
 /** Sliding values one process keeps at most (~100 bytes each). */

@@ -107,6 +107,36 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 1
 `;
 
+// The bounded store: KEYS[1] the value, KEYS[2] a sorted set of keys by expiry (ms),
+// KEYS[3] a hash of sizes, KEYS[4] the total; ARGV key, value, ttl ms, now ms, max bytes,
+// value-key prefix. Expired keys leave the totals first, then the nearest expiry while over.
+const PUT_BOUNDED = `
+local function drop(member)
+  local size = redis.call('HGET', KEYS[3], member)
+  if size then redis.call('DECRBY', KEYS[4], size) end
+  redis.call('HDEL', KEYS[3], member)
+  redis.call('ZREM', KEYS[2], member)
+  redis.call('DEL', ARGV[6] .. member)
+end
+local now = tonumber(ARGV[4])
+for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, 1000)) do drop(member) end
+drop(ARGV[1])
+local size = string.len(ARGV[2])
+local max = tonumber(ARGV[5])
+if size > max then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+redis.call('ZADD', KEYS[2], now + tonumber(ARGV[3]), ARGV[1])
+redis.call('HSET', KEYS[3], ARGV[1], size)
+local total = redis.call('INCRBY', KEYS[4], size)
+while total > max do
+  local oldest = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
+  if not oldest then break end
+  drop(oldest)
+  total = tonumber(redis.call('GET', KEYS[4]) or '0')
+end
+return 1
+`;
+
 type AddWithinReply = [number, string];
 
 /** Shared state in Redis: Lua scripts for atomic counters, pub/sub for events. */
@@ -131,6 +161,7 @@ export class RedisSharedState implements SharedState {
     this.redis.defineCommand("gwSettleWindows", { lua: SETTLE_WINDOWS });
     this.redis.defineCommand("gwAcquireLease", { numberOfKeys: 1, lua: ACQUIRE_LEASE });
     this.redis.defineCommand("gwReleaseLease", { numberOfKeys: 1, lua: RELEASE_LEASE });
+    this.redis.defineCommand("gwPutBounded", { numberOfKeys: 4, lua: PUT_BOUNDED });
   }
 
   /** Connects and checks the server answers, so a wrong REDIS_URL fails the start. */
@@ -151,6 +182,7 @@ export class RedisSharedState implements SharedState {
       gwSettleWindows(keyCount: number, ...keysThenArguments: (string | number)[]): Promise<number>;
       gwAcquireLease(key: string, holder: string, ttlMs: number): Promise<number>;
       gwReleaseLease(key: string, holder: string): Promise<number>;
+      gwPutBounded(...keysThenArguments: (string | number)[]): Promise<number>;
     };
   }
 
@@ -293,5 +325,21 @@ export class RedisSharedState implements SharedState {
 
   async releaseLease(name: string, holder: string): Promise<void> {
     await this.commands.gwReleaseLease(`${PREFIX}lease:${name}`, holder);
+  }
+
+  /** The bounded store's keys share a hash tag, so one script can touch them all on a cluster too. */
+  private boundedKeys(store: string) {
+    const base = `${PREFIX}${store}:{${store}}`;
+    return { values: `${base}:value:`, expiry: `${base}:expiry`, sizes: `${base}:sizes`, total: `${base}:bytes` };
+  }
+
+  async putBounded(store: string, key: string, value: string, ttlSeconds: number, maxBytes: number): Promise<void> {
+    const keys = this.boundedKeys(store);
+    // Sizes in bytes as Redis counts them (Lua's string.len on the UTF-8 value).
+    await this.commands.gwPutBounded(keys.values + key, keys.expiry, keys.sizes, keys.total, key, value, Math.round(ttlSeconds * 1000), Date.now(), maxBytes, keys.values);
+  }
+
+  async getBounded(store: string, key: string): Promise<string | undefined> {
+    return (await this.redis.get(this.boundedKeys(store).values + key)) ?? undefined;
   }
 }

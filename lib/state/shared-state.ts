@@ -92,4 +92,14 @@ export interface SharedState {
   acquireLease(name: string, holder: string, ttlMs: number): Promise<boolean>;
   /** Lets go of lease `name` if `holder` holds it. */
   releaseLease(name: string, holder: string): Promise<void>;
+
+  // The response cache's store: a size-bounded set of string values with a TTL each.
+  /**
+   * Keeps `value` under `key` in the bounded store `store` for `ttlSeconds`; while the
+   * store's values add up to more than `maxBytes`, the entries nearest their expiry go first.
+   * Losing these on a restart is harmless (the next request asks the upstream again).
+   */
+  putBounded(store: string, key: string, value: string, ttlSeconds: number, maxBytes: number): Promise<void>;
+  /** A value kept by putBounded and not yet expired or evicted. */
+  getBounded(store: string, key: string): Promise<string | undefined>;
 }

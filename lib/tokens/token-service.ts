@@ -8,6 +8,9 @@ import type { Runtime } from "@/lib/runtime";
 
 // Token management shared by the admin API and the console's server actions.
 
+/** A week: answers older than that are rarely the "same request" a cache is for. */
+export const MAX_CACHE_TTL_SECONDS = 7 * 24 * 3600;
+
 const tokenFields = {
   name: z.string().trim().min(1).max(100),
   models: z.array(z.string().trim().min(1).max(200)).max(1000).optional(),
@@ -20,6 +23,8 @@ const tokenFields = {
   /** Limit windows, all applied at once: [{window: "5h" | "day" | ..., tokens?, usd?, requests?, models?}]. */
   limits: limitWindowsSchema.optional(),
   userId: z.string().min(1).nullable().optional(),
+  /** The longest a request may ask the response cache to keep its answer; null or absent: no caching. */
+  cacheTtlSeconds: z.number().int().min(1).max(MAX_CACHE_TTL_SECONDS).nullable().optional(),
 };
 export const createTokenSchema = z.strictObject(tokenFields);
 export const updateTokenSchema = z.strictObject({ ...tokenFields, enabled: z.boolean() }).partial();
@@ -45,6 +50,7 @@ export function tokenJson(row: TokenRow) {
     usedUsd: row.usedUsd,
     quotaPeriod: row.quotaPeriod,
     limits: limitWindowsSchema.safeParse(row.limits).data ?? [],
+    cacheTtlSeconds: row.cacheTtlSeconds,
     lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
@@ -88,6 +94,7 @@ export async function createToken(runtime: Runtime, input: CreateTokenInput, own
       budgetUsd: input.budgetUsd ?? null,
       quotaPeriod: input.quotaPeriod ?? "none",
       limits: input.limits ?? [],
+      cacheTtlSeconds: input.cacheTtlSeconds ?? null,
     },
   });
   await runtime.invalidate("tokens");
@@ -109,6 +116,7 @@ export async function updateToken(runtime: Runtime, scope: TokenScope, id: strin
       budgetUsd: input.budgetUsd,
       quotaPeriod: input.quotaPeriod,
       limits: input.limits,
+      cacheTtlSeconds: input.cacheTtlSeconds,
       userId: scope.kind === "all" ? input.userId : undefined,
     },
   });

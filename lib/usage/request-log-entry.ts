@@ -42,4 +42,8 @@ export interface RequestLogEntry {
   attempts: AttemptRecord[] | null;
   /** A hash of the client's session (session affinity), never the id itself. */
   sessionHash?: string | null;
+  /** "hit" or "miss" for a request that asked for the response cache; null otherwise. */
+  cacheStatus: "hit" | "miss" | null;
+  /** On a hit, what the answer cost when the upstream produced it. */
+  cacheSavedUsd: number;
 }

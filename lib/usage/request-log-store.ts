@@ -55,6 +55,7 @@ export const LOG_COLUMNS = [
   "status", "stream", "promptTokens", "completionTokens", "cachedTokens", "reasoningTokens", "usageEstimated",
   "latencyMs", "firstTokenMs", "costUsd", "errorMessage", "warnings", "attempts", "servedModel",
   "sessionHash",
+  "cacheStatus", "cacheSavedUsd",
 ] as const;
 
 /** An entry's values in LOG_COLUMNS order; dates, booleans and JSON as each database wants them. */
@@ -69,5 +70,6 @@ export function logRowValues(
     entry.firstTokenMs, entry.costUsd, entry.errorMessage, entry.warnings ? JSON.stringify(entry.warnings) : null,
     entry.attempts ? JSON.stringify(entry.attempts) : null, entry.servedModel ?? null,
     entry.sessionHash ?? null,
+    entry.cacheStatus, entry.cacheSavedUsd,
   ];
 }

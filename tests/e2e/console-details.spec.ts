@@ -196,3 +196,45 @@ test("a request priced at $0 reads $0 and an unpriced one reads — in Logs and 
     await expect(page.getByTestId("models-known").getByRole("row").filter({ hasText: model }).getByRole("cell").last()).toHaveText(cost);
   }
 });
+
+test("each model's price says where it comes from, and a token's response cache shows its hits in Logs", async ({ console, page, deployment }) => {
+  const { gateway, upstream } = deployment;
+  const channel = await gateway.admin("POST", "/api/admin/channels", {
+    name: "Catalogue priced",
+    type: "openai",
+    baseUrl: upstream.baseUrl,
+    apiKey: UPSTREAM_API_KEY,
+    models: ["gpt-4o-mini", "house-model"],
+    modelMap: { "house-model": "fake-upstream-model" },
+    prices: { "house-model": { input: 1, output: 2 } },
+  });
+  expect(channel.status).toBe(201);
+  await console.signIn(ADMIN.email, ADMIN.password);
+  await console.open("/console/channels");
+  const models = page.getByTestId("channel-row-Catalogue priced").getByRole("listitem");
+  await expect(models.filter({ hasText: "gpt-4o-mini" })).toContainText("(catalogue)");
+  await expect(models.filter({ hasText: "house-model" })).toContainText("$1 / $2 (channel)");
+
+  // Caching is allowed on the token form, then asked for per request.
+  const key = await console.createToken("cached laptop");
+  await page.getByTestId("token-row-cached laptop").getByRole("button", { name: "Edit" }).click();
+  const form = page.getByRole("form", { name: "Edit token cached laptop" });
+  await form.getByLabel("Response cache (seconds)").fill("120");
+  await form.getByRole("button", { name: "Save token" }).click();
+  await expect(page.getByTestId("token-row-cached laptop")).toContainText("cache ≤ 120 s");
+  const client = new OpenAI({ apiKey: key, baseURL: `${gateway.url}/v1`, maxRetries: 0, defaultHeaders: { "x-gateway-cache-ttl": "60" } });
+  const question = { model: "gpt-4o-mini", messages: [{ role: "user" as const, content: "same question twice" }] };
+  await client.chat.completions.create(question);
+  const again = await client.chat.completions.create(question).withResponse();
+  expect(again.response.headers.get("x-gateway-cache")).toBe("hit");
+
+  await console.open("/console/logs?model=gpt-4o-mini");
+  const csv = await (await page.request.get(new URL("/console/logs/export?model=gpt-4o-mini", page.url()).toString())).text();
+  expect(csv.split("\r\n")[0]).toContain("cache,cache_saved_usd");
+  expect(csv).toMatch(/,hit,0\.0000\d+/);
+  const newest = page.locator("tbody tr").first();
+  await expect(newest).toContainText("cache hit");
+  await newest.getByRole("link").click();
+  await expect(page.getByTestId("log-cache")).toContainText(/Hit: answered from the cache, saving \$0\.0000\d+/);
+  await expect(page.getByTestId("log-cost")).toHaveText("$0");
+});

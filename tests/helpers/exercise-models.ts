@@ -70,6 +70,12 @@ export async function exerciseEveryModel(database: Database): Promise<void> {
   await database.lease.create({ data: { name: "retention", holder: "a", expiresAt: day } });
   assert.equal((await database.lease.updateMany({ where: { name: "retention", expiresAt: { lt: new Date() } }, data: { holder: "b" } })).count, 1);
   await assert.rejects(database.lease.create({ data: { name: "retention", holder: "c", expiresAt: day } }));
+  // The response cache: a token's ceiling, the log's verdict, and the store used without Redis.
+  assert.equal((await database.token.update({ where: { id: token.id }, data: { cacheTtlSeconds: 60 } })).cacheTtlSeconds, 60);
+  await database.requestLog.update({ where: { id: "r1" }, data: { cacheStatus: "hit", cacheSavedUsd: 0.25 } });
+  assert.equal((await database.requestLog.findUnique({ where: { id: "r1" } }))?.cacheSavedUsd, 0.25);
+  await database.responseCacheEntry.create({ data: { key: "k", value: "{}", bytes: 2, expiresAt } });
+  assert.equal((await database.responseCacheEntry.aggregate({ _sum: { bytes: true } }))._sum.bytes, 2);
 
   await database.setting.upsert({ where: { key: "openSignup" }, create: { key: "openSignup", value: "true" }, update: { value: "true" } });
   assert.equal((await database.setting.findUnique({ where: { key: "openSignup" } }))?.value, "true");

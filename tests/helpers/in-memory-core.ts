@@ -29,7 +29,7 @@ export function testChannel(id: string, fields: Partial<Channel> = {}): Channel 
 
 export const testToken: TokenRecord = {
   id: "tok_test", name: "test", userId: null, enabled: true, expiresAt: null, usedTokens: 0, subject: { kind: "token", id: "tok_test" },
-  models: null, rpm: null, tpm: null, quotaTokens: null, budgetUsd: null, quotaPeriod: "none", windows: [],
+  models: null, rpm: null, tpm: null, quotaTokens: null, budgetUsd: null, quotaPeriod: "none", windows: [], cacheTtlSeconds: null,
 };
 
 export interface InMemoryCore {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { filterModels, withModels } from "@/app/(console)/console/channels/channel-fields";
+import { filterModels, formatPrices, parsePrices, withModels } from "@/app/(console)/console/channels/channel-fields";
 import { formatCost, splitInlineCode } from "@/app/_components/format";
 import { channelPricing } from "@/lib/console/channel-pricing";
 import { summarizeUsage, type UsageGroup } from "@/lib/console/dashboard-stats";
@@ -24,9 +24,10 @@ test("a cost reads $0 when priced at nothing and — when no price applied", () 
   assert.equal(formatCost(0, false), "—");
   assert.equal(formatCost(0.0042, false), "$0.0042");
   const pricing = channelPricing([
-    { id: "free", prices: { "free-model": { input: 0, output: 0 } } },
-    { id: "star", prices: { "*": { input: 1, output: 2 } } },
-    { id: "mock", prices: {} },
+    { ...unpriced("free"), prices: { "free-model": { input: 0, output: 0 } } },
+    { ...unpriced("star"), prices: { "*": { input: 1, output: 2 } } },
+    unpriced("mock"),
+    { ...unpriced("listed"), type: "openai", models: ["gpt-4o-mini"] },
   ]);
   assert.equal(pricing.isPriced("free", "free-model"), true);
   assert.equal(pricing.isPriced("free", "other-model"), false);
@@ -36,13 +37,20 @@ test("a cost reads $0 when priced at nothing and — when no price applied", () 
   assert.equal(pricing.isPriced(null, "free-model"), false);
   assert.equal(pricing.channelHasPrices("free"), true);
   assert.equal(pricing.channelHasPrices("mock"), false);
+  // A model the catalogue prices has a price without the channel naming one.
+  assert.equal(pricing.isPriced("listed", "gpt-4o-mini"), true);
+  assert.equal(pricing.channelHasPrices("listed"), true);
 });
+
+function unpriced(id: string) {
+  return { id, type: "mock" as const, prices: {}, modelMap: {}, models: [] as string[] };
+}
 
 test("the dashboard files a deleted channel's model as served and a refused name as unknown", () => {
   const group = (model: string | null, channelId: string | null, tokenId: string | null, costUsd = 0): UsageGroup => ({ model, channelId, tokenId, requests: 1, tokens: 10, costUsd });
   const pricing = channelPricing([
-    { id: "mock", prices: {} },
-    { id: "free", prices: { "free-model": { input: 0, output: 0 } } },
+    unpriced("mock"),
+    { ...unpriced("free"), prices: { "free-model": { input: 0, output: 0 } } },
   ]);
   const usage = summarizeUsage(
     [
@@ -75,4 +83,19 @@ test("the upstream model list filters by every word and selects or clears what i
   assert.deepEqual(filterModels(models, "  "), models);
   assert.deepEqual(withModels(["mine"], ["a", "mine", "b"], true), ["mine", "a", "b"]);
   assert.deepEqual(withModels(["mine", "a", "b"], ["a", "b"], false), ["mine"]);
+});
+
+test("prices read and write with an optional cache-read and cache-write price", () => {
+  const parsed = parsePrices("claude-sonnet-4 = 3 / 15 / 0.3 / 3.75\ngpt-4o-mini = 0.15 / 0.6\n* = $1 / $2 / 0.5");
+  assert.deepEqual(parsed, {
+    prices: {
+      "claude-sonnet-4": { input: 3, output: 15, cachedInput: 0.3, cacheWrite: 3.75 },
+      "gpt-4o-mini": { input: 0.15, output: 0.6 },
+      "*": { input: 1, output: 2, cachedInput: 0.5 },
+    },
+  });
+  assert.ok("error" in parsePrices("m = 1 / 2 / 3 / 4 / 5"));
+  // A cache-write price without a cached-input one keeps its place: cached input reads as the input price.
+  assert.equal(formatPrices({ m: { input: 3, output: 15, cacheWrite: 3.75 } }), "m = 3 / 15 / 3 / 3.75");
+  assert.equal(formatPrices(parsed.prices), "claude-sonnet-4 = 3 / 15 / 0.3 / 3.75\ngpt-4o-mini = 0.15 / 0.6\n* = 1 / 2 / 0.5");
 });

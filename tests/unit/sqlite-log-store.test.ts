@@ -27,7 +27,7 @@ function entry(id: string, overrides: Partial<RequestLogEntry> = {}): RequestLog
     id, createdAt: new Date("2026-11-23T10:15:00Z"), endpoint: "/v1/chat/completions", clientFormat: "openai", method: "POST",
     tokenId: "tok_1", userId: null, channelId: null, model: "m", upstreamModel: "m", status: 200, stream: true,
     promptTokens: 7, completionTokens: 5, cachedTokens: 0, reasoningTokens: 0, usageEstimated: false, latencyMs: 12,
-    firstTokenMs: 3, costUsd: 0.25, errorMessage: null, warnings: ["dropped seed"], attempts: null, ...overrides,
+    firstTokenMs: 3, costUsd: 0.25, errorMessage: null, warnings: ["dropped seed"], attempts: null, cacheStatus: null, cacheSavedUsd: 0, ...overrides,
   };
 }
 

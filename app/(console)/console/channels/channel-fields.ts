@@ -21,7 +21,7 @@ export function formatModelMap(map: Record<string, string>): string {
 type Prices = ChannelJson["prices"];
 
 /**
- * "model = input / output [/ cached input]" per line, US dollars per million tokens;
+ * "model = input / output [/ cached input [/ cache write]]" per line, US dollars per million tokens;
  * `*` prices every other model. Returns the first unreadable line as an error.
  */
 export function parsePrices(text: string): { prices: Prices } | { error: string } {
@@ -30,17 +30,26 @@ export function parsePrices(text: string): { prices: Prices } | { error: string 
     if (!line.trim()) continue;
     const [model, amounts] = line.split("=").map((part) => part.trim());
     const numbers = (amounts ?? "").split("/").map((part) => Number(part.trim().replace(/^\$/, "")));
-    if (!model || numbers.length < 2 || numbers.length > 3 || numbers.some((value) => !Number.isFinite(value) || value < 0)) {
-      return { error: `Prices, line ${index + 1}: write "model = input / output" (optionally "/ cached input"), in USD per million tokens.` };
+    if (!model || numbers.length < 2 || numbers.length > 4 || numbers.some((value) => !Number.isFinite(value) || value < 0)) {
+      return { error: `Prices, line ${index + 1}: write "model = input / output" (optionally "/ cached input / cache write"), in USD per million tokens.` };
     }
-    prices[model] = { input: numbers[0]!, output: numbers[1]!, ...(numbers[2] !== undefined ? { cachedInput: numbers[2] } : {}) };
+    prices[model] = {
+      input: numbers[0]!,
+      output: numbers[1]!,
+      ...(numbers[2] !== undefined ? { cachedInput: numbers[2] } : {}),
+      ...(numbers[3] !== undefined ? { cacheWrite: numbers[3] } : {}),
+    };
   }
   return { prices };
 }
 
 export function formatPrices(prices: Prices): string {
+  // A cache-write price needs its cached-input place filled (the input price, as it charges then).
   return Object.entries(prices)
-    .map(([model, price]) => `${model} = ${[price.input, price.output, price.cachedInput].filter((value) => value !== undefined).join(" / ")}`)
+    .map(([model, price]) => {
+      const cached = price.cachedInput ?? (price.cacheWrite !== undefined ? price.input : undefined);
+      return `${model} = ${[price.input, price.output, cached, price.cacheWrite].filter((value) => value !== undefined).join(" / ")}`;
+    })
     .join("\n");
 }
 

@@ -173,7 +173,7 @@ export function ChannelForm({ channel, types, onClose }: { channel: ChannelJson 
             <Input id="channel-weight" name="weight" type="number" min={0} step={1} defaultValue={channel?.weight ?? 1} />
           </Field>
           <div className="md:col-span-2">
-            <Field label="Prices" htmlFor="channel-prices" hint="USD per million tokens, one model per line: model = input / output [/ cached input]; * prices every other model.">
+            <Field label="Prices" htmlFor="channel-prices" hint="USD per million tokens, one model per line: model = input / output [/ cached input [/ cache write]]; * prices every other model. Models left out are priced from the model catalogue when it knows them.">
               <Textarea id="channel-prices" name="prices" rows={2} placeholder="gpt-4o-mini = 0.15 / 0.6 / 0.075" defaultValue={formatPrices(channel?.prices ?? {})} />
             </Field>
           </div>

@@ -157,22 +157,24 @@ function ChannelRow({ channel, onEdit }: { channel: ChannelView; onEdit: () => v
   );
 }
 
-/** Each public model, its upstream name when mapped, and its price when set. */
+/** Each public model, its upstream name when mapped, and its price with where it comes from (the channel's own or the catalogue). */
 function ModelList({ channel }: { channel: ChannelJson }) {
-  const price = (model: string) => channel.prices[model] ?? channel.prices["*"];
   return (
     <ul className="space-y-0.5">
       {channel.models.map((model) => {
         const upstream = channel.modelMap[model];
-        const cost = price(model);
+        const priced = channel.modelPrices[model];
         return (
           <li key={model} className="[overflow-wrap:anywhere]">
             <span className="font-mono">{model}</span>
             {upstream && <span className="text-zinc-500"> → {upstream}</span>}
-            {cost && (
+            {priced && (
               <span className="text-zinc-500" title="USD per million tokens, input / output">
                 {" "}
-                · ${cost.input} / ${cost.output}
+                · ${priced.price.input} / ${priced.price.output}{" "}
+                <span className="text-xs" data-testid="price-source">
+                  ({priced.source})
+                </span>
               </span>
             )}
           </li>

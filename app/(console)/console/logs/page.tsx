@@ -157,6 +157,7 @@ export default async function LogsPage({ searchParams }: { searchParams: SearchP
                     <Truncate text={row.model ?? "—"} className="xl:max-w-[9rem]" />
                     {row.servedModel && <Truncate text={`→ ${row.servedModel}`} className="text-xs text-zinc-500 xl:max-w-[9rem]" />}
                     {row.stream && <Badge>stream</Badge>}
+                    {row.cacheStatus === "hit" && <Badge tone="green">cache hit</Badge>}
                   </Td>
                   <Td label="Channel · token" wide className="text-xs">
                     <Truncate text={channel ?? "—"} className={cx("xl:max-w-[8rem]", !channel && "text-zinc-400")} />
@@ -170,7 +171,7 @@ export default async function LogsPage({ searchParams }: { searchParams: SearchP
                     {row.usageEstimated && <span title="Counted with a tokenizer">*</span>}
                   </Td>
                   <Td label="Cost" className="whitespace-nowrap tabular-nums xl:text-right" data-testid="log-cost">
-                    {formatCost(row.costUsd, pricing.isPriced(row.channelId, row.servedModel ?? row.model))}
+                    {formatCost(row.costUsd, row.cacheStatus === "hit" || pricing.isPriced(row.channelId, row.servedModel ?? row.model))}
                   </Td>
                   <Td label="Latency" className="whitespace-nowrap tabular-nums xl:text-right">
                     {formatNumber(row.latencyMs)} ms

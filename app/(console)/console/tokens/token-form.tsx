@@ -48,6 +48,7 @@ export function TokenForm({
       rpm: number("rpm"),
       tpm: number("tpm"),
       limits: JSON.parse(String(form.get("limits") ?? "[]")) as unknown[],
+      cacheTtlSeconds: number("cacheTtlSeconds"),
     };
     startTransition(async () => {
       if (token) {
@@ -85,6 +86,9 @@ export function TokenForm({
           </Field>
           <Field label="Budget (USD)" htmlFor="token-budget" hint="From the channels' prices; empty for unlimited.">
             <Input id="token-budget" name="budgetUsd" type="number" min={0} step="any" defaultValue={token?.budgetUsd ?? undefined} />
+          </Field>
+          <Field label="Response cache (seconds)" htmlFor="token-cache-ttl" hint="Longest a request may cache its answer (x-gateway-cache-ttl); empty for off.">
+            <Input id="token-cache-ttl" name="cacheTtlSeconds" type="number" min={1} max={604800} step={1} defaultValue={token?.cacheTtlSeconds ?? undefined} />
           </Field>
           <Field label="Quota period" htmlFor="token-period" hint="Quota and budget count from the period's start (UTC).">
             <Select id="token-period" name="quotaPeriod" defaultValue={token?.quotaPeriod ?? "none"}>

@@ -161,6 +161,7 @@ function TokenRow({
   const limits = [
     token.rpm !== null && `${formatNumber(token.rpm)} req/min`,
     token.tpm !== null && `${formatNumber(token.tpm)} tok/min`,
+    token.cacheTtlSeconds !== null && `cache ≤ ${formatNumber(token.cacheTtlSeconds)} s`,
     token.quotaTokens !== null && `${formatNumber(token.quotaTokens)} tokens${PERIOD[token.quotaPeriod] ?? ""}`,
     token.budgetUsd !== null && `${formatUsd(token.budgetUsd)}${PERIOD[token.quotaPeriod] ?? ""}`,
     ...token.limits.map((window) =>

@@ -65,8 +65,17 @@ export default async function LogDetailPage({ params }: { params: Promise<{ id: 
           </Item>
           <Item label="Cost">
             <span data-testid="log-cost">
-              {formatCost(row.costUsd, channelPricing(runtime.channels.all()).isPriced(row.channelId, row.servedModel ?? row.model))}
+              {formatCost(row.costUsd, row.cacheStatus === "hit" || channelPricing(runtime.channels.all()).isPriced(row.channelId, row.servedModel ?? row.model))}
               {row.costUsd > 0 && <span className="text-zinc-500"> (${row.costUsd.toFixed(6)})</span>}
+            </span>
+          </Item>
+          <Item label="Response cache">
+            <span data-testid="log-cache">
+              {row.cacheStatus === "hit"
+                ? `Hit: answered from the cache, saving ${row.cacheSavedUsd > 0 ? `$${row.cacheSavedUsd.toFixed(6)}` : "the upstream call"}`
+                : row.cacheStatus === "miss"
+                  ? "Miss: asked the upstream and kept the answer"
+                  : "Not used"}
             </span>
           </Item>
           <Item label="Latency">{row.latencyMs} ms</Item>
