@@ -1,3 +1,4 @@
+import { catalogueContextWindow } from "@/lib/catalogue/model-catalogue";
 import { isGatewayError } from "@/lib/canonical/gateway-error";
 import { logger } from "@/lib/logger";
 import type { ModelRoute } from "@/lib/models/model-route";
@@ -74,7 +75,10 @@ function skipReason(
   if (fallback === requested.name) return "it is the requested model";
   if (allowed && !allowed.has(fallback)) return "this API key may not use it";
   const tooLong = isGatewayError(failure) && failure.contextExceeded;
-  if (tooLong && requested.contextWindow && record?.contextWindow && record.contextWindow <= requested.contextWindow) {
+  // A record's window wins; else the catalogue's, where it knows the model.
+  const requestedWindow = requested.contextWindow ?? catalogueContextWindow(requested.name);
+  const fallbackWindow = record?.contextWindow ?? catalogueContextWindow(fallback);
+  if (tooLong && requestedWindow && fallbackWindow && fallbackWindow <= requestedWindow) {
     return `the prompt is too long for ${requested.name} and its context window is no larger`;
   }
   return undefined;

@@ -1,6 +1,8 @@
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import type { ModelRoute as ModelRouteRow } from "@/lib/db/generated/client";
-import { priceFor, type Price } from "@/lib/limits/prices";
+import { channelPrice, type PriceSource } from "@/lib/catalogue/channel-price";
+import { catalogueContextWindow } from "@/lib/catalogue/model-catalogue";
+import type { Price } from "@/lib/limits/prices";
 import type { Channel } from "@/lib/routing/channel";
 import type { Runtime } from "@/lib/runtime-types";
 import { toModelRoute, type CreateModelInput, type UpdateModelInput } from "./model-route";
@@ -18,8 +20,10 @@ export interface ModelChannelJson {
   enabled: boolean;
   /** The upstream's name for the model on this channel (its model map), when it differs. */
   upstreamModel: string | null;
-  /** The channel's own price for the model (USD per million tokens), when it has one. */
+  /** The model's price on this channel (USD per million tokens): the channel's own, else the catalogue's. */
   price: Price | null;
+  /** Where `price` comes from. */
+  priceSource: PriceSource | null;
 }
 
 export interface ModelJson {
@@ -28,7 +32,10 @@ export interface ModelJson {
   name: string;
   fallbacks: string[];
   strategy: string;
+  /** The record's context window (what routing uses first). */
   contextWindow: number | null;
+  /** The catalogue's context window for the name, where it knows the model (used when the record has none). */
+  catalogueContextWindow: number | null;
   channels: ModelChannelJson[];
   createdAt: string | null;
   updatedAt: string | null;
@@ -106,6 +113,7 @@ function modelJson(runtime: Runtime, name: string, row: ModelRouteRow | undefine
     fallbacks: route?.fallbacks ?? [],
     strategy: route?.strategy ?? "weighted",
     contextWindow: route?.contextWindow ?? null,
+    catalogueContextWindow: catalogueContextWindow(name) ?? null,
     channels: runtime.channels
       .all()
       .filter((channel) => channel.models.includes(name))
@@ -126,6 +134,10 @@ function channelJson(channel: Channel, model: string): ModelChannelJson {
     weight: channel.weight,
     enabled: channel.enabled && !channel.autoDisabledReason,
     upstreamModel,
-    price: priceFor(channel.prices, model) ?? (upstreamModel ? priceFor(channel.prices, upstreamModel) : undefined) ?? null,
+    ...priced(channelPrice(channel, model)),
   };
+}
+
+function priced(found: { price: Price; source: PriceSource } | undefined): Pick<ModelChannelJson, "price" | "priceSource"> {
+  return { price: found?.price ?? null, priceSource: found?.source ?? null };
 }

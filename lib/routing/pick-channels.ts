@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { priceFor } from "@/lib/limits/prices";
+import { channelPrice } from "@/lib/catalogue/channel-price";
 import type { Channel } from "./channel";
 
 /** How the channels of one priority tier are ordered for a model (a model record's `strategy`). */
@@ -71,9 +71,9 @@ function fastestOfTwo(group: Channel[], model: string, signals: RoutingSignals |
   return [winner, ...sortedBy([loser, ...rest], latency)];
 }
 
-/** Input plus output price per million tokens; a channel without a price goes after the priced ones. */
+/** Input plus output price per million tokens (the channel's own, else the catalogue's); a channel without a price goes after the priced ones. */
 function pricePerMillion(channel: Channel, model: string): number {
-  const price = priceFor(channel.prices, model) ?? priceFor(channel.prices, channel.modelMap[model] ?? model);
+  const price = channelPrice(channel, model)?.price;
   return price ? price.input + price.output : Number.POSITIVE_INFINITY;
 }
 

@@ -92,14 +92,27 @@ function ModelRow({ model, onEdit }: { model: ModelJson; onEdit: () => void }) {
         {model.fallbacks.length ? <Truncate text={model.fallbacks.join(" → ")} className="xl:max-w-[14rem]" /> : <span className="text-zinc-400">none</span>}
       </Td>
       <Td label="Context window" className="tabular-nums xl:text-right" data-testid="model-context-window">
-        {model.contextWindow ? formatNumber(model.contextWindow) : <span className="text-zinc-400">—</span>}
+        {model.contextWindow ? (
+          formatNumber(model.contextWindow)
+        ) : model.catalogueContextWindow ? (
+          <span title="from the model catalogue; a record's own value overrides it">
+            {formatNumber(model.catalogueContextWindow)}
+            <span className="text-zinc-400"> (catalogue)</span>
+          </span>
+        ) : (
+          <span className="text-zinc-400">—</span>
+        )}
       </Td>
       <Td label="Price" wide className="text-xs">
         {priced.length ? (
           priced.map((channel) => (
-            <div key={channel.id} title={`set on channel ${channel.name}`}>
+            <div key={channel.id} title={channel.priceSource === "catalogue" ? `from the model catalogue, on channel ${channel.name}` : `set on channel ${channel.name}`}>
               {formatUsd(channel.price!.input)} in · {formatUsd(channel.price!.output)} out
-              <span className="text-zinc-400"> ({channel.name})</span>
+              <span className="text-zinc-400">
+                {" "}
+                ({channel.name}
+                {channel.priceSource === "catalogue" ? ", catalogue" : ""})
+              </span>
             </div>
           ))
         ) : (
