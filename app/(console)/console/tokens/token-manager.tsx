@@ -124,7 +124,6 @@ function TokenTable(props: { tokens: TokenJson[]; cachedShares: Record<string, n
           <Th>Limits</Th>
           <Th className="text-right">Used</Th>
           <Th>Status</Th>
-          <Th>Last used</Th>
           <Th>
             <span className="sr-only">Actions</span>
           </Th>
@@ -203,11 +202,12 @@ function TokenRow({
             </div>
           )}
         </Td>
+        {/* Last use under the status: one column fewer keeps the row's actions in view at 1280 px. */}
         <Td label="Status">
           <Badge tone={state.tone}>{state.label}</Badge>
-        </Td>
-        <Td label="Last used" className="text-xs" title={formatDateTime(token.lastUsedAt)}>
-          {formatRelative(token.lastUsedAt, now)}
+          <div className="mt-1 whitespace-nowrap text-xs text-zinc-500" title={formatDateTime(token.lastUsedAt)}>
+            {token.lastUsedAt ? `used ${formatRelative(token.lastUsedAt, now)}` : "never used"}
+          </div>
         </Td>
         <Td>
           <RowActions>
