@@ -145,7 +145,7 @@ async function atFixedRate(target: Target, path: string, body: string): Promise<
   return { p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), firstByteP50: percentile(firstBytes, 0.5), firstByteP99: percentile(firstBytes, 0.99) };
 }
 
-async function startGatewayTarget(upstreamPort: number, processes: number, extraEnv: Record<string, string> = {}, root = ROOT): Promise<Target & { stop(): void }> {
+async function startGatewayTarget(upstreamPort: number, processes: number, extraEnv: Record<string, string> = {}, root = ROOT): Promise<Target & { stop(): void; windowedToken: string }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "gateway-bench-"));
   const adminKey = `bench-admin-${randomBytes(12).toString("hex")}`;
   const { child, match } = await startProcess(
@@ -162,10 +162,16 @@ async function startGatewayTarget(upstreamPort: number, processes: number, extra
   };
   await admin("/api/admin/channels", { name: "bench", type: "openai", baseUrl: `http://127.0.0.1:${upstreamPort}`, apiKey: "sk-bench-upstream", models: ["bench-model"] });
   const token = await admin("/api/admin/tokens", { name: "bench" });
+  // A token with plan-style limit windows that never run out: what reserving and settling them costs.
+  const windowed = await admin("/api/admin/tokens", {
+    name: "bench windows",
+    limits: [{ window: "5h", requests: 1_000_000_000 }, { window: "week", tokens: 1_000_000_000_000 }, { window: "month", usd: 1_000_000 }],
+  });
   return {
     name: processes === 1 ? "gateway" : `gateway x${processes}`,
     url,
     headers: { authorization: `Bearer ${token.key}` },
+    windowedToken: String(windowed.key),
     pid: child.pid!,
     stop() {
       child.kill("SIGTERM");
@@ -199,11 +205,14 @@ const ratio = (a: number, b: number) => (b > 0 ? (a / b).toFixed(2) : "-");
 const cpuRatio = (c: Load, b: Load) => `${ratio(c.cpuUsPerRequest ?? 0, b.cpuUsPerRequest ?? 0)}x`;
 {
   const chat = "/chat/completions";
-  const [a, b, c, off, base] = await interleaved([
+  const [a, b, c, off, session, windows, base] = await interleaved([
     { target: direct, path: chat, body: chatBody },
     { target: raw, path: chat, body: chatBody },
     { target: gateway, path: `/v1${chat}`, body: chatBody },
     { target: unlogged, path: `/v1${chat}`, body: chatBody },
+    // A Codex-style session header (one pin lookup per request) and a token with three limit windows.
+    { target: gateway, path: `/v1${chat}`, body: chatBody, headers: { session_id: "bench-session" } },
+    { target: gateway, path: `/v1${chat}`, body: chatBody, headers: { authorization: `Bearer ${gateway.windowedToken}` } },
     ...(baseline ? [{ target: baseline, path: `/v1${chat}`, body: chatBody }] : []),
   ]);
   unlogged.stop();
@@ -217,7 +226,11 @@ const cpuRatio = (c: Load, b: Load) => `${ratio(c.cpuUsPerRequest ?? 0, b.cpuUsP
   table.push(["chat CPU µs/req", "-", String(b!.cpuUsPerRequest), String(c!.cpuUsPerRequest), cpuRatio(c!, b!)]);
   table.push(["chat req/s, request log off (REQUEST_LOG=off)", "-", "-", off!.rps.toFixed(0), `log on: ${ratio(c!.rps, off!.rps)} of off`]);
   table.push(["chat CPU µs/req, request log off", "-", "-", String(off!.cpuUsPerRequest), `log on: ${cpuRatio(c!, off!)}`]);
-  table.push(["chat failed", String(a!.failed), String(b!.failed), String(c!.failed + off!.failed), ""]);
+  results.chatWithSession = session;
+  results.chatWithLimitWindows = windows;
+  table.push(["chat CPU µs/req, with a session (affinity)", "-", "-", String(session!.cpuUsPerRequest), `${cpuRatio(session!, c!)} without`]);
+  table.push(["chat CPU µs/req, token with 3 limit windows", "-", "-", String(windows!.cpuUsPerRequest), `${cpuRatio(windows!, c!)} without`]);
+  table.push(["chat failed", String(a!.failed), String(b!.failed), String(c!.failed + off!.failed + session!.failed + windows!.failed), ""]);
 
   const anthropicHeaders = { "anthropic-version": "2023-06-01" };
   const [sa, sb, sc, translated, baseStream, baseTranslated] = await interleaved([

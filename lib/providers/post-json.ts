@@ -14,12 +14,24 @@ type SendContext = ListContext;
  * the loop guard's hop header added. A non-2xx answer is read and turned into a
  * GatewayError by the format's error parser, with the upstream's Retry-After kept.
  */
-export async function sendUpstream(context: SendContext, endpoint: Endpoint, request: Omit<OutgoingRequest, "url">, parseError: ParseError): Promise<UpstreamResponse> {
+// The request's header object is this call's own (the helpers below build it): headers are
+// added to it in place, and each object is built once, without spreads, on this per-request path.
+async function sendUpstream(context: SendContext, endpoint: Endpoint, request: Omit<OutgoingRequest, "url">, parseError: ParseError): Promise<UpstreamResponse> {
   const { channel, transport } = context;
-  const outgoing: OutgoingRequest = { ...request, url: transport.url(endpoint), headers: { ...request.headers, [HOPS_HEADER]: context.hops } };
+  request.headers[HOPS_HEADER] = context.hops;
+  const outgoing: OutgoingRequest = { method: request.method, url: transport.url(endpoint), headers: request.headers, body: request.body };
   transport.prepare?.(endpoint, outgoing);
-  await transport.authorize(outgoing, context.signal);
-  const response = await context.http.send({ ...outgoing, signal: context.signal, timeouts: context.timeouts });
+  // Most transports add a header synchronously: no await (and no extra tick) for those.
+  const authorized = transport.authorize(outgoing, context.signal);
+  if (authorized) await authorized;
+  const response = await context.http.send({
+    url: outgoing.url,
+    method: outgoing.method,
+    headers: outgoing.headers,
+    body: outgoing.body,
+    signal: context.signal,
+    timeouts: context.timeouts,
+  });
   if (response.status >= 400) {
     const text = await response.body.text();
     const error = transport.readError?.(response.status, text, response.headers) ?? parseError(response.status, text, channel.apiKey);
@@ -43,7 +55,7 @@ export function postBody(
   body: string | Buffer | AsyncIterable<Uint8Array>,
   parseError: ParseError,
 ): Promise<UpstreamResponse> {
-  return sendUpstream(context, endpoint, { method: "POST", headers, body }, parseError);
+  return sendUpstream(context, endpoint, { method: "POST", headers: { ...headers }, body }, parseError);
 }
 
 /** GETs JSON (a model list). */

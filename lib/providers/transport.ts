@@ -63,14 +63,15 @@ export function joinUrl(baseUrl: string, path: string, query?: string): string {
  * one header (`authorization: Bearer <key>`, `x-api-key`, `x-goog-api-key`...).
  */
 export function keyHeaderTransport(channel: Channel, header: string, format: (key: string) => string = (key) => key): Transport {
-  const key = channel.apiKey;
+  // Formatted once per transport (one per channel and key), not per request.
+  const value = channel.apiKey ? format(channel.apiKey) : undefined;
   return {
     url: (endpoint) => joinUrl(channel.baseUrl, endpoint.path, endpoint.query),
     authorize(request) {
-      if (key) request.headers[header] = format(key);
+      if (value) request.headers[header] = value;
     },
     async socket(endpoint) {
-      return { url: joinUrl(channel.baseUrl, endpoint.path, endpoint.query).replace(/^http/, "ws"), headers: key ? { [header]: format(key) } : {} };
+      return { url: joinUrl(channel.baseUrl, endpoint.path, endpoint.query).replace(/^http/, "ws"), headers: value ? { [header]: value } : {} };
     },
   };
 }

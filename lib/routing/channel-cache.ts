@@ -6,15 +6,13 @@ import { openSettings } from "@/lib/channels/channel-settings";
 import { pricesSchema } from "@/lib/limits/prices";
 import { operationSchema } from "@/lib/providers/operation";
 import { channelTimeoutsSchema, channelTypeSchema, type Channel } from "./channel";
+import { ReloadingCache } from "@/lib/state/reloading-cache";
 import { pickChannels, type PickOptions } from "./pick-channels";
 
 const PENDING_DISABLE_MS = 10_000;
 
-/**
- * All channels, in memory, keys decrypted once. Reloaded every `refreshMs` so other
- * instances' changes arrive, and at once after a change made in this process.
- */
-export class ChannelCache {
+/** All channels, in memory, keys decrypted once (the reloading is ReloadingCache's). */
+export class ChannelCache extends ReloadingCache {
   private channels: Channel[] = [];
   /**
    * Each channel as last built, with the row it was built from: a reload keeps the same
@@ -23,70 +21,17 @@ export class ChannelCache {
    */
   private built = new Map<string, { fingerprint: string; channel: Channel }>();
   private readonly pendingDisables = new Map<string, { reason: string; until: number }>();
-  private timer: NodeJS.Timeout | undefined;
-  private loading: Promise<void> | undefined;
-  private queued: Promise<void> | undefined;
-  private announced: Promise<void> | undefined;
 
   constructor(
     private readonly database: Database,
     /** The current key first, then keys from before a rotation. */
     private readonly encryptionKeys: Buffer[],
-    private readonly onError: (error: unknown) => void,
-  ) {}
-
-  async start(refreshMs: number): Promise<void> {
-    await this.reload();
-    this.timer = setInterval(() => this.reload().catch(this.onError), refreshMs);
-    this.timer.unref();
+    onError: (error: unknown) => void,
+  ) {
+    super(onError);
   }
 
-  stop(): void {
-    clearInterval(this.timer);
-  }
-
-  /**
-   * Resolves once a load that started after this call has finished: a load already under
-   * way may have read before the caller's change, so one more follows it (shared by all
-   * who ask meanwhile).
-   */
-  reload(): Promise<void> {
-    if (!this.loading) {
-      this.loading = this.load().finally(() => {
-        this.loading = undefined;
-      });
-      return this.loading;
-    }
-    this.queued ??= this.loading
-      .catch(() => undefined)
-      .then(() => {
-        this.queued = undefined;
-        return this.reload();
-      });
-    return this.queued;
-  }
-
-  /**
-   * Reloads for a change another process announced. Until it has loaded, `settling` holds
-   * it, so requests route on the changed channels rather than on what the change replaced.
-   */
-  reloadAnnounced(): Promise<void> {
-    const loaded = this.reload();
-    const settled: Promise<void> = loaded
-      .catch(() => undefined)
-      .finally(() => {
-        if (this.announced === settled) this.announced = undefined;
-      });
-    this.announced = settled;
-    return loaded;
-  }
-
-  /** An announced change still loading (never rejects), or undefined: nothing to wait for. */
-  get settling(): Promise<void> | undefined {
-    return this.announced;
-  }
-
-  private async load(): Promise<void> {
+  protected async load(): Promise<void> {
     const rows = await this.database.channel.findMany({ orderBy: { createdAt: "asc" } });
     const now = Date.now();
     const built = new Map<string, { fingerprint: string; channel: Channel }>();
