@@ -1,28 +1,15 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { MemorySharedState } from "@/lib/state/memory-shared-state";
-import { RedisSharedState } from "@/lib/state/redis-shared-state";
 import type { SharedState } from "@/lib/state/shared-state";
-import { sharedServices } from "../helpers/start-gateway";
+import { twoRedisStates } from "../helpers/two-redis-states";
 
 // Sliding values (session pins): what one process stores the other reads, and each read
 // starts the TTL again, so a session that keeps talking keeps its pin and an idle one loses it.
 
-let first: RedisSharedState;
-let second: RedisSharedState;
-
-before(async () => {
-  const services = sharedServices();
-  if (!services) throw new Error("This suite needs TEST_POSTGRES_URL and TEST_REDIS_URL: run it through `npm test`.");
-  first = await RedisSharedState.connect(services.redisUrl);
-  second = await RedisSharedState.connect(services.redisUrl);
-});
-after(async () => {
-  await first?.close();
-  await second?.close();
-});
+const redis = twoRedisStates();
 
 async function slides(writer: SharedState, reader: SharedState) {
   const key = `test:sliding:${randomUUID()}`;
@@ -37,7 +24,7 @@ async function slides(writer: SharedState, reader: SharedState) {
 }
 
 describe("sliding values", () => {
-  test("Redis: one process writes, the other reads and renews", () => slides(first, second));
+  test("Redis: one process writes, the other reads and renews", () => slides(redis.first, redis.second));
   test("memory: the same within one process", async () => {
     const memory = new MemorySharedState();
     await slides(memory, memory);
