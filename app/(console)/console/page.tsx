@@ -34,13 +34,13 @@ export default async function DashboardPage() {
   const errorRate = stats.totals.requests ? (stats.totals.errors / stats.totals.requests) * 100 : 0;
   return (
     <>
-      <PageHeader title="Dashboard" description={`Last 24 hours${admin ? ", all traffic" : ", your traffic"}. Costs come from the channels' per-model prices.`} />
+      <PageHeader title="Dashboard" description={`Last 24 hours${admin ? ", all traffic" : ", your traffic"}. Costs come from the channels' prices, else the model catalogue's.`} />
       <div className="grid grid-cols-2 gap-4 lg:grid-cols-5">
         <Stat label="Requests" value={formatNumber(stats.totals.requests)} />
         <Stat label="Tokens" value={formatCompact(stats.totals.tokens)} />
         <Stat label="Errors" value={formatNumber(stats.totals.errors)} hint={`${errorRate.toFixed(1)}% of requests`} />
         <Stat label="Avg latency" value={`${formatNumber(stats.totals.avgLatencyMs)} ms`} />
-        <Stat className="col-span-2 lg:col-span-1" label="Cost" value={formatCost(stats.totals.costUsd, stats.totals.priced)} hint={stats.totals.priced ? "from channel prices" : "no request had a price"} />
+        <Stat className="col-span-2 lg:col-span-1" label="Cost" value={formatCost(stats.totals.costUsd, stats.totals.priced)} hint={stats.totals.priced ? "from channel and catalogue prices" : "no request had a price"} />
       </div>
       {stats.totals.requests === 0 ? (
         <div className="mt-6">
