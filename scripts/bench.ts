@@ -119,7 +119,7 @@ async function interleaved(runs: Run[]): Promise<Load[]> {
 }
 
 /** Requests at a fixed rate well below saturation: latency to the whole answer and to the first body byte. */
-async function atFixedRate(target: Target, path: string, body: string): Promise<{ p50: number; p99: number; firstByteP50: number; firstByteP99: number }> {
+async function atFixedRate(target: Target, path: string, body: string): Promise<{ p50: number; p99: number; firstByteP50: number; firstByteP99: number; cpuUsPerRequest: number | null }> {
   const total = rate * 4;
   const latencies: number[] = [];
   const firstBytes: number[] = [];
@@ -135,14 +135,17 @@ async function atFixedRate(target: Target, path: string, body: string): Promise<
   for (let warm = 0; warm < 50; warm += 1) await one();
   latencies.length = 0;
   firstBytes.length = 0;
+  const cpuBefore = target.pid ? cpuSeconds(target.pid) : 0;
   const pending: Promise<void>[] = [];
   for (let index = 0; index < total; index += 1) {
     pending.push(one());
     await new Promise((resolve) => setTimeout(resolve, 1000 / rate));
   }
   await Promise.all(pending);
+  // Whatever runs per request regardless of load (timer wake-ups, batches of one) shows here.
+  const cpuUsPerRequest = target.pid ? Math.round(((cpuSeconds(target.pid) - cpuBefore) * 1e6) / total) : null;
   const percentile = (values: number[], p: number) => values.sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))]!;
-  return { p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), firstByteP50: percentile(firstBytes, 0.5), firstByteP99: percentile(firstBytes, 0.99) };
+  return { p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), firstByteP50: percentile(firstBytes, 0.5), firstByteP99: percentile(firstBytes, 0.99), cpuUsPerRequest };
 }
 
 async function startGatewayTarget(upstreamPort: number, processes: number, extraEnv: Record<string, string> = {}, root = ROOT): Promise<Target & { stop(): void; windowedToken: string }> {
@@ -269,6 +272,7 @@ for (const [scenario, path, body] of [["chat", "/chat/completions", chatBody], [
   results[`${scenario} at ${rate}/s`] = { direct: a, proxy: b, gateway: c };
   const added = (x: number, y: number) => `+${(x - y).toFixed(2)}`;
   table.push([`${scenario} at ${rate}/s added p50 / p99 ms`, `${a.p50.toFixed(2)} / ${a.p99.toFixed(2)}`, `${added(b.p50, a.p50)} / ${added(b.p99, a.p99)}`, `${added(c.p50, a.p50)} / ${added(c.p99, a.p99)}`, ""]);
+  table.push([`${scenario} at ${rate}/s CPU µs/req`, "-", String(b.cpuUsPerRequest), String(c.cpuUsPerRequest), `${ratio(c.cpuUsPerRequest ?? 0, b.cpuUsPerRequest ?? 0)}x`]);
   if (scenario === "stream") table.push([`stream first byte added p50 ms`, a.firstByteP50.toFixed(2), added(b.firstByteP50, a.firstByteP50), added(c.firstByteP50, a.firstByteP50), ""]);
 }
 table.push(["RSS idle / peak MB", "-", `${idle.proxy.rss} / ${peak.proxy}`, `${idle.gateway.rss} / ${peak.gateway}`, ""]);

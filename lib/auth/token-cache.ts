@@ -86,6 +86,9 @@ export class TokenCache {
    * only), so a hit costs no hash; the keyed hash is computed on a miss.
    */
   async get(key: string): Promise<TokenRecord | null> {
+    // A fresh entry without fetch()'s promise machinery: the hot path's common case.
+    const cached = this.cache.get(key);
+    if (cached) return cached.record;
     return (await fetchThroughInvalidation(() => this.cache.fetch(key)))?.record ?? null;
   }
 

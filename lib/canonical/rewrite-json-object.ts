@@ -106,16 +106,18 @@ function topLevelMembers(text: string): { members: Member[]; close: number } | u
 /**
  * The JSON object in `bytes` with the members in `set` replaced, or added at its end,
  * or removed where the value is `undefined` (as JSON.stringify leaves it out), and every
- * other byte as it was. Undefined when the bytes are not one plain UTF-8 JSON
- * object whose members can be told apart (a byte order mark, a key to set given twice):
- * the caller then serialises its parsed copy instead.
+ * other byte as it was; with nothing to change, the bytes themselves (the caller parsed
+ * them). Undefined when the bytes are not one plain UTF-8 JSON object whose members can be
+ * told apart (a byte order mark, a key to set given twice): the caller then serialises its
+ * parsed copy instead.
  */
 export function rewriteJsonObject(bytes: Buffer, set: Record<string, unknown>): Buffer | undefined {
   const keys = Object.keys(set);
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return undefined;
+  // Nothing to change: the bytes the caller parsed go as they are (no scan).
+  if (keys.length === 0) return bytes;
   const found = topLevelMembers(bytes.toString("latin1"));
   if (!found) return undefined;
-  if (keys.length === 0) return bytes;
   const edits: { start: number; end: number; text: string }[] = [];
   const added: string[] = [];
   const removed = new Set<number>();

@@ -58,7 +58,9 @@ export class RequestLog {
   finishWith(response: ApiResponse): ApiResponse {
     this.stampHeaders(response.headers);
     if (!isAsyncIterable(response.body)) {
-      this.finish(response.status);
+      // Recorded just after the answer is written (the writer runs in this same turn): the
+      // row, the settlement and the hooks are not in the way of the caller's answer.
+      setImmediate(() => this.finish(response.status));
       return response;
     }
     const body = response.body;

@@ -7,13 +7,16 @@ import { pricesSchema } from "@/lib/limits/prices";
 import { operationSchema } from "@/lib/providers/operation";
 import { channelTimeoutsSchema, channelTypeSchema, type Channel } from "./channel";
 import { ReloadingCache } from "@/lib/state/reloading-cache";
-import { pickChannels, type PickOptions } from "./pick-channels";
+import { channelTiers, orderTiers, type PickOptions, type Tier } from "./pick-channels";
 
 const PENDING_DISABLE_MS = 10_000;
+const MAX_MODELS_REMEMBERED = 10_000;
 
 /** All channels, in memory, keys decrypted once (the reloading is ReloadingCache's). */
 export class ChannelCache extends ReloadingCache {
   private channels: Channel[] = [];
+  /** Each model's channels by priority, worked out on its first request after the channels last changed. */
+  private tiers = new Map<string, Tier[]>();
   /**
    * Each channel as last built, with the row it was built from: a reload keeps the same
    * object while the row is unchanged, so what hangs off it (its transport, a signer's key
@@ -35,7 +38,7 @@ export class ChannelCache extends ReloadingCache {
     const rows = await this.database.channel.findMany({ orderBy: { createdAt: "asc" } });
     const now = Date.now();
     const built = new Map<string, { fingerprint: string; channel: Channel }>();
-    this.channels = rows.flatMap((row) => {
+    const channels = rows.flatMap((row) => {
       try {
         const fingerprint = rowFingerprint(row);
         const kept = this.built.get(row.id);
@@ -51,6 +54,15 @@ export class ChannelCache extends ReloadingCache {
       }
     });
     this.built = built;
+    this.replace(channels);
+  }
+
+  /** The channels from now on; the per-model tiers are worked out again only when one of them changed. */
+  private replace(channels: Channel[]): void {
+    const same = channels.length === this.channels.length && channels.every((channel, index) => channel === this.channels[index]);
+    if (same) return;
+    this.channels = channels;
+    this.tiers = new Map();
   }
 
   private toChannel(row: ChannelRow): Channel {
@@ -89,7 +101,7 @@ export class ChannelCache extends ReloadingCache {
    */
   markAutoDisabled(id: string, reason: string): void {
     this.pendingDisables.set(id, { reason, until: Date.now() + PENDING_DISABLE_MS });
-    this.channels = this.channels.map((channel) => (channel.id === id ? { ...channel, autoDisabledReason: reason } : channel));
+    this.replace(this.channels.map((channel) => (channel.id === id ? { ...channel, autoDisabledReason: reason } : channel)));
   }
 
   all(): readonly Channel[] {
@@ -97,7 +109,14 @@ export class ChannelCache extends ReloadingCache {
   }
 
   candidates(model: string, options?: PickOptions): Channel[] {
-    return pickChannels(this.channels, model, options);
+    let tiers = this.tiers.get(model);
+    if (!tiers) {
+      tiers = channelTiers(this.channels, model);
+      // Bounded: names no channel serves are remembered too (as no tiers), and callers choose them.
+      if (this.tiers.size >= MAX_MODELS_REMEMBERED) this.tiers.clear();
+      this.tiers.set(model, tiers);
+    }
+    return orderTiers(tiers, model, options);
   }
 
   /** Every model some enabled channel serves, with the channel type that serves it first. */

@@ -26,28 +26,46 @@ export const LATENCY_EXPLORATION = 0.05;
 
 type TierOrder = (group: Channel[], model: string, signals: RoutingSignals | undefined, random: () => number) => Channel[];
 
+/** One priority's channels for a model: those with weight, and the standbys (weight 0). */
+export interface Tier {
+  active: Channel[];
+  standby: Channel[];
+}
+
 /**
- * Orders the enabled (and not automatically disabled) channels that serve `model` for trying:
- * highest priority first, and within one priority by the model's strategy (a weighted random
- * order by default). Weight 0 is a standby under every strategy: tried only after its peers.
+ * The enabled (and not automatically disabled) channels that serve `model`, grouped by
+ * priority, highest first. It depends only on the channels, so the channel cache keeps it
+ * per model until they change; only the order within a tier is drawn per request.
  */
-export function pickChannels(channels: readonly Channel[], model: string, options: PickOptions = {}): Channel[] {
+export function channelTiers(channels: readonly Channel[], model: string): Tier[] {
+  const byPriority = new Map<number, Tier>();
+  for (const channel of channels) {
+    if (!channel.enabled || channel.autoDisabledReason || !channel.models.includes(model)) continue;
+    let tier = byPriority.get(channel.priority);
+    if (!tier) byPriority.set(channel.priority, (tier = { active: [], standby: [] }));
+    (channel.weight > 0 ? tier.active : tier.standby).push(channel);
+  }
+  return [...byPriority.entries()].sort((a, b) => b[0] - a[0]).map((entry) => entry[1]);
+}
+
+/**
+ * The channels of `tiers` in the order to try them: highest priority first, and within one
+ * priority by the model's strategy (a weighted random order by default). Weight 0 is a
+ * standby under every strategy: tried only after its peers.
+ */
+export function orderTiers(tiers: readonly Tier[], model: string, options: PickOptions = {}): Channel[] {
   const random = options.random ?? Math.random;
   const order = TIER_ORDERS[options.strategy ?? "weighted"];
-  const candidates = channels.filter((channel) => channel.enabled && !channel.autoDisabledReason && channel.models.includes(model));
-  const byPriority = new Map<number, Channel[]>();
-  for (const channel of candidates) {
-    const group = byPriority.get(channel.priority);
-    if (group) group.push(channel);
-    else byPriority.set(channel.priority, [channel]);
-  }
-  const priorities = [...byPriority.keys()].sort((a, b) => b - a);
-  return priorities.flatMap((priority) => {
-    const group = byPriority.get(priority)!;
-    const active = group.filter((channel) => channel.weight > 0);
-    const standby = group.filter((channel) => channel.weight <= 0);
-    return [...order(active, model, options.signals, random), ...weightedOrder(standby, random)];
-  });
+  // The common case, one channel: no drawing, one array.
+  if (tiers.length === 1 && tiers[0]!.active.length + tiers[0]!.standby.length === 1) return [...tiers[0]!.active, ...tiers[0]!.standby];
+  const ordered: Channel[] = [];
+  for (const tier of tiers) ordered.push(...order(tier.active, model, options.signals, random), ...weightedOrder(tier.standby, random));
+  return ordered;
+}
+
+/** Both at once, for a list of channels at hand. */
+export function pickChannels(channels: readonly Channel[], model: string, options: PickOptions = {}): Channel[] {
+  return orderTiers(channelTiers(channels, model), model, options);
 }
 
 const TIER_ORDERS: Record<Strategy, TierOrder> = {

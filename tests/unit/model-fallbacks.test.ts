@@ -104,6 +104,8 @@ describe("fallbacks in the call core", () => {
     assert.equal(answer.headers["x-gateway-fallback-from"], undefined);
     assert.equal(core.services.routingStats.inFlight("a"), 1, "counted until the answer has been sent");
     scope.log.finishWith(answer);
+    // Recorded once the answer has been handed to the writer (one turn later).
+    await new Promise((resolve) => setImmediate(resolve));
     assert.equal(core.services.routingStats.inFlight("a"), 0);
     assert.equal(scope.log.servedModel, null);
     await core.close();
