@@ -1,3 +1,4 @@
+import type { AbortSource } from "@/lib/canonical/abort-source";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 
 // A framework-independent request/response pair. API handlers take and return these,
@@ -21,7 +22,7 @@ export interface ApiRequest {
    */
   bodyStream(limitBytes: number): AsyncIterable<Uint8Array>;
   /** Aborted when the client goes away before the response is complete. */
-  signal: AbortSignal;
+  signal: AbortSource;
   /** Path parameters captured by the router. */
   params: Record<string, string>;
 }

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { abortSignalOf } from "@/lib/canonical/abort-source";
 import { isAsyncIterable, type ApiResponse } from "@/lib/canonical/api-types";
 import { GatewayError, isGatewayError, toGatewayError } from "@/lib/canonical/gateway-error";
 import { guardStream, primeStream } from "@/lib/canonical/prime-stream";
@@ -43,7 +44,7 @@ export async function attemptAll<O extends Operation>(scope: CallScope, plan: Ca
       // Full jitter, doubling per attempt: spreads retries from many clients apart.
       const ceiling = Math.min(backoffMs * 2 ** (attempts - 1), 2000);
       try {
-        await sleep(Math.random() * ceiling, undefined, { signal: request.signal });
+        await sleep(Math.random() * ceiling, undefined, { signal: abortSignalOf(request.signal) });
       } catch (error) {
         states.release(channel.id, plan.model);
         throw error;
@@ -148,7 +149,7 @@ export async function attemptAll<O extends Operation>(scope: CallScope, plan: Ca
   const waitMs = until === null ? 0 : Math.max(0, until - runtime.now());
   if (rateLimited && !waited && until !== null && waitMs <= runtime.routing.maxWaitMs) {
     // The cool-down ends within what the call may wait (ROUTING_MAX_WAIT_MS): wait it out once.
-    await sleep(waitMs, undefined, { signal: request.signal });
+    await sleep(waitMs, undefined, { signal: abortSignalOf(request.signal) });
     return attemptAll(scope, plan, candidates, true);
   }
   const retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000));

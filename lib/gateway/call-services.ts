@@ -1,4 +1,5 @@
 import type { TokenRecord } from "@/lib/auth/token-record";
+import type { AbortSource } from "@/lib/canonical/abort-source";
 import type { GatewayError } from "@/lib/canonical/gateway-error";
 import type { Operation } from "@/lib/providers/operation";
 import type { OperationCalls } from "@/lib/providers/provider";
@@ -57,7 +58,7 @@ export interface CallScope {
   upstream: UpstreamClient;
   /** The loop guard's header value for requests this call sends upstream. */
   hops: string;
-  request: { signal: AbortSignal };
+  request: { signal: AbortSource };
   /** The request's session and its pin, once the core has looked it up. */
   sessionTurn?: SessionTurn;
 }

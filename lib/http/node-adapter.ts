@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { contentDecoders, decodeContent } from "@/lib/http/content-encoding";
+import { LightAbort } from "@/lib/canonical/abort-source";
 import { bodyTooLarge, collectBody, isAsyncIterable, limitBody, type ApiRequest, type ApiResponse } from "@/lib/canonical/api-types";
 
 /**
@@ -49,9 +50,10 @@ export function toApiRequest(
   url: URL,
   params: Record<string, string>,
 ): ApiRequest {
-  const controller = new AbortController();
+  // No AbortController per request: an AbortSignal is made only if something asks for one.
+  const closed = new LightAbort();
   response.once("close", () => {
-    if (!response.writableFinished) controller.abort();
+    if (!response.writableFinished) closed.abort();
   });
   let bodyPromise: Promise<Buffer> | undefined;
   return {
@@ -69,7 +71,7 @@ export function toApiRequest(
       return bodyPromise;
     },
     bodyStream: (limitBytes) => readNodeBody(request, limitBytes),
-    signal: controller.signal,
+    signal: closed,
     params,
   };
 }

@@ -1,5 +1,6 @@
 import dns from "node:dns";
 import { Agent, request } from "undici";
+import { abortSignalOf, type AbortSource } from "@/lib/canonical/abort-source";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import { isAllowedHost, isPublicAddress } from "./public-address";
 
@@ -17,7 +18,7 @@ export interface PublicFetchLimits {
   maxBytes: number;
   timeoutMs: number;
   accept: string;
-  signal?: AbortSignal;
+  signal?: AbortSource;
   /** The request parameter the URL came from, for the error. */
   param: string;
 }
@@ -67,7 +68,7 @@ function checkUrl(raw: string, param: string): URL {
 /** GETs a client-supplied URL under the policy above; the body and its content type. */
 export async function fetchPublicUrl(raw: string, limits: PublicFetchLimits): Promise<{ contentType: string; body: Buffer }> {
   let url = checkUrl(raw, limits.param);
-  const signal = limits.signal ? AbortSignal.any([limits.signal, AbortSignal.timeout(limits.timeoutMs)]) : AbortSignal.timeout(limits.timeoutMs);
+  const signal = limits.signal ? AbortSignal.any([abortSignalOf(limits.signal), AbortSignal.timeout(limits.timeoutMs)]) : AbortSignal.timeout(limits.timeoutMs);
   for (let hop = 0; ; hop += 1) {
     let response;
     try {

@@ -22,7 +22,7 @@ async function sendUpstream(context: SendContext, endpoint: Endpoint, request: O
   const outgoing: OutgoingRequest = { method: request.method, url: transport.url(endpoint), headers: request.headers, body: request.body };
   transport.prepare?.(endpoint, outgoing);
   // Most transports add a header synchronously: no await (and no extra tick) for those.
-  const authorized = transport.authorize(outgoing, context.signal);
+  const authorized = transport.authorize(outgoing);
   if (authorized) await authorized;
   const response = await context.http.send({
     url: outgoing.url,

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { ChatResponse } from "@/lib/canonical/collect-response";
 import type { ChatRequest } from "@/lib/canonical/request";
 import type { StreamEventBatches } from "@/lib/canonical/stream-event";
+import type { AbortSource } from "@/lib/canonical/abort-source";
 import type { ApiResponse, HeaderReader, ResponseBody } from "@/lib/canonical/api-types";
 import type { SpooledForm } from "@/lib/http/multipart";
 import type { Channel } from "@/lib/routing/channel";
@@ -20,7 +21,8 @@ export interface AttemptContext {
   /** Where and how this channel's requests go: URL layout, credentials. */
   transport: Transport;
   http: UpstreamClient;
-  signal: AbortSignal;
+  /** The client went away (an AbortSignal where an API needs one: abortSignalOf). */
+  signal: AbortSource;
   timeouts: Timeouts;
   meter: UsageMeter;
   /** Parameters dropped because the upstream cannot express them. */

@@ -37,7 +37,7 @@ export interface Transport {
    */
   prepare?(endpoint: Endpoint, request: OutgoingRequest): void;
   /** Adds credentials to a request about to go out (may fetch and cache a token). */
-  authorize(request: OutgoingRequest, signal: AbortSignal): void | Promise<void>;
+  authorize(request: OutgoingRequest): void | Promise<void>;
   /**
    * A successful answer as the wire format's own bytes where the upstream frames it
    * otherwise (Bedrock streams AWS's binary event stream, one Anthropic event in each).

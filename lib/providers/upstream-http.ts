@@ -1,4 +1,5 @@
 import { Agent, errors as undiciErrors } from "undici";
+import { LightAbort, type AbortSource } from "@/lib/canonical/abort-source";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import { looksLikeWebPage } from "./describe-body";
 
@@ -22,7 +23,7 @@ export interface UpstreamRequest {
   method?: "GET" | "POST";
   headers: Record<string, string>;
   body?: string | Buffer | AsyncIterable<Uint8Array>;
-  signal: AbortSignal;
+  signal: AbortSource;
   timeouts: Timeouts;
 }
 
@@ -72,14 +73,13 @@ export class UpstreamHttp implements UpstreamClient {
   async send(request: UpstreamRequest): Promise<UpstreamResponse> {
     const url = new URL(request.url);
     const { timeouts } = request;
-    let signal: AbortSignal | CallSignal = request.signal;
+    let signal = request.signal;
     let timedOut = false;
     let cleanup = () => {};
     if (timeouts.totalMs > 0) {
       // The total deadline is a timer we hold (AbortSignal.timeout can be collected early on
-      // Node 20), and the call's signal a plain one that undici accepts: a second
-      // AbortController per call cost more than the rest of the routing.
-      const own = new CallSignal();
+      // Node 20); the call's own signal is a LightAbort (abort-source.ts).
+      const own = new LightAbort();
       const abortFromCaller = () => own.abort(request.signal.reason);
       if (request.signal.aborted) abortFromCaller();
       else request.signal.addEventListener("abort", abortFromCaller, { once: true });
@@ -107,6 +107,7 @@ export class UpstreamHttp implements UpstreamClient {
         method: request.method ?? "POST",
         headers: request.headers,
         body: request.body as string | Buffer | undefined,
+        // undici takes any object with addEventListener and `aborted` (its types say AbortSignal).
         signal: signal as AbortSignal,
         headersTimeout: timeouts.firstByteMs,
         bodyTimeout: timeouts.idleMs,
@@ -124,31 +125,6 @@ export class UpstreamHttp implements UpstreamClient {
 
   async close(): Promise<void> {
     await Promise.all([...this.agents.values()].map((agent) => agent.close()));
-  }
-}
-
-/**
- * The signal of one upstream call, as undici reads it (`aborted`, `reason` and one abort
- * listener it adds and removes): aborted by the caller's signal or the total deadline.
- */
-class CallSignal {
-  aborted = false;
-  reason: unknown = undefined;
-  private listeners: (() => void)[] = [];
-
-  addEventListener(_type: "abort", listener: () => void): void {
-    this.listeners.push(listener);
-  }
-
-  removeEventListener(_type: "abort", listener: () => void): void {
-    this.listeners = this.listeners.filter((item) => item !== listener);
-  }
-
-  abort(reason: unknown): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.reason = reason;
-    for (const listener of this.listeners.splice(0)) listener();
   }
 }
 

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { abortSignalOf } from "@/lib/canonical/abort-source";
 import type { FinishReason } from "@/lib/canonical/finish-reason";
 import { messageText, type ChatRequest } from "@/lib/canonical/request";
 import { oneEventPerBatch, type StreamEvent } from "@/lib/canonical/stream-event";
@@ -49,7 +50,7 @@ async function* generate(request: ChatRequest, context: AttemptContext): AsyncGe
   }
   const delay = request.stream ? env.MOCK_STREAM_DELAY_MS : 0;
   for (const word of words) {
-    if (delay > 0) await sleep(delay, undefined, { signal: context.signal });
+    if (delay > 0) await sleep(delay, undefined, { signal: abortSignalOf(context.signal) });
     yield { type: "text-delta", text: word };
   }
   yield { type: "finish", reason, stopSequence };

@@ -1,4 +1,5 @@
 import WebSocket, { type RawData } from "ws";
+import type { AbortSource } from "@/lib/canonical/abort-source";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import type { OperationMember, RealtimeSocket } from "@/lib/providers/provider";
 import { retryAfterSeconds } from "@/lib/providers/post-json";
@@ -22,7 +23,7 @@ export const openAIRealtimeMember: OperationMember<"realtime"> = {
   },
 };
 
-function openSocket(url: string, headers: Record<string, string>, handshakeTimeout: number, signal: AbortSignal): Promise<RealtimeSocket> {
+function openSocket(url: string, headers: Record<string, string>, handshakeTimeout: number, signal: AbortSource): Promise<RealtimeSocket> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(url, ["realtime"], { headers, handshakeTimeout });
     const early: [RawData, boolean][] = [];
