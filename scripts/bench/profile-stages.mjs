@@ -9,7 +9,7 @@ const STAGES = [
   ["auth (token cache)", /authenticate|token-cache|tokenFrom|bearer|lru-cache|sameSecret|hashToken/],
   ["limits and quotas", /SpendLimiter|reserve|consumeRequest|rate-limiter|Window/],
   ["JSON.parse (client body, relayed answer)", /^parse $/],
-  ["routing and attempts", /attemptAll|callContextFor|runCall|pickChannels|weightedOrder|candidates|callWithFallbacks|SessionAffinity|requestSession|KeyPool|tryAcquire|ChannelStates/],
+  ["routing and attempts", /attemptAll|callContextFor|runCall|pickChannels|orderTiers|channelTiers|weightedOrder|candidates|callWithFallbacks|SessionAffinity|requestSession|KeyPool|tryAcquire|ChannelStates/],
   ["body rewrite", /relayedBody|rewriteJsonObject|withJsonChanges|topLevelMembers|valueEnd|stringEnd/],
   ["upstream call (undici)", /undici|sendUpstream|postJson|UpstreamHttp|MappedBody|joinUrl|authorize|wasm|llhttp/],
   ["answer to the client", /writeApiResponse|node:_http_outgoing|writev|writeGeneric|stream_base|node:net|node:internal\/streams|parseUpstreamJson|meterAnswer|bytes/],
