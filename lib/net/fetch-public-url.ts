@@ -1,5 +1,5 @@
 import dns from "node:dns";
-import { Agent, request } from "undici";
+import { Agent } from "@/lib/net/undici-core";
 import { abortSignalOf, type AbortSource } from "@/lib/canonical/abort-source";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import { isAllowedHost, isPublicAddress } from "./public-address";
@@ -72,7 +72,7 @@ export async function fetchPublicUrl(raw: string, limits: PublicFetchLimits): Pr
   for (let hop = 0; ; hop += 1) {
     let response;
     try {
-      response = await request(url, { method: "GET", headers: { accept: limits.accept }, dispatcher: agent, signal });
+      response = await agent.request({ origin: url.origin, path: url.pathname + url.search, method: "GET", headers: { accept: limits.accept }, signal });
     } catch (error) {
       if (causes(error).some((cause) => cause instanceof RefusedAddressError)) throw refused(limits.param);
       throw new GatewayError("invalid_request", "The gateway could not download the URL.", { param: limits.param, code: "url_fetch_failed" });

@@ -1,4 +1,4 @@
-import { Agent, errors as undiciErrors } from "undici";
+import { Agent, errors as undiciErrors } from "@/lib/net/undici-core";
 import { LightAbort, type AbortSource } from "@/lib/canonical/abort-source";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import { looksLikeWebPage } from "./describe-body";
