@@ -1,4 +1,3 @@
-import { decode } from "next-auth/jwt";
 import type { HeaderReader } from "@/lib/canonical/api-types";
 import type { TokenCache } from "./token-cache";
 
@@ -42,6 +41,9 @@ export async function readConsoleSession(headers: HeaderReader, secret: string, 
   const value = SESSION_COOKIES.map((name) => cookies.get(name)).find(Boolean);
   if (!value) return null;
   try {
+    // Loaded with the first session cookie: a process that only serves the API never holds
+    // next-auth and its JOSE library (1-2 MB of heap).
+    const { decode } = await import("next-auth/jwt");
     return await verifySessionClaims(await decode({ token: value, secret }), tokens);
   } catch {
     return null;
