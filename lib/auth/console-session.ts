@@ -42,7 +42,7 @@ export async function readConsoleSession(headers: HeaderReader, secret: string, 
   if (!value) return null;
   try {
     // Loaded with the first session cookie: a process that only serves the API never holds
-    // next-auth and its JOSE library (1-2 MB of heap).
+    // next-auth and its JOSE library (about 130 modules, 0.6 MB of heap).
     const { decode } = await import("next-auth/jwt");
     return await verifySessionClaims(await decode({ token: value, secret }), tokens);
   } catch {
