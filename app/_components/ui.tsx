@@ -113,6 +113,15 @@ export function ErrorNote({ children }: { children: ReactNode }) {
   );
 }
 
+/** A short confirmation that something was done (announced to screen readers). */
+export function DoneNote({ children }: { children: ReactNode }) {
+  return (
+    <p role="status" className="text-sm text-emerald-700 dark:text-emerald-400">
+      {children}
+    </p>
+  );
+}
+
 /** Text with Markdown's inline code (`like this`) shown as code; nothing else is interpreted. */
 export function InlineCode({ text }: { text: string }) {
   return (

@@ -3,7 +3,7 @@
 import { signIn } from "next-auth/react";
 import { useRouter } from "next/navigation";
 import { useState, useTransition, type FormEvent } from "react";
-import { Button, Card, ErrorNote, Field, Input } from "@/app/_components/ui";
+import { Button, Card, DoneNote, ErrorNote, Field, Input } from "@/app/_components/ui";
 import { changePasswordAction } from "./actions";
 
 /** Changes one's own password, then signs in again with it (other sessions stay ended). */
@@ -45,11 +45,7 @@ export function PasswordForm() {
           <Input id="confirm" name="confirm" type="password" minLength={8} required autoComplete="new-password" />
         </Field>
         {error && <ErrorNote>{error}</ErrorNote>}
-        {done && (
-          <p role="status" className="text-sm text-emerald-700 dark:text-emerald-400">
-            Password changed. Sessions elsewhere are signed out.
-          </p>
-        )}
+        {done && <DoneNote>Password changed. Sessions elsewhere are signed out.</DoneNote>}
         <Button type="submit" disabled={pending}>
           {pending ? "Changing…" : "Change password"}
         </Button>

@@ -4,7 +4,7 @@ import { useState } from "react";
 import { formatNumber, formatUsd } from "@/app/_components/format";
 import { RowActions, Table, Td, Th, Truncate } from "@/app/_components/data-table";
 import { useRowAction } from "@/app/_components/use-row-action";
-import { Badge, Button, EmptyState } from "@/app/_components/ui";
+import { Badge, Button, DoneNote, EmptyState } from "@/app/_components/ui";
 import type { ModelChannelJson, ModelJson } from "@/lib/models/model-service";
 import { deleteModelAction } from "./actions";
 import { ModelForm } from "./model-form";
@@ -32,11 +32,7 @@ export function ModelManager({ models, strategies }: { models: ModelJson[]; stra
       ) : (
         <Button onClick={() => setEditing({ kind: "new" })}>Add model</Button>
       )}
-      {saved && (
-        <p role="status" className="text-sm text-emerald-700 dark:text-emerald-400">
-          Saved “{saved}”: the API routes by it from the next request.
-        </p>
-      )}
+      {saved && <DoneNote>Saved “{saved}”: the API routes by it from the next request.</DoneNote>}
       {models.length === 0 ? (
         <EmptyState title="No models yet">Models appear here once a channel lists them, or add a record first.</EmptyState>
       ) : (

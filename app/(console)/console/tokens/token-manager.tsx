@@ -6,7 +6,7 @@ import { formatDateTime, formatNumber, formatRelative, formatUsd } from "@/app/_
 import { useRowAction } from "@/app/_components/use-row-action";
 import { RowActions, Table, Td, Th, Truncate } from "@/app/_components/data-table";
 import type { WindowUse } from "@/app/_components/limit-windows-editor";
-import { Badge, Button, Card, EmptyState } from "@/app/_components/ui";
+import { Badge, Button, Card, DoneNote, EmptyState } from "@/app/_components/ui";
 import type { TokenJson } from "@/lib/tokens/token-service";
 import { deleteTokenAction, setTokenEnabledAction } from "./actions";
 import { SnippetTabs } from "./snippet-tabs";
@@ -57,11 +57,7 @@ export function TokenManager({
       ) : (
         <Button onClick={() => setEditing({ kind: "new" })}>Create token</Button>
       )}
-      {saved && (
-        <p role="status" className="text-sm text-emerald-700 dark:text-emerald-400">
-          Saved “{saved}”: the API applies the change to the next request.
-        </p>
-      )}
+      {saved && <DoneNote>Saved “{saved}”: the API applies the change to the next request.</DoneNote>}
       {tokens.length === 0 ? (
         <EmptyState title="No tokens yet">Create a token to call the API from your code or the Playground.</EmptyState>
       ) : (
