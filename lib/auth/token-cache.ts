@@ -1,7 +1,7 @@
 import { LRUCache } from "lru-cache";
 import type { Database } from "@/lib/db/client";
 import { digestTokenKey, legacyTokenHash, sameDigest } from "./token-key";
-import { toSessionTokenRecord, toTokenRecord, type TokenRecord } from "./token-record";
+import { OWNER_LIMIT_COLUMNS, toSessionTokenRecord, toTokenRecord, type TokenRecord } from "./token-record";
 
 type Entry = { record: TokenRecord | null };
 type SessionEntry = Entry & { account: ConsoleAccount | null };
@@ -35,7 +35,7 @@ export class TokenCache {
       ttl: Math.max(ttlMs, 1),
       fetchMethod: async (key) => {
         const row = await this.findRow(key);
-        const record = row ? toTokenRecord({ ...row, enabled: row.enabled && !row.user?.disabled }) : null;
+        const record = row ? toTokenRecord({ ...row, enabled: row.enabled && !row.user?.disabled }, row.user) : null;
         if (record) this.byId.set(record.id, record);
         return { record };
       },
@@ -61,7 +61,7 @@ export class TokenCache {
    */
   private async findRow(key: string) {
     const digest = digestTokenKey(key, this.hashKey);
-    const include = { user: { select: { disabled: true } } } as const;
+    const include = { user: { select: { disabled: true, ...OWNER_LIMIT_COLUMNS } } } as const;
     const candidates = await this.database.token.findMany({ where: { lookupKey: digest.lookupKey }, include, take: 16 });
     const match = candidates.find((row) => sameDigest(row.keyHash, digest.keyHash));
     if (match) return match;

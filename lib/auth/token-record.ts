@@ -16,6 +16,12 @@ export interface Limits {
   windows: readonly CompiledWindow[];
 }
 
+/** One set of limits a request is held to, and whose counters it uses. */
+export interface Payer {
+  subject: QuotaSubject;
+  limits: Limits;
+}
+
 /** A token as the hot path needs it. */
 export interface TokenRecord extends Limits {
   id: string;
@@ -30,6 +36,12 @@ export interface TokenRecord extends Limits {
   cacheTtlSeconds: number | null;
   /** A console session standing in for a token; never written as a token id. */
   synthetic?: boolean;
+  /**
+   * Every set of limits a request on this token is held to: the token's own, then its
+   * owner's when the owner has any (a user's limits bind every token they own, so a token
+   * can only be tighter than its owner).
+   */
+  payers: readonly Payer[];
 }
 
 const PERIODS = new Set(["none", "daily", "weekly", "monthly"]);
@@ -39,7 +51,11 @@ function modelSet(value: unknown): ReadonlySet<string> | null {
   return models.length > 0 ? new Set(models) : null;
 }
 
-function limitsOf(row: Pick<TokenRow, "models" | "rpm" | "tpm" | "quotaTokens" | "budgetUsd" | "quotaPeriod" | "limits">): Limits {
+type LimitColumns = Pick<TokenRow, "models" | "rpm" | "tpm" | "quotaTokens" | "budgetUsd" | "quotaPeriod" | "limits">;
+/** The user columns a token's owner is read with. */
+export const OWNER_LIMIT_COLUMNS = { models: true, rpm: true, tpm: true, quotaTokens: true, budgetUsd: true, quotaPeriod: true, limits: true } as const;
+
+function limitsOf(row: LimitColumns): Limits {
   return {
     models: modelSet(row.models),
     rpm: row.rpm,
@@ -51,9 +67,28 @@ function limitsOf(row: Pick<TokenRow, "models" | "rpm" | "tpm" | "quotaTokens" |
   };
 }
 
-export function toTokenRecord(row: TokenRow): TokenRecord {
+function hasLimits(limits: Limits): boolean {
+  return limits.models !== null || limits.rpm !== null || limits.tpm !== null || limits.quotaTokens !== null || limits.budgetUsd !== null || limits.windows.length > 0;
+}
+
+/** Models both allow: a token cannot widen its owner's list. */
+function bothAllow(token: ReadonlySet<string> | null, owner: ReadonlySet<string> | null): ReadonlySet<string> | null {
+  if (owner === null) return token;
+  if (token === null) return owner;
+  return new Set([...token].filter((model) => owner.has(model)));
+}
+
+/** A token row, with its owner's limit columns when it has an owner. */
+export function toTokenRecord(row: TokenRow, owner?: LimitColumns | null): TokenRecord {
+  const own = limitsOf(row);
+  const subject: QuotaSubject = { kind: "token", id: row.id };
+  const ownerLimits = owner && row.userId ? limitsOf(owner) : null;
+  const payers: Payer[] = [{ subject, limits: own }];
+  if (ownerLimits && hasLimits(ownerLimits)) payers.push({ subject: { kind: "user", id: row.userId! }, limits: ownerLimits });
   return {
-    ...limitsOf(row),
+    ...own,
+    models: bothAllow(own.models, ownerLimits?.models ?? null),
+    payers,
     id: row.id,
     name: row.name,
     userId: row.userId,
@@ -61,14 +96,16 @@ export function toTokenRecord(row: TokenRow): TokenRecord {
     expiresAt: row.expiresAt ? row.expiresAt.getTime() : null,
     usedTokens: Number(row.usedTokens),
     cacheTtlSeconds: row.cacheTtlSeconds,
-    subject: { kind: "token", id: row.id },
+    subject,
   };
 }
 
 /** The signed-in user chatting as themselves: the limits an admin set on their account. */
 export function toSessionTokenRecord(row: UserRow): TokenRecord {
+  const limits = limitsOf(row);
   return {
-    ...limitsOf(row),
+    ...limits,
+    payers: [{ subject: { kind: "user", id: row.id }, limits }],
     id: `session:${row.id}`,
     name: "console session",
     userId: row.id,

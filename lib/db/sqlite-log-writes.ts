@@ -42,15 +42,20 @@ export function openSqlite(file: string): Database.Database {
   return database;
 }
 
-// What a swept row spent, per subject, UTC day and model; rows of neither a token nor a
-// user count toward no quota and are not rolled up.
+// What a swept row spent, per subject, UTC day and served model: once for its token, once
+// for its user (a user's limits bind every token they own); rows of neither count toward no
+// quota and are not rolled up.
 const ROLL_UP = `
+  WITH batch AS (
+    SELECT "tokenId", "userId", substr("createdAt", 1, 10) || 'T00:00:00.000+00:00' AS day, COALESCE("servedModel", "model", '') AS model,
+           "channelId" IS NOT NULL AS requests, "promptTokens" + "completionTokens" AS tokens, "costUsd" AS usd
+      FROM "RequestLog" WHERE rowid IN (SELECT rowid FROM "RequestLog" WHERE "createdAt" < ? ORDER BY "createdAt" LIMIT ?)),
+  subjects AS (
+    SELECT 'token' AS kind, "tokenId" AS id, day, model, requests, tokens, usd FROM batch WHERE "tokenId" IS NOT NULL
+    UNION ALL
+    SELECT 'user', "userId", day, model, requests, tokens, usd FROM batch WHERE "userId" IS NOT NULL)
   INSERT INTO "UsageRollup" ("subjectKind", "subjectId", "day", "model", "requests", "tokens", "usd")
-  SELECT CASE WHEN "tokenId" IS NOT NULL THEN 'token' ELSE 'user' END, COALESCE("tokenId", "userId"),
-         substr("createdAt", 1, 10) || 'T00:00:00.000+00:00', COALESCE("model", ''),
-         SUM("channelId" IS NOT NULL), SUM("promptTokens" + "completionTokens"), SUM("costUsd")
-    FROM "RequestLog" WHERE rowid IN (SELECT rowid FROM "RequestLog" WHERE "createdAt" < ? ORDER BY "createdAt" LIMIT ?)
-     AND ("tokenId" IS NOT NULL OR "userId" IS NOT NULL)
+  SELECT kind, id, day, model, SUM(requests), SUM(tokens), SUM(usd) FROM subjects WHERE true
    GROUP BY 1, 2, 3, 4
   ON CONFLICT ("subjectKind", "subjectId", "day", "model") DO UPDATE SET
     "requests" = "requests" + excluded."requests", "tokens" = "tokens" + excluded."tokens", "usd" = "usd" + excluded."usd"`;

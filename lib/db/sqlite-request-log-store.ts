@@ -39,14 +39,15 @@ export class SqliteRequestLogStore implements RequestLogStore {
         `SELECT COALESCE(SUM(tokens), 0) AS tokens, COALESCE(SUM(usd), 0) AS usd, COALESCE(SUM(requests), 0) AS requests FROM (
            SELECT "promptTokens" + "completionTokens" AS tokens, "costUsd" AS usd, "channelId" IS NOT NULL AS requests
              FROM "RequestLog" WHERE ${rowFilter} AND "createdAt" >= :since
-              AND (:models IS NULL OR "model" IN (SELECT value FROM json_each(:models)))
+              AND (:models IS NULL OR COALESCE("servedModel", "model") IN (SELECT value FROM json_each(:models)))
            UNION ALL
            SELECT "tokens", "usd", "requests" FROM "UsageRollup"
             WHERE "subjectKind" = '${kind}' AND "subjectId" = :id AND "day" >= :since
               AND (:models IS NULL OR "model" IN (SELECT value FROM json_each(:models))))`,
       );
     this.tokenUsage = usage(`"tokenId" = :id`, "token");
-    this.userUsage = usage(`"userId" = :id AND "tokenId" IS NULL`, "user");
+    // A user's limits bind every token they own: their spend is every row of theirs.
+    this.userUsage = usage(`"userId" = :id`, "user");
     this.count = this.database.prepare(`SELECT COUNT(*) AS count FROM "RequestLog"`);
     const hourly = (filter: string) =>
       this.database.prepare(

@@ -110,7 +110,16 @@ export async function attemptAll<O extends Operation>(scope: CallScope, plan: Ca
         states.release(channel.id, plan.model);
         throw error;
       }
-      const outcome = classifyAttemptError(error);
+      const outcome = classifyAttemptError(error, context.upstreamModel);
+      if (outcome.modelRestSeconds !== null) {
+        // The upstream refused this model, not the key: the channel rests for it alone, everywhere.
+        states.release(channel.id, plan.model);
+        states.coolDown(channel.id, plan.model, runtime.now() + outcome.modelRestSeconds * 1000, record.error, "unavailable");
+        runtime.channelHealth.record(channel.id, { error: record.error, latencyMs: record.latencyMs });
+        lastError = modelUnavailable(plan.model, outcome.modelRestSeconds, error);
+        logger.warn({ channel: channel.name, model: plan.model, status: record.status, requestId: log.id }, `upstream refused the model: ${record.error}; resting the channel for it`);
+        continue;
+      }
       const keyOutcome = keyFailure(error, outcome);
       if (key.pooled && runtime.keyPools.keyFailed(channel, key, keyOutcome)) {
         // Refused or rate-limited key alone: the channel is fine, and tries again with another key.
@@ -200,6 +209,15 @@ function misconfiguredChannel(error: GatewayError): GatewayError {
     code: "upstream_misconfigured",
     upstreamStatus: error.upstreamStatus,
     cause: error,
+  });
+}
+
+/** A model its upstream refused: the caller may come back later (503), and is never told it does not exist. */
+function modelUnavailable(model: string, retryAfterSeconds: number, cause: unknown): GatewayError {
+  return new GatewayError("overloaded", `The model '${model}' cannot be served right now: its upstream refused access to it. Try again later or use another model; an administrator can see the reason in the request log.`, {
+    code: "model_unavailable",
+    retryAfterSeconds,
+    cause,
   });
 }
 

@@ -1,11 +1,11 @@
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import { channelPrice } from "@/lib/catalogue/channel-price";
-import { logger } from "@/lib/logger";
 import { memberFor, type OperationCalls } from "@/lib/providers/provider";
 import type { Operation } from "@/lib/providers/operation";
 import { channelServes, type Channel } from "@/lib/routing/channel";
 import { unknownModelMessage } from "@/lib/routing/nearest-names";
 import { sessionHash } from "@/lib/routing/session-affinity";
+import { CallCharge, worstCase } from "./call-charge";
 import { callWithFallbacks } from "./call-with-fallbacks";
 import type { CallPlan, CallScope } from "./call-services";
 
@@ -15,6 +15,9 @@ export type { CallPlan } from "./call-services";
 export function estimatePromptTokens(text: string): number {
   return Math.ceil(text.length / 3) + 16;
 }
+
+/** The prober checks an auto-disabled channel about once a minute. */
+const OUT_OF_ROTATION_RETRY_SECONDS = 60;
 
 /** Never a header, a URL part or a log line: a model name with CR, LF or NUL is refused outright. */
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
@@ -56,6 +59,12 @@ export async function runCall<O extends Operation>(scope: CallScope, plan: CallP
     await runtime.channels.reload().catch(() => undefined);
     candidates = candidatesFor(plan.model);
   }
+  if (candidates.length === 0 && allowed && runtime.channels.outOfRotation(plan.model)) {
+    throw new GatewayError("overloaded", `The model '${plan.model}' cannot be served right now: every channel serving it is out of rotation until its upstream answers again. Try again shortly.`, {
+      code: "model_unavailable",
+      retryAfterSeconds: OUT_OF_ROTATION_RETRY_SECONDS,
+    });
+  }
   if (candidates.length === 0) {
     const usable = [...runtime.channels.models().keys()].filter((name) => !token.models || token.models.has(name));
     throw new GatewayError("not_found", unknownModelMessage(plan.model, usable), {
@@ -64,21 +73,14 @@ export async function runCall<O extends Operation>(scope: CallScope, plan: CallP
     });
   }
   if (!allowed) throw notAllowed();
-  await runtime.limits.consumeRequest(token.subject, token);
-  const tokens = Math.ceil(plan.estimate.inputTokens + plan.estimate.outputTokens);
-  const usd = Math.max(
-    ...candidates.map((channel) => {
-      const price = channelPrice(channel, plan.model)?.price;
-      return price ? (plan.estimate.inputTokens * price.input + plan.estimate.outputTokens * price.output) / 1_000_000 : 0;
-    }),
-  );
-  const reservation = await runtime.limits.reserve(token.subject, token, { tokens, usd }, undefined, plan.model);
-  log.onSettle = (spend) => {
-    runtime.limits.settle(reservation, spend).catch((error) => logger.error({ err: error }, "quota settlement failed"));
-  };
+  const charge = new CallCharge(runtime.limits, token.payers);
+  await charge.admit();
+  await charge.reserve(plan.model, worstCase(plan, candidates, plan.model));
+  scope.charge = charge;
+  log.onSettle = (spend) => charge.settle(spend);
   // A session goes back to the channel and key of its last successful turn (session-affinity.ts).
   if (plan.session) {
-    scope.sessionTurn = await runtime.affinity.begin(plan.session);
+    scope.sessionTurn = await runtime.affinity.begin(plan.session, `${token.subject.kind}:${token.subject.id}`);
     log.sessionHash = scope.sessionTurn?.hash ?? sessionHash(plan.session);
     if (scope.sessionTurn) candidates = scope.sessionTurn.order(candidates);
   }

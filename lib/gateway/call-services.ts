@@ -14,6 +14,7 @@ import type { RoutingStats } from "@/lib/routing/routing-stats";
 import type { ModelRoute } from "@/lib/models/model-route";
 import type { KeyPools } from "@/lib/routing/key-pool";
 import type { SessionAffinity, SessionTurn } from "@/lib/routing/session-affinity";
+import type { CallCharge } from "./call-charge";
 import type { RequestLog } from "./request-log";
 
 /** What the admit, pick and attempt core needs from the process: a small surface tests build in memory. */
@@ -24,6 +25,8 @@ export interface CallServices {
     candidates(model: string, options?: PickOptions): Channel[];
     /** Every model an enabled channel serves, with the first channel that does. */
     models(): Map<string, Channel>;
+    /** Whether an enabled channel serves `model` but is out of rotation now (a 503, never "does not exist"). */
+    outOfRotation(model: string): boolean;
     /** A change another process announced, still loading. */
     readonly settling: Promise<void> | undefined;
     reload(): Promise<void>;
@@ -61,6 +64,8 @@ export interface CallScope {
   request: { signal: AbortSource };
   /** The request's session and its pin, once the core has looked it up. */
   sessionTurn?: SessionTurn;
+  /** What the call holds against its limits, once admitted (moved to a fallback model before it is tried). */
+  charge?: CallCharge;
 }
 
 /** What one operation brings to the core: its parse is done; the providers' members do the rest. */

@@ -6,6 +6,7 @@ import type { Operation } from "@/lib/providers/operation";
 import type { OperationCalls } from "@/lib/providers/provider";
 import type { Channel } from "@/lib/routing/channel";
 import { attemptAll, candidatesExhausted } from "./attempt-loop";
+import { worstCase } from "./call-charge";
 import type { CallPlan, CallScope } from "./call-services";
 
 /** Names the model the caller asked for on an answer a fallback model served. */
@@ -44,6 +45,15 @@ export async function callWithFallbacks<O extends Operation>(
     const fallbackCandidates = skip ? [] : candidatesFor(fallback);
     if (skip || fallbackCandidates.length === 0) {
       log.warnings.push(`fallback ${fallback} skipped: ${skip ?? "no channel serves it for this request"}`);
+      continue;
+    }
+    try {
+      // The fallback's own price and limit windows, checked now that it is the model to serve.
+      await scope.charge?.moveTo(fallback, worstCase(plan, fallbackCandidates, fallback));
+    } catch (error) {
+      if (!isGatewayError(error) || (error.kind !== "quota_exceeded" && error.kind !== "rate_limit")) throw error;
+      log.warnings.push(`fallback ${fallback} skipped: ${error.message}`);
+      failure = error;
       continue;
     }
     logger.warn({ requestId: log.id, model: plan.model, fallback }, `model ${plan.model} could not serve; trying its fallback ${fallback}`);

@@ -119,6 +119,11 @@ export class ChannelCache extends ReloadingCache {
     return orderTiers(tiers, model, options);
   }
 
+  /** Whether an enabled channel serves `model` but is out of rotation now (auto-disabled until a probe succeeds). */
+  outOfRotation(model: string): boolean {
+    return this.channels.some((channel) => channel.enabled && channel.autoDisabledReason !== null && channel.models.includes(model));
+  }
+
   /** Every model some enabled channel serves, with the channel type that serves it first. */
   models(): Map<string, Channel> {
     const result = new Map<string, Channel>();

@@ -26,7 +26,10 @@ type Circuit = {
 type StateEvent =
   | { type: "circuit-open"; key: string; until: number; reason: string }
   | { type: "circuit-closed"; key: string }
-  | { type: "cool-down"; key: string; until: number; reason: string };
+  | { type: "cool-down"; key: string; until: number; reason: string; kind?: CoolDownKind };
+
+/** Why a channel rests for a model: its upstream's rate limit (come back later: 429), or it refused the model (503). */
+export type CoolDownKind = "rate-limit" | "unavailable";
 
 const TOPIC = "channel-state";
 const BUCKETS = 10;
@@ -46,7 +49,7 @@ export interface ChannelStateView {
  */
 export class ChannelStates {
   private readonly circuits = new Map<string, Circuit>();
-  private readonly coolDowns = new Map<string, { until: number; reason: string }>();
+  private readonly coolDowns = new Map<string, { until: number; reason: string; kind: CoolDownKind }>();
 
   constructor(
     private readonly shared: SharedState,
@@ -98,7 +101,10 @@ export class ChannelStates {
       let until = 0;
       for (const key of [id, modelKey(id, model)]) {
         const coolDown = this.coolDowns.get(key);
-        if (coolDown && coolDown.until > now) until = Math.max(until, coolDown.until);
+        if (coolDown && coolDown.until > now) {
+          until = Math.max(until, coolDown.until);
+          if (coolDown.kind !== "rate-limit") rateLimited = false;
+        }
         const circuit = this.circuits.get(key);
         if (circuit && circuit.state !== "closed" && (circuit.openUntil > now || circuit.probing)) {
           rateLimited = false;
@@ -156,9 +162,9 @@ export class ChannelStates {
     }
   }
 
-  /** Skips the channel for this model until `until` (an upstream's Retry-After). */
-  coolDown(channelId: string, model: string, until: number, reason: string): void {
-    const event: StateEvent = { type: "cool-down", key: modelKey(channelId, model), until, reason };
+  /** Skips the channel for this model until `until` (an upstream's Retry-After, or a model it refused). */
+  coolDown(channelId: string, model: string, until: number, reason: string, kind: CoolDownKind = "rate-limit"): void {
+    const event: StateEvent = { type: "cool-down", key: modelKey(channelId, model), until, reason, kind };
     this.apply(event);
     this.shared.publish(TOPIC, event);
   }
@@ -208,7 +214,7 @@ export class ChannelStates {
       }
       case "cool-down": {
         const current = this.coolDowns.get(event.key);
-        if (!current || current.until < event.until) this.coolDowns.set(event.key, { until: event.until, reason: event.reason });
+        if (!current || current.until < event.until) this.coolDowns.set(event.key, { until: event.until, reason: event.reason, kind: event.kind ?? "rate-limit" });
         break;
       }
     }

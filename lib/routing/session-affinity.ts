@@ -46,8 +46,10 @@ export interface SessionPin {
 export class SessionTurn {
   constructor(
     private readonly affinity: SessionAffinity,
-    /** The session's hash: its name in the store and the log, and the upstream's cache key. */
+    /** The session's hash: its name in the log, and the upstream's cache key. */
     readonly hash: string,
+    /** The pin's name in the store: the session within its caller's own space. */
+    private readonly pinName: string,
     private readonly pin: SessionPin | undefined,
   ) {}
 
@@ -73,7 +75,7 @@ export class SessionTurn {
   /** A successful turn: the session stays here from now on (written only when it moved). */
   served(channelId: string, key: string): void {
     if (this.pin?.channelId === channelId && this.pin.key === key) return;
-    this.affinity.store(this.hash, { channelId, key });
+    this.affinity.store(this.pinName, { channelId, key });
   }
 }
 
@@ -85,27 +87,32 @@ export class SessionAffinity {
     private readonly onError: (error: unknown) => void,
   ) {}
 
-  /** The session's turn, its pin looked up (one shared-state read, renewing the TTL); undefined without a session or with affinity off. */
-  async begin(session: string | undefined): Promise<SessionTurn | undefined> {
+  /**
+   * The session's turn, its pin looked up (one shared-state read, renewing the TTL); undefined
+   * without a session or with affinity off. `owner` names whose session it is (the token or
+   * user): two callers sending the same session id never share, or move, each other's pin.
+   */
+  async begin(session: string | undefined, owner: string): Promise<SessionTurn | undefined> {
     if (!session || this.ttlSeconds <= 0) return undefined;
     const hash = sessionHash(session);
+    const pinName = createHash("sha256").update(`gateway-pin:${owner}\u0000${session}`).digest("hex").slice(0, 32);
     let pin: SessionPin | undefined;
     try {
-      pin = parsePin(await this.shared.getSliding(pinKey(hash), this.ttlSeconds));
+      pin = parsePin(await this.shared.getSliding(pinKey(pinName), this.ttlSeconds));
     } catch (error) {
       // A store that does not answer costs the cache, not the request.
       this.onError(error);
     }
-    return new SessionTurn(this, hash, pin);
+    return new SessionTurn(this, hash, pinName, pin);
   }
 
-  store(hash: string, pin: SessionPin): void {
-    this.shared.putSliding(pinKey(hash), pin, this.ttlSeconds).catch(this.onError);
+  store(pinName: string, pin: SessionPin): void {
+    this.shared.putSliding(pinKey(pinName), pin, this.ttlSeconds).catch(this.onError);
   }
 }
 
-function pinKey(hash: string): string {
-  return `affinity:${hash}`;
+function pinKey(pinName: string): string {
+  return `affinity:${pinName}`;
 }
 
 function parsePin(value: unknown): SessionPin | undefined {

@@ -27,9 +27,10 @@ export function testChannel(id: string, fields: Partial<Channel> = {}): Channel 
   };
 }
 
+const testLimits = { models: null, rpm: null, tpm: null, quotaTokens: null, budgetUsd: null, quotaPeriod: "none", windows: [] } as const;
 export const testToken: TokenRecord = {
   id: "tok_test", name: "test", userId: null, enabled: true, expiresAt: null, usedTokens: 0, subject: { kind: "token", id: "tok_test" },
-  models: null, rpm: null, tpm: null, quotaTokens: null, budgetUsd: null, quotaPeriod: "none", windows: [], cacheTtlSeconds: null,
+  ...testLimits, cacheTtlSeconds: null, payers: [{ subject: { kind: "token", id: "tok_test" }, limits: testLimits }],
 };
 
 export interface InMemoryCore {
@@ -77,6 +78,7 @@ export function inMemoryCore(options: {
     channels: {
       candidates: (model, pickOptions) => pickChannels(options.channels, model, pickOptions),
       models: () => new Map(options.channels.flatMap((channel) => channel.models.map((model) => [model, channel] as const))),
+      outOfRotation: (model) => options.channels.some((channel) => channel.enabled && channel.autoDisabledReason !== null && channel.models.includes(model)),
       settling: undefined,
       reload: async () => undefined,
     },

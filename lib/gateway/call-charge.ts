@@ -1,0 +1,90 @@
+import type { Payer } from "@/lib/auth/token-record";
+import { channelPrice } from "@/lib/catalogue/channel-price";
+import type { Reservation, Spend, SpendLimiter } from "@/lib/limits/spend-limiter";
+import { logger } from "@/lib/logger";
+import type { Operation } from "@/lib/providers/operation";
+import type { Channel } from "@/lib/routing/channel";
+import type { CallPlan } from "./call-services";
+
+const NOTHING: Spend = { tokens: 0, usd: 0 };
+
+/**
+ * What one call holds against every set of limits that binds it (the token's own and its
+ * owner's), for the model it is about to be served by: reserved before the first attempt,
+ * moved to a fallback model before that model is tried (its price, its windows), and settled
+ * once with what was really spent. A fallback that does not fit is refused before any upstream
+ * call, so no path of a call can spend past a limit.
+ */
+export class CallCharge {
+  private held: Reservation[] = [];
+  private heldFor: { model: string; wanted: Spend } | undefined;
+  private settled = false;
+
+  constructor(
+    private readonly limits: Pick<SpendLimiter, "consumeRequest" | "reserve" | "settle">,
+    private readonly payers: readonly Payer[],
+  ) {}
+
+  /** One request against each payer's requests-per-minute. */
+  async admit(): Promise<void> {
+    for (const payer of this.payers) await this.limits.consumeRequest(payer.subject, payer.limits);
+  }
+
+  /** Holds the worst case of serving `model` against every payer's limits; all or none. */
+  async reserve(model: string, wanted: Spend): Promise<void> {
+    const held: Reservation[] = [];
+    try {
+      for (const payer of this.payers) held.push(await this.limits.reserve(payer.subject, payer.limits, wanted, undefined, model));
+    } catch (error) {
+      await Promise.all(held.map((reservation) => this.limits.settle(reservation, NOTHING, true)));
+      throw error;
+    }
+    this.held = held;
+    this.heldFor = { model, wanted };
+  }
+
+  /**
+   * Moves the hold to a fallback model: what was held for the previous model is given back,
+   * then the fallback's worst case is held. When it does not fit, the previous hold is taken
+   * again (as far as it still fits) and the limit's error is thrown.
+   */
+  async moveTo(model: string, wanted: Spend): Promise<void> {
+    const previous = this.heldFor;
+    await this.release();
+    try {
+      await this.reserve(model, wanted);
+    } catch (error) {
+      if (previous) await this.reserve(previous.model, previous.wanted).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Replaces what is held with what the call really spent; only the first call counts. */
+  settle(spend: Spend): void {
+    if (this.settled) return;
+    this.settled = true;
+    for (const reservation of this.held) {
+      this.limits.settle(reservation, spend).catch((error) => logger.error({ err: error }, "quota settlement failed"));
+    }
+  }
+
+  private async release(): Promise<void> {
+    const held = this.held;
+    this.held = [];
+    this.heldFor = undefined;
+    await Promise.all(held.map((reservation) => this.limits.settle(reservation, NOTHING, true)));
+  }
+}
+
+/** The most a call for `model` on these candidates may spend: the prompt estimate and max output, at the dearest candidate's price. */
+export function worstCase<O extends Operation>(plan: CallPlan<O>, candidates: readonly Channel[], model: string): Spend {
+  const tokens = Math.ceil(plan.estimate.inputTokens + plan.estimate.outputTokens);
+  const usd = Math.max(
+    0,
+    ...candidates.map((channel) => {
+      const price = channelPrice(channel, model)?.price;
+      return price ? (plan.estimate.inputTokens * price.input + plan.estimate.outputTokens * price.output) / 1_000_000 : 0;
+    }),
+  );
+  return { tokens, usd };
+}
