@@ -154,7 +154,7 @@ export async function attemptAll<O extends Operation>(scope: CallScope, plan: Ca
   }
   if (lastError !== undefined) throw exhausted(forCaller(finalError(lastError), log.id));
   // Every candidate is cooling down or has an open circuit.
-  const { until, rateLimited } = states.skipped(candidates.map((channel) => channel.id), plan.model);
+  const { until, rateLimited, modelRefused } = states.skipped(candidates.map((channel) => channel.id), plan.model);
   const waitMs = until === null ? 0 : Math.max(0, until - runtime.now());
   if (rateLimited && !waited && until !== null && waitMs <= runtime.routing.maxWaitMs) {
     // The cool-down ends within what the call may wait (ROUTING_MAX_WAIT_MS): wait it out once.
@@ -168,6 +168,7 @@ export async function attemptAll<O extends Operation>(scope: CallScope, plan: Ca
       retryAfterSeconds,
     }));
   }
+  if (modelRefused) throw exhausted(modelUnavailable(plan.model, retryAfterSeconds, undefined));
   throw exhausted(new GatewayError("overloaded", `Every channel serving '${plan.model}' is temporarily unavailable; try again shortly.`, {
     code: "no_channel_available",
     retryAfterSeconds,

@@ -93,17 +93,21 @@ export class ChannelStates {
    * upstream's rate-limit cool-down, not by an open circuit: the caller is then told to
    * come back later (429), not that the service is failing (503).
    */
-  skipped(channelIds: string[], model: string): { until: number | null; rateLimited: boolean } {
+  skipped(channelIds: string[], model: string): { until: number | null; rateLimited: boolean; modelRefused: boolean } {
     const now = this.now();
     let earliest: number | null = null;
     let rateLimited = channelIds.length > 0;
+    // Every one rests because its upstream refused this model.
+    let modelRefused = channelIds.length > 0;
     for (const id of channelIds) {
       let until = 0;
+      let refused = false;
       for (const key of [id, modelKey(id, model)]) {
         const coolDown = this.coolDowns.get(key);
         if (coolDown && coolDown.until > now) {
           until = Math.max(until, coolDown.until);
           if (coolDown.kind !== "rate-limit") rateLimited = false;
+          if (coolDown.kind === "unavailable") refused = true;
         }
         const circuit = this.circuits.get(key);
         if (circuit && circuit.state !== "closed" && (circuit.openUntil > now || circuit.probing)) {
@@ -111,9 +115,10 @@ export class ChannelStates {
           until = Math.max(until, circuit.openUntil);
         }
       }
+      if (!refused) modelRefused = false;
       if (until > 0 && (earliest === null || until < earliest)) earliest = until;
     }
-    return { until: earliest, rateLimited };
+    return { until: earliest, rateLimited, modelRefused };
   }
 
   recordSuccess(channelId: string, model: string): void {
