@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { GatewayError } from "@/lib/canonical/gateway-error";
-import { classifyAttemptError, isCredentialRejection, isMissingPath } from "@/lib/gateway/attempt-outcome";
+import { classifyAttemptError, isCredentialRejection, isMissingPath, MODEL_REST_SECONDS } from "@/lib/gateway/attempt-outcome";
 
 const upstream = (status: number, options: { code?: string; retryAfterSeconds?: number; message?: string } = {}) =>
   new GatewayError("upstream_error", options.message ?? `upstream said ${status}`, { status, upstreamStatus: status, code: options.code, retryAfterSeconds: options.retryAfterSeconds });
@@ -38,6 +38,23 @@ describe("what one failed attempt means for routing", () => {
       assert.equal(outcome.coolDownSeconds, coolDown, "cool-down");
     });
   }
+
+  test("a 403 or 404 naming the model rests the model, never the key or the channel", () => {
+    for (const refusal of [
+      upstream(403, { message: "Project `proj_1` does not have access to model `gpt-x`", code: "model_not_found" }),
+      upstream(403, { message: "Permission denied on resource project p for model models/GPT-X." }),
+      upstream(404, { message: "The model `gpt-x` does not exist or you do not have access to it." }),
+    ]) {
+      const outcome = classifyAttemptError(refusal, "gpt-x");
+      assert.equal(outcome.failOver, true);
+      assert.equal(outcome.channelFault, false, "the channel's circuit is not charged");
+      assert.equal(outcome.disableReason, null, "no key or channel is disabled");
+      assert.equal(outcome.modelRestSeconds, MODEL_REST_SECONDS);
+      assert.equal(isCredentialRejection(refusal, "gpt-x"), false);
+    }
+    // A 403 about the key names no model: still the key's.
+    assert.notEqual(classifyAttemptError(upstream(403, { message: "Your API key is not allowed" }), "gpt-x").disableReason, null);
+  });
 
   test("a credential rejection is told apart from a rate limit", () => {
     assert.equal(isCredentialRejection(upstream(401)), true);
