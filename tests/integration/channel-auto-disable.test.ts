@@ -72,6 +72,16 @@ describe("an upstream that refuses the gateway's credentials", () => {
     );
     assert.equal(error.status, 502);
     assert.equal(error.code, "upstream_auth_failed");
+    // Out of rotation now: the model cannot be served for a while, and it still exists.
+    await eventually(async () => {
+      const again = await fetch(`${gateway.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${client.apiKey}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: "ok.alone", messages: [{ role: "user", content: "again" }] }),
+      });
+      const body = (await again.json()) as { error: { code: string } };
+      return again.status === 503 && body.error.code === "model_unavailable" && Number(again.headers.get("retry-after")) >= 1;
+    }, 3000);
   });
 
   test("a probe puts the channel back once the upstream answers again", async () => {
