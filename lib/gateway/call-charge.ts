@@ -2,9 +2,7 @@ import type { Payer } from "@/lib/auth/token-record";
 import { channelPrice } from "@/lib/catalogue/channel-price";
 import type { Reservation, Spend, SpendLimiter } from "@/lib/limits/spend-limiter";
 import { logger } from "@/lib/logger";
-import type { Operation } from "@/lib/providers/operation";
 import type { Channel } from "@/lib/routing/channel";
-import type { CallPlan } from "./call-services";
 
 const NOTHING: Spend = { tokens: 0, usd: 0 };
 
@@ -77,13 +75,13 @@ export class CallCharge {
 }
 
 /** The most a call for `model` on these candidates may spend: the prompt estimate and max output, at the dearest candidate's price. */
-export function worstCase<O extends Operation>(plan: CallPlan<O>, candidates: readonly Channel[], model: string): Spend {
-  const tokens = Math.ceil(plan.estimate.inputTokens + plan.estimate.outputTokens);
+export function worstCase(estimate: { inputTokens: number; outputTokens: number }, candidates: readonly Channel[], model: string): Spend {
+  const tokens = Math.ceil(estimate.inputTokens + estimate.outputTokens);
   const usd = Math.max(
     0,
     ...candidates.map((channel) => {
       const price = channelPrice(channel, model)?.price;
-      return price ? (plan.estimate.inputTokens * price.input + plan.estimate.outputTokens * price.output) / 1_000_000 : 0;
+      return price ? (estimate.inputTokens * price.input + estimate.outputTokens * price.output) / 1_000_000 : 0;
     }),
   );
   return { tokens, usd };

@@ -75,7 +75,7 @@ export async function runCall<O extends Operation>(scope: CallScope, plan: CallP
   if (!allowed) throw notAllowed();
   const charge = new CallCharge(runtime.limits, token.payers);
   await charge.admit();
-  await charge.reserve(plan.model, worstCase(plan, candidates, plan.model));
+  await charge.reserve(plan.model, worstCase(plan.estimate, candidates, plan.model));
   scope.charge = charge;
   log.onSettle = (spend) => charge.settle(spend);
   // A session goes back to the channel and key of its last successful turn (session-affinity.ts).

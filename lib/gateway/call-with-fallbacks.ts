@@ -49,7 +49,7 @@ export async function callWithFallbacks<O extends Operation>(
     }
     try {
       // The fallback's own price and limit windows, checked now that it is the model to serve.
-      await scope.charge?.moveTo(fallback, worstCase(plan, fallbackCandidates, fallback));
+      await scope.charge?.moveTo(fallback, worstCase(plan.estimate, fallbackCandidates, fallback));
     } catch (error) {
       if (!isGatewayError(error) || (error.kind !== "quota_exceeded" && error.kind !== "rate_limit")) throw error;
       log.warnings.push(`fallback ${fallback} skipped: ${error.message}`);

@@ -54,7 +54,7 @@ describe("circuit breaker per channel and per channel+model", () => {
     channelStates.coolDown("c", "m", 1_000_000 + 5000, "429");
     assert.equal(channelStates.tryAcquire("c", "m"), false);
     assert.equal(channelStates.tryAcquire("c", "n"), true);
-    assert.deepEqual(channelStates.skipped(["c"], "m"), { until: 1_000_000 + 5000, rateLimited: true });
+    assert.deepEqual(channelStates.skipped(["c"], "m"), { until: 1_000_000 + 5000, rateLimited: true, modelRefused: false });
     clock.advance(5001);
     assert.equal(channelStates.tryAcquire("c", "m"), true);
   });
@@ -63,9 +63,19 @@ describe("circuit breaker per channel and per channel+model", () => {
     const { states: channelStates } = states();
     channelStates.coolDown("a", "m", 1_000_000 + 2000, "429");
     channelStates.coolDown("b", "m", 1_000_000 + 9000, "429");
-    assert.deepEqual(channelStates.skipped(["a", "b"], "m"), { until: 1_000_000 + 2000, rateLimited: true });
+    assert.deepEqual(channelStates.skipped(["a", "b"], "m"), { until: 1_000_000 + 2000, rateLimited: true, modelRefused: false });
     for (let i = 0; i < 5; i += 1) channelStates.recordFailure("c", "m", "500");
     assert.equal(channelStates.tryAcquire("c", "m"), false);
     assert.equal(channelStates.skipped(["a", "b", "c"], "m").rateLimited, false);
+  });
+
+  test("a model its upstream refused rests that channel and model: unavailable (503), not rate limited", () => {
+    const { states: channelStates } = states();
+    channelStates.coolDown("a", "m", 1_000_000 + 60_000, "403 model", "unavailable");
+    assert.equal(channelStates.tryAcquire("a", "m"), false);
+    assert.equal(channelStates.tryAcquire("a", "other"), true, "the channel's other models serve");
+    assert.deepEqual(channelStates.skipped(["a"], "m"), { until: 1_000_000 + 60_000, rateLimited: false, modelRefused: true });
+    channelStates.coolDown("b", "m", 1_000_000 + 2000, "429");
+    assert.equal(channelStates.skipped(["a", "b"], "m").modelRefused, false, "one channel is only rate limited");
   });
 });
