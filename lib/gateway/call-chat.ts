@@ -39,6 +39,7 @@ function runChat(context: GatewayContext, plan: ChatPlan): Promise<ApiResponse> 
     estimate: { inputTokens: estimatePromptTokens(promptText()), outputTokens: chat.maxTokens ?? env.QUOTA_DEFAULT_OUTPUT_TOKENS },
     renderStreamError: plan.renderStreamError ?? format.renderStreamError,
     call: {
+      model: chat.model,
       format: format.name,
       chat,
       relay: plan.relay,

@@ -3,7 +3,8 @@ import { isGatewayError } from "@/lib/canonical/gateway-error";
 import { logger } from "@/lib/logger";
 import type { ModelRoute } from "@/lib/models/model-route";
 import type { Operation } from "@/lib/providers/operation";
-import type { OperationCalls } from "@/lib/providers/provider";
+import type { ChatRequest } from "@/lib/canonical/request";
+import type { ModelCall, OperationCalls } from "@/lib/providers/provider";
 import type { Channel } from "@/lib/routing/channel";
 import { attemptAll, candidatesExhausted } from "./attempt-loop";
 import { worstCase } from "./call-charge";
@@ -95,15 +96,12 @@ function skipReason(
 }
 
 /**
- * The operation's input for another model: what answers are named after (the canonical chat's
- * model, an OpenAI-format call's model). Bodies relayed as sent get their `model` rewritten per
+ * The operation's input for another model (every input names its model; a canonical chat's
+ * answers are named after its own). Bodies relayed as sent get their `model` rewritten per
  * channel by the relays themselves (to the attempt's upstream model).
  */
-function retargeted<C>(call: C, model: string): C {
-  const fields = call as Record<string, unknown>;
-  if (typeof fields.chat === "object" && fields.chat !== null) return { ...call, chat: { ...(fields.chat as object), model } };
-  if (typeof fields.model === "string") return { ...call, model };
-  return call;
+function retargeted<C extends ModelCall & { chat?: ChatRequest }>(call: C, model: string): C {
+  return call.chat ? { ...call, model, chat: { ...call.chat, model } } : { ...call, model };
 }
 
 /** An HTTP answer with the header added (headers objects may be shared constants: copied, never changed). */

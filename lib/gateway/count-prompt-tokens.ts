@@ -16,6 +16,6 @@ export function countPromptTokens(context: GatewayContext, chat: ChatRequest, re
     stream: false,
     estimate: { inputTokens: 0, outputTokens: 0 },
     renderStreamError: context.format.renderStreamError,
-    call: { chat, render },
+    call: { model: chat.model, chat, render },
   });
 }

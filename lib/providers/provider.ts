@@ -70,8 +70,13 @@ export interface ChatRender {
   renderStream(events: StreamEventBatches): AsyncIterable<string>;
 }
 
+/** What every operation's input carries: the public model it is for (a fallback's, once retargeted). */
+export interface ModelCall {
+  model: string;
+}
+
 /** chat, from any client format. */
-export interface ChatCall {
+export interface ChatCall extends ModelCall {
   format: ClientFormatName;
   chat: ChatRequest;
   /** The client's own body, for an upstream that speaks its format. */
@@ -80,7 +85,7 @@ export interface ChatCall {
 }
 
 /** /v1/responses, relayed to upstreams that serve it, translated through chat for the rest. */
-export interface ResponsesCall {
+export interface ResponsesCall extends ModelCall {
   relay: RelayRequest & {
     /** A Responses answer's response object, for the gateway's store; awaited before its end reaches the client. */
     keepResponse?: (response: Record<string, unknown>) => Promise<void>;
@@ -94,20 +99,18 @@ export interface ResponsesCall {
 }
 
 /** An OpenAI-format operation other than chat and Responses (JSON, or a multipart upload). */
-export interface OperationCall extends RelayRequest {
+export interface OperationCall extends RelayRequest, ModelCall {
   /** A multipart upload, for operations that take one (`body` is then empty). */
   form?: SpooledForm;
-  /** The model as the client named it (answers name it so). */
-  model: string;
 }
 
-export interface CountTokensCall {
+export interface CountTokensCall extends ModelCall {
   chat: ChatRequest;
   render(count: number): unknown;
 }
 
 /** A realtime WebSocket to the upstream: opening it (its 101) is the attempt's first byte. */
-export interface RealtimeCall {
+export interface RealtimeCall extends ModelCall {
   /** Client headers the upstream should see (openai-beta). */
   clientHeaders: HeaderReader;
 }

@@ -90,7 +90,7 @@ export class RealtimeProxy {
           model,
           stream: true,
           estimate: { inputTokens: 1, outputTokens: 0 },
-          call: { clientHeaders: { get: (name) => headerValue(request.headers[name]) } },
+          call: { model, clientHeaders: { get: (name) => headerValue(request.headers[name]) } },
           renderStreamError: () => undefined,
         },
       );

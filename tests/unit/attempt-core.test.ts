@@ -64,6 +64,7 @@ const chat = (stream = false): ChatRequest => ({ model: "m", messages: [{ role: 
 
 function openAIChatCall(stream = false): ChatCall {
   return {
+    model: "m",
     format: "openai",
     chat: chat(stream),
     relay: { body: { model: "m", messages: [{ role: "user", content: "hi" }], stream }, stream, includeUsage: false, clientHeaders: { get: () => null } },
@@ -262,6 +263,7 @@ describe("a provider type of its own (tests/helpers/acme-provider)", () => {
     const core = inMemoryCore({ channels: [channel], providers: registry });
     scripts.set("acme", answer("translated"));
     const response = await call(core, {
+      model: "m",
       format: "anthropic",
       chat: chat(),
       relay: { body: { model: "m", max_tokens: 10, messages: [{ role: "user", content: "hi" }] }, stream: false, includeUsage: true, clientHeaders: { get: () => null } },

@@ -54,6 +54,7 @@ beforeEach(() => {
 
 function chatCall(body: Record<string, unknown> = {}): ChatCall {
   return {
+    model: "m",
     format: "openai",
     chat: { model: "m", messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }], stream: false },
     relay: { body: { model: "m", messages: [{ role: "user", content: "hi" }], ...body }, stream: false, includeUsage: false, clientHeaders: { get: () => null } },

@@ -53,6 +53,7 @@ const route = (name: string, fields: Partial<ModelRoute> = {}): ModelRoute => ({
 
 function chatCall(model: string): ChatCall {
   return {
+    model,
     format: "openai",
     chat: { model, messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }], stream: false },
     relay: { body: { model, messages: [{ role: "user", content: "hi" }] }, stream: false, includeUsage: false, clientHeaders: { get: () => null } },

@@ -88,6 +88,7 @@ export const handleResponses = withApiKey(openAIFormat, "/v1/responses", async (
     estimate: { inputTokens: estimatePromptTokens(promptText), outputTokens: body.max_output_tokens ?? env.QUOTA_DEFAULT_OUTPUT_TOKENS },
     renderStreamError: (error) => renderResponsesStreamError(error),
     call: {
+      model: body.model,
       relay: { body, bytes, stream, includeUsage: true, clientHeaders: context.request.headers, keepResponse: (object: ResponseObject) => keep(object, true) },
       continuesRelayed: previous?.native === true,
       lacksResponses: {

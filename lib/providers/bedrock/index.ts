@@ -1,7 +1,8 @@
 import { anthropicChat } from "@/lib/providers/anthropic";
 import { relayMessages } from "@/lib/providers/anthropic/relay-messages";
 import { chatMember, estimatedTokenCountMember, translatedResponsesMember } from "@/lib/providers/members/chat-members";
-import type { AttemptContext, OperationMember, Provider } from "@/lib/providers/provider";
+import { byModelFamily } from "@/lib/providers/members/model-families";
+import type { AttemptContext, Provider } from "@/lib/providers/provider";
 import type { CanonicalChat } from "@/lib/providers/members/translated-chat";
 import { bedrockTransport } from "./bedrock-transport";
 import { converseChat } from "./converse";
@@ -18,25 +19,21 @@ import { bedrockSettings } from "./settings";
 /** Whether a model id, inference profile or ARN names a Claude model. */
 export const isAnthropicModel = (model: string) => model.includes("anthropic.");
 
-const anthropicMembers = {
-  chat: chatMember(anthropicChat, { anthropic: relayMessages }),
-  responses: translatedResponsesMember(anthropicChat),
-  "count-tokens": claudeTokenCountMember,
-};
-const converseMembers = {
-  chat: chatMember(converseChat),
-  responses: translatedResponsesMember(converseChat),
-  "count-tokens": estimatedTokenCountMember,
-};
+/** Claude models speak Anthropic's Messages through InvokeModel; every other model, Converse. */
+const bedrockFamily = (model: string) => (isAnthropicModel(model) ? "anthropic" : "converse");
 
-/** The member of the model's family; both families decide alike whether they serve a call. */
-function byModel<O extends "chat" | "responses" | "count-tokens">(operation: O): OperationMember<O> {
-  const members = { anthropic: anthropicMembers[operation] as OperationMember<O>, converse: converseMembers[operation] as OperationMember<O> };
-  return {
-    serves: members.anthropic.serves && ((call, channel) => members.anthropic.serves!(call, channel)),
-    attempt: (call, context, hooks) => (isAnthropicModel(context.upstreamModel) ? members.anthropic : members.converse).attempt(call, context, hooks),
-  };
-}
+const bedrockOperations = byModelFamily(bedrockFamily, {
+  anthropic: {
+    chat: chatMember(anthropicChat, { anthropic: relayMessages }),
+    responses: translatedResponsesMember(anthropicChat),
+    "count-tokens": claudeTokenCountMember,
+  },
+  converse: {
+    chat: chatMember(converseChat),
+    responses: translatedResponsesMember(converseChat),
+    "count-tokens": estimatedTokenCountMember,
+  },
+});
 
 const bedrockChat: CanonicalChat = (request, context: AttemptContext) =>
   isAnthropicModel(context.upstreamModel) ? anthropicChat(request, context) : converseChat(request, context);
@@ -49,10 +46,6 @@ export const bedrockProvider: Provider = {
   settings: bedrockSettings,
   transport: bedrockTransport,
   listModels: listBedrockModels,
-  operations: {
-    chat: byModel("chat"),
-    responses: byModel("responses"),
-    "count-tokens": byModel("count-tokens"),
-  },
+  operations: bedrockOperations,
   probe: bedrockChat,
 };

@@ -4,7 +4,8 @@ import { anthropicChat, anthropicOperations } from "@/lib/providers/anthropic";
 import { geminiChat, geminiOperations } from "@/lib/providers/gemini";
 import type { AttemptContext, Provider } from "@/lib/providers/provider";
 import { vertexEmbeddingsMember } from "./embed";
-import { byModelFamily, modelFamily } from "./model-families";
+import { byModelFamily } from "@/lib/providers/members/model-families";
+import { modelFamily } from "./model-families";
 import { withoutRefusedBetas } from "./refused-betas";
 import { vertexSettings } from "./settings";
 import { VERTEX_BASE_URL_TEMPLATE, vertexTransport } from "./transport";
@@ -26,7 +27,7 @@ export const vertexProvider: Provider = {
   ownedBy: "google",
   settings: vertexSettings,
   transport: vertexTransport,
-  operations: byModelFamily({
+  operations: byModelFamily(modelFamily, {
     anthropic: { ...anthropicOperations, chat: withoutRefusedBetas(anthropicOperations.chat!) },
     google: { ...geminiOperations, embeddings: vertexEmbeddingsMember },
   }),
