@@ -54,11 +54,13 @@ export function withApiKey(
       format.checkHeaders?.(request);
       let upstream: UpstreamClient = runtime.upstream;
       if (session && request.headers.get(CAPTURE_HEADER) === "1") {
-        const recorder = new RecordingUpstream(runtime.upstream);
-        const userId = session.userId;
-        // Kept once the exchange is over (streams included), where every process can read it.
+        const recorder = new RecordingUpstream(runtime.upstream, () => log.attempts.at(-1)?.channelName);
+        const { userId, role } = session;
+        // Kept once the exchange is over (streams included), where every process can read it;
+        // scrubbed before it is stored, so no credential is ever kept.
         log.finishHooks.push(() => {
-          runtime.captures.save(log.id, { userId, exchanges: recorder.exchanges }).catch((error) => logger.error({ err: error }, "capture not saved"));
+          const exchanges = recorder.forViewer(role === "admin");
+          runtime.captures.save(log.id, { userId, exchanges }).catch((error) => logger.error({ err: error }, "capture not saved"));
         });
         upstream = recorder;
       }

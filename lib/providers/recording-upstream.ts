@@ -1,12 +1,18 @@
+import { scrubSecrets } from "./scrub-secrets";
 import { IteratedBody, type UpstreamBody, type UpstreamClient, type UpstreamRequest, type UpstreamResponse } from "./upstream-http";
 
 // Records the exact exchanges with the upstream for the Playground's inspector:
-// what the gateway sent and what came back, credentials masked, bodies capped.
+// what the gateway sent and what came back, credentials masked, bodies capped. What is
+// kept goes through the same scrubbing as answers and logs (`forViewer`): every credential
+// the gateway sent is cut from every text (an upstream may quote the key in its error), and
+// a viewer who is not an administrator sees the channel's name, never its address or headers.
 
 const MAX_RECORDED_CHARS = 256 * 1024;
 const SECRET_HEADERS = new Set(["authorization", "x-api-key", "x-goog-api-key", "api-key", "x-amz-security-token"]);
 
 export interface UpstreamExchange {
+  /** The channel the exchange went to, by name. */
+  channel?: string;
   request: { method: string; url: string; headers: Record<string, string>; body: string };
   response?: { status: number; headers: Record<string, string>; body: string; truncated: boolean };
   error?: string;
@@ -14,13 +20,40 @@ export interface UpstreamExchange {
 
 export class RecordingUpstream implements UpstreamClient {
   readonly exchanges: UpstreamExchange[] = [];
+  /** Every credential sent, and every upstream address: what `forViewer` cuts. */
+  private readonly secrets = new Set<string>();
+  private readonly addresses = new Set<string>();
 
-  constructor(private readonly inner: UpstreamClient) {}
+  constructor(
+    private readonly inner: UpstreamClient,
+    /** The name of the channel being attempted now. */
+    private readonly channelName: () => string | undefined = () => undefined,
+  ) {}
+
+  /** The exchanges as a viewer may keep them (see scrubExchanges). */
+  forViewer(admin: boolean): UpstreamExchange[] {
+    return scrubExchanges(this.exchanges, this.secrets, this.addresses, admin);
+  }
 
   async send(request: UpstreamRequest): Promise<UpstreamResponse> {
     const url = new URL(request.url);
-    for (const name of ["key", "api_key"]) if (url.searchParams.has(name)) url.searchParams.set(name, "[redacted]");
+    for (const name of ["key", "api_key"]) {
+      const value = url.searchParams.get(name);
+      if (value === null) continue;
+      this.secrets.add(value);
+      url.searchParams.set(name, "[redacted]");
+    }
+    for (const [name, value] of Object.entries(request.headers)) {
+      if (!SECRET_HEADERS.has(name.toLowerCase()) || typeof value !== "string") continue;
+      this.secrets.add(value);
+      // The credential inside "Bearer <token>", and the key id in AWS's "Credential=<key id>/...".
+      const inner = /^bearer\s+(\S+)/i.exec(value)?.[1] ?? /Credential=([^/,\s]+)/.exec(value)?.[1];
+      if (inner) this.secrets.add(inner);
+    }
+    this.addresses.add(url.origin);
+    this.addresses.add(url.host);
     const exchange: UpstreamExchange = {
+      channel: this.channelName(),
       request: {
         method: request.method ?? "POST",
         url: url.toString(),
@@ -56,6 +89,36 @@ export class RecordingUpstream implements UpstreamClient {
       }, binary),
     };
   }
+}
+
+/** What to keep and show: credentials cut for everyone; for a non-administrator, the channel by name only. */
+export function scrubExchanges(exchanges: readonly UpstreamExchange[], secrets: Iterable<string>, addresses: Iterable<string>, admin: boolean): UpstreamExchange[] {
+  const cut = [...secrets].sort((a, b) => b.length - a.length);
+  const hidden = admin ? [] : [...addresses].sort((a, b) => b.length - a.length);
+  const clean = (text: string) => {
+    let result = scrubSecrets(text, cut);
+    for (const address of hidden) result = result.split(address).join("[upstream]");
+    return result;
+  };
+  const cleanHeaders = (headers: Record<string, string>) =>
+    admin ? Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, clean(value)])) : pick(headers, "content-type");
+  return exchanges.map((exchange) => ({
+    channel: exchange.channel,
+    request: {
+      method: exchange.request.method,
+      url: admin ? clean(exchange.request.url) : "",
+      headers: cleanHeaders(exchange.request.headers),
+      body: clean(exchange.request.body),
+    },
+    ...(exchange.response
+      ? { response: { status: exchange.response.status, headers: cleanHeaders(exchange.response.headers), body: clean(exchange.response.body), truncated: exchange.response.truncated } }
+      : {}),
+    ...(exchange.error !== undefined ? { error: clean(exchange.error) } : {}),
+  }));
+}
+
+function pick(headers: Record<string, string>, name: string): Record<string, string> {
+  return headers[name] === undefined ? {} : { [name]: headers[name]! };
 }
 
 function cap(text: string): { text: string; truncated: boolean } {

@@ -12,6 +12,7 @@ import { describeError, toCurl } from "./playground-helpers";
 type Stats = { inputTokens?: number; outputTokens?: number; firstTokenMs?: number; totalMs: number; counted?: boolean };
 type Turn = { role: "user" | "assistant"; content: string; stats?: Stats; error?: string; stopped?: boolean };
 type Exchange = {
+  channel?: string;
   request: { method: string; url: string; headers: Record<string, string>; body: string };
   response?: { status: number; headers: Record<string, string>; body: string; truncated: boolean };
   error?: string;
@@ -356,7 +357,7 @@ function Inspector({ sent, exchanges }: { sent: Sent; exchanges: Exchange[] | nu
         exchanges.map((exchange, index) => (
           <details key={index} className="mt-2 text-sm" open={index === exchanges.length - 1}>
             <summary className="cursor-pointer text-zinc-600 dark:text-zinc-300">
-              Upstream: {exchange.request.method} {exchange.request.url} → {exchange.response?.status ?? exchange.error}
+              Upstream: {exchange.request.method} {exchange.request.url || `channel “${exchange.channel ?? "?"}”`} → {exchange.response?.status ?? exchange.error}
             </summary>
             <div className="mt-2 grid gap-2 xl:grid-cols-2">
               <pre className="max-h-96 overflow-auto rounded-md bg-zinc-950 p-3 text-xs text-zinc-100" data-testid="upstream-request">
