@@ -178,6 +178,14 @@ describe("realtime failover", () => {
       const done = closed(socket);
       socket.close();
       await done;
+      if (index > 0) continue;
+      // Every process has heard of the cool-down (a broadcast, with two) before the next session.
+      for (let instance = 0; instance < failover.instances.length; instance += 1) {
+        await eventually(async () => {
+          const { body } = await failover.admin("GET", `/api/admin/channels/${ids.limited}`, undefined, instance);
+          assert.ok(body.state.models["rt-cooldown"]?.coolDownUntil, `process ${instance} knows the cool-down`);
+        });
+      }
     }
     assert.equal(limited.connections.length, 1, "tried once, then skipped while cooling down");
     const cooling = (await state("limited")).models["rt-cooldown"];
