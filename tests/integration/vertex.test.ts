@@ -215,6 +215,37 @@ describe("failover, the log, the channel's JSON", () => {
     assert.deepEqual(second.attempts.map((attempt: any) => attempt.channelName), ["vertex-backup"], "cooling down for Vertex's retry delay");
   });
 
+  test("a token endpoint that cannot be reached fails over and keeps the channel: never blamed on the key", async () => {
+    const account = JSON.parse(fake.serviceAccount.json) as Record<string, string>;
+    const unreachable = { "token-refused": "http://127.0.0.1:1/token", "token-unresolvable": "http://token.invalid/token" };
+    const ids: Record<string, string> = {};
+    for (const [name, tokenUri] of Object.entries(unreachable)) {
+      const created = await gateway.admin("POST", "/api/admin/channels", {
+        type: "vertex", baseUrl: fake.baseUrl, apiKey: JSON.stringify({ ...account, token_uri: tokenUri }), settings,
+        name, models: ["vx-token-down"], modelMap: { "vx-token-down": "gemini-2.5-flash" }, priority: 5,
+      });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      ids[name] = created.body.id;
+    }
+    const backup = await gateway.admin("POST", "/api/admin/channels", {
+      type: "vertex", baseUrl: fake.baseUrl, apiKey: fake.serviceAccount.json, settings, name: "token-backup", models: ["vx-token-down"], modelMap: { "vx-token-down": "gemini-2.5-flash" },
+    });
+    assert.equal(backup.status, 201, JSON.stringify(backup.body));
+    const openai = (clients[0] as ReturnType<typeof openAIFacade>).client;
+    const { data, response } = await openai.chat.completions.create({ model: "vx-token-down", messages: [{ role: "user", content: "anyone?" }] }).withResponse();
+    assert.equal(data.choices[0]!.message.content, "Echo: anyone?");
+    const row = await logRow(response.headers.get("x-request-id"));
+    assert.deepEqual(row.attempts.map((attempt: any) => attempt.channelName).sort(), ["token-backup", "token-refused", "token-unresolvable"]);
+    for (const attempt of row.attempts.filter((entry: any) => entry.channelName !== "token-backup")) {
+      assert.match(attempt.error, attempt.channelName === "token-refused" ? /127\.0\.0\.1:1/ : /token\.invalid/, "the error names the host");
+      assert.doesNotMatch(attempt.error, /damaged|refused the service account/);
+    }
+    for (const id of Object.values(ids)) {
+      const channel = (await gateway.admin("GET", `/api/admin/channels/${id}`)).body;
+      assert.equal(channel.autoDisabledReason, null, "the channel stays in rotation");
+    }
+  });
+
   test("one log row per request, with the upstream's own usage", async () => {
     const { response } = await (clients[0] as ReturnType<typeof openAIFacade>).client.chat.completions
       .create({ model: "vx-claude", messages: [{ role: "user", content: "log me please" }] })

@@ -91,7 +91,7 @@ export function serviceAccountTokens(key: ServiceAccountKey): AccessTokens {
           if (!token) throw credentialError("Google's token endpoint answered without an access token.");
           current = token;
           return token;
-        }, tokenError)
+        }, (error: unknown) => tokenError(error, key.token_uri))
         .finally(() => (pending = undefined));
       return pending;
     },
@@ -120,20 +120,38 @@ function tokenTransporter(gaxios: typeof Gaxios, tokenUri: string) {
  * token endpoint that cannot be reached or fails is a transport failure that fails over.
  * Only the endpoint's own error code and description are kept: the request held a signed assertion.
  */
-function tokenError(error: unknown): never {
+function tokenError(error: unknown, tokenUri: string): never {
   if (error instanceof GatewayError) throw error;
   const response = (error as { response?: { status?: number; data?: unknown } }).response;
   const status = response?.status;
-  // No answer and no request made: the key's private key could not sign the assertion.
-  if (status === undefined && (error as { name?: unknown }).name !== "GaxiosError") {
+  const host = hostOf(tokenUri);
+  // No answer: the request was made and the endpoint could not be reached (DNS, a refused or
+  // broken connection, a timeout), or it was never made because the key could not sign it.
+  if (status === undefined && !wasRequestMade(error)) {
     throw credentialError("The service account's private key could not sign a token request: the key is damaged.");
   }
   if (status === undefined || status >= 500 || status === 429) {
-    throw new GatewayError("bad_gateway", `Google's token endpoint could not be reached${status ? ` (HTTP ${status})` : ""}.`, { code: "token_unavailable" });
+    const reason = status ? `HTTP ${status}` : (error as { code?: unknown }).code;
+    throw new GatewayError("bad_gateway", `The service account's token endpoint ${host} could not be reached${typeof reason === "string" || typeof reason === "number" ? ` (${reason})` : ""}.`, {
+      code: "token_unavailable",
+    });
   }
   const data = response?.data as { error?: unknown; error_description?: unknown } | undefined;
   const reason = [data?.error, data?.error_description].filter((part) => typeof part === "string").join(": ");
   throw credentialError(`Google refused the service account's token request (HTTP ${status}${reason ? `, ${reason}` : ""}).`);
+}
+
+/** gaxios sets `config` on every error of a request it made; a signing failure happens before. */
+function wasRequestMade(error: unknown): boolean {
+  return typeof error === "object" && error !== null && ("config" in error || (error as { constructor?: { name?: string } }).constructor?.name === "GaxiosError");
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return "(unreadable token_uri)";
+  }
 }
 
 function credentialError(message: string): GatewayError {
