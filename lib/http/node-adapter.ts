@@ -4,10 +4,12 @@ import { LightAbort } from "@/lib/canonical/abort-source";
 import { bodyTooLarge, collectBody, isAsyncIterable, limitBody, type ApiRequest, type ApiResponse } from "@/lib/canonical/api-types";
 
 /**
- * The request body, decompressed, with the limit enforced on what it decodes to; what is
- * left unread is drained so the connection stays usable.
+ * The request body, decompressed, with the limit enforced on what it decodes to. A body left
+ * unread (a 413) closes the connection once the answer is written: what is left of a
+ * compressed stream cannot be told apart from the next request, and draining a bomb costs as
+ * much as reading it, so the client opens a new connection (`Connection: close` says so).
  */
-async function* readNodeBody(request: IncomingMessage, limitBytes: number): AsyncGenerator<Uint8Array> {
+async function* readNodeBody(request: IncomingMessage, response: ServerResponse, limitBytes: number): AsyncGenerator<Uint8Array> {
   try {
     const decoders = contentDecoders(request.headers["content-encoding"] ?? null);
     // Not destroyed on an early stop (a 413): the socket must live to carry the answer.
@@ -15,7 +17,10 @@ async function* readNodeBody(request: IncomingMessage, limitBytes: number): Asyn
     if (decoders.length === 0) yield* limitBody(raw, request.headers["content-length"] ?? null, limitBytes);
     else yield* limitBody(decodeContent(raw, decoders), null, limitBytes);
   } finally {
-    if (!request.readableEnded) request.resume();
+    if (!request.readableEnded) {
+      if (!response.headersSent) response.setHeader("connection", "close");
+      request.resume();
+    }
   }
 }
 
@@ -67,10 +72,10 @@ export function toApiRequest(
       },
     },
     body(limitBytes) {
-      bodyPromise ??= request.headers["content-encoding"] ? collectBody(readNodeBody(request, limitBytes)) : readWholeNodeBody(request, limitBytes);
+      bodyPromise ??= request.headers["content-encoding"] ? collectBody(readNodeBody(request, response, limitBytes)) : readWholeNodeBody(request, limitBytes);
       return bodyPromise;
     },
-    bodyStream: (limitBytes) => readNodeBody(request, limitBytes),
+    bodyStream: (limitBytes) => readNodeBody(request, response, limitBytes),
     signal: closed,
     params,
   };

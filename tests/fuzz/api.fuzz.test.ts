@@ -206,3 +206,69 @@ test(`fuzz: ${FORM_RUNS} form posts to wrong-case, unknown and console paths, no
   );
   assert.doesNotMatch(gateway.output(), /"level":(50|60)/, "no unhandled failure was logged");
 });
+
+// Bodies built to cost the most per byte: many tiny messages, deep nesting, and gzip bombs,
+// compressed or not, on one kept-alive connection. Each is refused in its route's format
+// (never a 5xx), and the request after it on the same connection is answered.
+const HEAVY_RUNS = Math.max(12, Math.round(RUNS / 100));
+const HEAVY_ROUTES = [
+  { path: "/v1/chat/completions", format: "openai" as const, wrap: (messages: unknown[]) => ({ model: "gpt-test", messages }) },
+  { path: "/v1/messages", format: "anthropic" as const, wrap: (messages: unknown[]) => ({ model: "claude-test", max_tokens: 5, messages }) },
+  { path: "/v1beta/models/gemini-test:generateContent", format: "gemini" as const, wrap: (messages: unknown[]) => ({ contents: messages.map(() => ({ role: "user", parts: [{ text: "a" }] })) }) },
+  { path: "/v1/responses", format: "openai" as const, wrap: (messages: unknown[]) => ({ model: "gpt-test", input: messages }) },
+];
+const heavy = fc.record({
+  route: fc.constantFrom(...HEAVY_ROUTES),
+  shape: fc.constantFrom("many", "deep", "bomb"),
+  size: fc.integer({ min: 10_000, max: 150_000 }),
+  gzip: fc.boolean(),
+});
+
+function heavyBody(shape: string, size: number, wrap: (messages: unknown[]) => unknown): Buffer {
+  if (shape === "bomb") return Buffer.concat(Array.from({ length: 1 + (size % 8) }, () => gzipSync(Buffer.alloc(4_000_000, " "))));
+  if (shape === "deep") {
+    const depth = 100 + (size % 400);
+    return Buffer.from(JSON.stringify(wrap([{ role: "user", content: "[".repeat(depth) + "]".repeat(depth) }])).replace(`"${"[".repeat(depth)}${"]".repeat(depth)}"`, "[".repeat(depth) + "]".repeat(depth)));
+  }
+  return Buffer.from(JSON.stringify(wrap(Array.from({ length: size }, () => ({ role: "user", content: "a" })))));
+}
+
+test(`fuzz: ${HEAVY_RUNS} heavy bodies (many tiny messages, deep nesting, gzip bombs) on one kept-alive connection`, { timeout: 10 * 60_000 }, async () => {
+  const http = await import("node:http");
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const send = (path: string, headers: Record<string, string>, body: Buffer) =>
+    new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const request = http.request(`${gateway.url}${path}`, { method: "POST", agent, headers: { ...headers, "content-length": String(body.length) } }, (response) => {
+        let text = "";
+        response.setEncoding("utf8");
+        response.on("data", (chunk) => (text += chunk));
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, text }));
+      });
+      request.setTimeout(30_000, () => request.destroy(new Error(`no answer to ${path} within 30 s`)));
+      request.on("error", reject);
+      request.end(body);
+    });
+  const auth = { openai: { authorization: `Bearer ${key}` }, anthropic: { "x-api-key": key, "anthropic-version": "2023-06-01" }, gemini: { "x-goog-api-key": key } };
+  try {
+    await fc.assert(
+      fc.asyncProperty(heavy, async ({ route, shape, size, gzip }) => {
+        let body = heavyBody(shape, size, route.wrap);
+        const headers: Record<string, string> = { "content-type": "application/json", ...auth[route.format] };
+        if (shape === "bomb") headers["content-encoding"] = "gzip";
+        else if (gzip) {
+          body = gzipSync(body);
+          headers["content-encoding"] = "gzip";
+        }
+        const refused = await send(route.path, headers, body);
+        const context = `${shape} ${size} gzip=${gzip} ${route.path} -> ${refused.status}: ${refused.text.slice(0, 200)}`;
+        assert.ok(refused.status < 500, context);
+        if (refused.status >= 400) assert.ok(SHAPES[route.format](JSON.parse(refused.text)), context);
+        const next = await send("/v1/chat/completions", { "content-type": "application/json", authorization: `Bearer ${key}` }, Buffer.from(JSON.stringify({ model: "mock-model", messages: [{ role: "user", content: "hi" }] })));
+        assert.equal(next.status, 200, `after ${context}: ${next.text.slice(0, 200)}`);
+      }),
+      { numRuns: HEAVY_RUNS, seed: process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined, endOnFailure: true },
+    );
+  } finally {
+    agent.destroy();
+  }
+});
