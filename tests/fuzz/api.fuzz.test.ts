@@ -224,8 +224,11 @@ const heavy = fc.record({
   gzip: fc.boolean(),
 });
 
+let bombMember: Buffer | undefined;
+
 function heavyBody(shape: string, size: number, wrap: (messages: unknown[]) => unknown): Buffer {
-  if (shape === "bomb") return Buffer.concat(Array.from({ length: 1 + (size % 8) }, () => gzipSync(Buffer.alloc(4_000_000, " "))));
+  // 4 KB that expand to 4 MB, repeated: a compressed body far longer than what is read before the limit.
+  if (shape === "bomb") return Buffer.concat(Array.from({ length: 20 + (size % 80) }, () => (bombMember ??= gzipSync(Buffer.alloc(4_000_000, " ")))));
   if (shape === "deep") {
     const depth = 100 + (size % 400);
     return Buffer.from(JSON.stringify(wrap([{ role: "user", content: "[".repeat(depth) + "]".repeat(depth) }])).replace(`"${"[".repeat(depth)}${"]".repeat(depth)}"`, "[".repeat(depth) + "]".repeat(depth)));
