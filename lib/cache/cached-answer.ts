@@ -36,13 +36,15 @@ const cachedAnswerSchema = z.object({
   version: z.literal(1),
   /** What the answer cost when the upstream produced it: a hit saves that much. */
   costUsd: z.number().min(0),
+  /** When it was stored (epoch ms): a request's TTL is also the oldest answer it takes. */
+  storedAt: z.number(),
   response: responseSchema,
 });
 
 export type CachedAnswer = z.infer<typeof cachedAnswerSchema>;
 
-export function encodeCachedAnswer(response: ChatResponse, costUsd: number): string {
-  const answer: CachedAnswer = { version: 1, costUsd, response };
+export function encodeCachedAnswer(response: ChatResponse, costUsd: number, storedAt = Date.now()): string {
+  const answer: CachedAnswer = { version: 1, costUsd, storedAt, response };
   return JSON.stringify(answer);
 }
 

@@ -4,6 +4,7 @@ import type { ChatRequest } from "@/lib/canonical/request";
 import type { StreamEvent, StreamEventBatches } from "@/lib/canonical/stream-event";
 import { isAsyncIterable, jsonResponse, type ApiResponse } from "@/lib/canonical/api-types";
 import { env } from "@/lib/env";
+import { CallCharge } from "@/lib/gateway/call-charge";
 import type { GatewayContext } from "@/lib/gateway/with-api-key";
 import { costOf } from "@/lib/limits/prices";
 import { logger } from "@/lib/logger";
@@ -83,12 +84,15 @@ export async function withResponseCache<Plan extends ChatPlan>(context: GatewayC
     return undefined;
   });
   const cached = stored === undefined ? undefined : decodeCachedAnswer(stored);
+  // A request's TTL is also the oldest answer it takes, whoever stored it for longer.
+  const fresh = cached !== undefined && Date.now() - cached.storedAt <= ttlSeconds * 1000;
   // A model the key may not use is refused by the call path, cached or not.
-  if (cached && (!token.models || token.models.has(plan.chat.model))) return answerFromCache(context, plan, cached.response, cached.costUsd);
+  if (cached && fresh && (!token.models || token.models.has(plan.chat.model))) return answerFromCache(context, plan, cached.response, cached.costUsd);
 
   log.cacheStatus = "miss";
   const keep = async (response: ChatResponse | undefined) => {
-    if (!response) return;
+    // Only a complete answer is kept: one that said why it stopped, replayed as it was.
+    if (!response || response.finishMissing) return;
     try {
       // A relayed stream hides the usage the caller did not ask for; the meter has it.
       const usage = response.usage ?? log.meter.usage;
@@ -130,10 +134,14 @@ async function answerFromCache(context: GatewayContext, plan: ChatPlan, response
   const { log, token, runtime } = context;
   log.model = plan.chat.model;
   log.stream = plan.chat.stream;
+  // A hit is a request like any other for every limit that counts requests (rpm and the
+  // `requests` of each window, the owner's included); it spends no tokens and no money.
+  const charge = new CallCharge(runtime.limits, token.payers);
+  await charge.admit();
+  await charge.reserve(plan.chat.model, { tokens: 0, usd: 0 });
+  charge.settle({ tokens: 0, usd: 0 });
   log.cacheStatus = "hit";
   log.cacheSavedUsd = costUsd;
-  // A hit is a request like any other for the rate limit; it reserves and spends no tokens.
-  await runtime.limits.consumeRequest(token.subject, token);
   log.meter.markFirstToken();
   const headers = { [CACHE_HEADER]: "hit" };
   if (!plan.chat.stream) return jsonResponse(200, plan.renderResponse(response), headers);

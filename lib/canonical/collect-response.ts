@@ -14,6 +14,8 @@ export interface ChatResponse {
   webSearches: Extract<StreamEvent, { type: "web-search" }>[];
   citations: Extract<StreamEvent, { type: "citation" }>[];
   finishReason: FinishReason;
+  /** The upstream never said why it stopped (no finish event: a null finish_reason, a cut answer); `finishReason` is then a guess. */
+  finishMissing?: true;
   stopSequence?: string;
   usage?: Usage;
 }
@@ -31,6 +33,7 @@ export async function collectResponse(batches: StreamEventBatches): Promise<Chat
     citations: [],
     finishReason: "stop",
   };
+  let finished = false;
   for await (const batch of batches) for (const event of batch) {
     switch (event.type) {
       case "message-start":
@@ -63,6 +66,7 @@ export async function collectResponse(batches: StreamEventBatches): Promise<Chat
         response.usage = event.usage;
         break;
       case "finish":
+        finished = true;
         response.finishReason = event.reason;
         response.stopSequence = event.stopSequence;
         break;
@@ -71,5 +75,6 @@ export async function collectResponse(batches: StreamEventBatches): Promise<Chat
     }
   }
   response.toolCalls = response.toolCalls.filter(Boolean);
+  if (!finished) response.finishMissing = true;
   return response;
 }

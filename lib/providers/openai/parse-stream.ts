@@ -138,7 +138,8 @@ export function* openAIResponseEvents(json: unknown): Generator<StreamEvent> {
       yield { type: "tool-call-start", index, id: call.id, name: call.function.name };
       if (call.function.arguments) yield { type: "tool-call-delta", index, argumentsDelta: call.function.arguments };
     }
-    yield { type: "finish", reason: fromOpenAIFinishReason[choice.finish_reason ?? "stop"] ?? "other" };
+    // A null finish_reason says nothing: no finish event (readers take "stop"; the cache keeps none).
+    if (choice.finish_reason) yield { type: "finish", reason: fromOpenAIFinishReason[choice.finish_reason] ?? "other" };
   }
   const usage = parseOpenAIUsage(response.usage);
   if (usage) yield { type: "usage", usage };
