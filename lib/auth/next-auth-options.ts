@@ -2,12 +2,11 @@ import type { NextAuthOptions } from "next-auth";
 import type { OAuthConfig } from "next-auth/providers/oauth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { CLIENT_ADDRESS_HEADER } from "@/lib/http/client-address";
-import { assertNotThrottled, recordFailure, recordSuccess } from "@/lib/console/login-throttle";
 import { loadSecrets } from "@/lib/crypto/secrets";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/logger";
 import { getRuntime } from "@/lib/runtime";
-import { verifyPassword } from "./password";
+import { signInWithPassword } from "./password-sign-in";
 
 type OidcProfile = { sub: string; email?: string; name?: string };
 
@@ -57,17 +56,8 @@ export const authOptions: NextAuthOptions = {
       credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
       async authorize(credentials, request) {
         if (!credentials?.email || !credentials.password) return null;
-        const email = credentials.email.trim().toLowerCase();
-        const address = clientAddress(request?.headers);
         const { database, shared } = await getRuntime();
-        await assertNotThrottled(shared, email, address);
-        const user = await database.user.findUnique({ where: { email } });
-        if (!user?.passwordHash || user.disabled || !(await verifyPassword(credentials.password, user.passwordHash))) {
-          await recordFailure(shared, email, address);
-          return null;
-        }
-        await recordSuccess(shared, email, address);
-        return { id: user.id, email: user.email, name: user.name, sessionVersion: user.sessionVersion };
+        return signInWithPassword({ database, shared }, { email: credentials.email, password: credentials.password }, clientAddress(request?.headers));
       },
     }),
     ...(oidc ? [oidc] : []),

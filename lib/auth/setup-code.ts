@@ -1,10 +1,10 @@
 import { randomInt } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { RateLimiterRes } from "rate-limiter-flexible";
 import { decryptSecret, encryptSecret } from "@/lib/crypto/encryption";
 import { sameSecret } from "@/lib/crypto/same-secret";
 import type { Database } from "@/lib/db/client";
+import { isRateLimiterRefusal } from "@/lib/state/rate-limiter-refusal";
 import type { SharedState } from "@/lib/state/shared-state";
 
 // Until the first account exists, /setup asks for a one-time code that only whoever can
@@ -98,7 +98,8 @@ export async function claimSetupCode(
   try {
     await limiter.consume(address);
   } catch (error) {
-    if (!(error instanceof RateLimiterRes)) throw error;
+    // Counters that cannot be read refuse the try (fail closed), as sign-in does.
+    if (!isRateLimiterRefusal(error)) return { ok: false, error: "Setup is unavailable for a moment; try again shortly." };
     return { ok: false, error: `Too many wrong setup codes. Try again in ${Math.ceil(error.msBeforeNext / 60_000)} minutes.` };
   }
   const row = await services.database.setting.findUnique({ where: { key: SETTING_KEY } });

@@ -1,4 +1,4 @@
-import { RateLimiterRes } from "rate-limiter-flexible";
+import { isRateLimiterRefusal } from "@/lib/state/rate-limiter-refusal";
 import type { SharedState } from "@/lib/state/shared-state";
 
 // Failed sign-ins are counted three ways, in the shared state so every process sees them:
@@ -47,7 +47,7 @@ export async function recordFailure(shared: SharedState, email: string, address:
     try {
       await limiter(shared, rule).consume(key);
     } catch (error) {
-      if (!(error instanceof RateLimiterRes)) throw error;
+      if (!isRateLimiterRefusal(error)) throw error;
     }
   }
 }
