@@ -1,11 +1,13 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import Anthropic from "@anthropic-ai/sdk";
 import { rewriteJsonObject } from "@/lib/canonical/rewrite-json-object";
 import { eventually } from "../helpers/eventually";
-import { startFakeVertexUpstream, VERTEX_LOCATION, VERTEX_PROJECT, type FakeVertex } from "../helpers/fake-vertex-upstream";
+import { createServiceAccount, startFakeVertexUpstream, VERTEX_LOCATION, VERTEX_PROJECT, type FakeVertex } from "../helpers/fake-vertex-upstream";
 import { anthropicFacade, geminiFacade, openAIFacade, type ClientFacade, type ToolSpec } from "../helpers/sdk-clients";
 import { startGateway, type Gateway } from "../helpers/start-gateway";
 
@@ -244,6 +246,63 @@ describe("failover, the log, the channel's JSON", () => {
       const channel = (await gateway.admin("GET", `/api/admin/channels/${id}`)).body;
       assert.equal(channel.autoDisabledReason, null, "the channel stays in rotation");
     }
+  });
+
+  test("a token endpoint that answers with a proxy's page (HTTP 200, no token) fails over too; the channel's recorded error names the host", async () => {
+    const portal = http.createServer((_request, response) => {
+      response.writeHead(200, { "content-type": "text/html" });
+      response.end("<html><body>Sign in to the guest network</body></html>");
+    });
+    await new Promise<void>((resolve) => portal.listen(0, "127.0.0.1", resolve));
+    const host = `127.0.0.1:${(portal.address() as AddressInfo).port}`;
+    try {
+      const account = createServiceAccount(`http://${host}/token`, VERTEX_PROJECT, "portal");
+      gateway.secrets.add(JSON.parse(account.json).private_key.split("\n")[1]);
+      const created = await gateway.admin("POST", "/api/admin/channels", {
+        type: "vertex", baseUrl: fake.baseUrl, apiKey: account.json, settings, name: "token-portal", models: ["vx-portal"], modelMap: { "vx-portal": "gemini-2.5-flash" }, priority: 5,
+      });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      await gateway.admin("POST", "/api/admin/channels", {
+        type: "vertex", baseUrl: fake.baseUrl, apiKey: fake.serviceAccount.json, settings, name: "portal-backup", models: ["vx-portal"], modelMap: { "vx-portal": "gemini-2.5-flash" },
+      });
+      const openai = (clients[0] as ReturnType<typeof openAIFacade>).client;
+      const { data, response } = await openai.chat.completions.create({ model: "vx-portal", messages: [{ role: "user", content: "portal?" }] }).withResponse();
+      assert.equal(data.choices[0]!.message.content, "Echo: portal?");
+      const row = await logRow(response.headers.get("x-request-id"));
+      assert.deepEqual(row.attempts.map((attempt: any) => [attempt.channelName, attempt.status]), [["token-portal", 0], ["portal-backup", 200]]);
+      // The console's health column: each process writes its channels' last errors every few seconds.
+      await eventually(async () => {
+        const channel = (await gateway.admin("GET", `/api/admin/channels/${created.body.id}`)).body;
+        assert.equal(channel.lastError, `The service account's token endpoint at ${host} answered without an access token.`);
+      }, 8000);
+      const channel = (await gateway.admin("GET", `/api/admin/channels/${created.body.id}`)).body;
+      assert.equal(channel.enabled, true);
+      assert.equal(channel.autoDisabledReason, null, "the channel stays in rotation");
+    } finally {
+      await new Promise((resolve) => portal.close(resolve));
+    }
+  });
+
+  test("a token endpoint that refuses the grant (invalid_grant) is still a credential problem: the channel is taken out of rotation", async () => {
+    // Signed by a key the token endpoint does not know for that account.
+    const impostor = JSON.parse(createServiceAccount(fake.tokenUri, VERTEX_PROJECT, "impostor").json);
+    gateway.secrets.add(impostor.private_key.split("\n")[1]);
+    impostor.client_email = fake.serviceAccount.clientEmail;
+    const created = await gateway.admin("POST", "/api/admin/channels", {
+      type: "vertex", baseUrl: fake.baseUrl, apiKey: JSON.stringify(impostor), settings, name: "token-refused-grant", models: ["vx-grant"], modelMap: { "vx-grant": "gemini-2.5-flash" }, priority: 5,
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    await gateway.admin("POST", "/api/admin/channels", {
+      type: "vertex", baseUrl: fake.baseUrl, apiKey: fake.serviceAccount.json, settings, name: "grant-backup", models: ["vx-grant"], modelMap: { "vx-grant": "gemini-2.5-flash" },
+    });
+    const openai = (clients[0] as ReturnType<typeof openAIFacade>).client;
+    const answer = await openai.chat.completions.create({ model: "vx-grant", messages: [{ role: "user", content: "grant?" }] });
+    assert.equal(answer.choices[0]!.message.content, "Echo: grant?");
+    await eventually(async () => {
+      const channel = (await gateway.admin("GET", `/api/admin/channels/${created.body.id}`)).body;
+      assert.match(channel.autoDisabledReason ?? "", /HTTP 401: .*HTTP 400, invalid_grant/);
+    });
+    fake.rejected.length = 0;
   });
 
   test("one log row per request, with the upstream's own usage", async () => {

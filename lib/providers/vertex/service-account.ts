@@ -1,9 +1,10 @@
-import { createHash } from "node:crypto";
-import type { gaxios as Gaxios, JWT } from "google-auth-library";
+import { createHash, createPrivateKey } from "node:crypto";
+import type { gaxios as Gaxios } from "google-auth-library";
 import { LRUCache } from "lru-cache";
 import { z } from "zod";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import { safeJson } from "@/lib/canonical/json";
+import { mapTransportError } from "@/lib/providers/upstream-http";
 
 // A Vertex channel's key is a service-account JSON key. Requests carry an OAuth2 access
 // token that the key buys from its token_uri (the JWT bearer grant, RS256), through
@@ -35,10 +36,24 @@ export type ServiceAccountKey = z.infer<typeof serviceAccountKeySchema>;
 /** The channel key as a service-account key; the error says what is wrong without quoting it. */
 export function parseServiceAccountKey(apiKey: string | undefined): ServiceAccountKey {
   const parsed = serviceAccountKeySchema.safeParse(safeJson(apiKey ?? ""));
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const where = issue?.path.length ? `${issue.path.join(".")}: ` : "";
-  throw credentialError(`The channel's key is not a Google service-account JSON key (${where}${issue?.message ?? "not JSON"}). Paste the whole JSON file of a key created under IAM > Service accounts > Keys.`);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.length ? `${issue.path.join(".")}: ` : "";
+    throw credentialError(`The channel's key is not a Google service-account JSON key (${where}${issue?.message ?? "not JSON"}). Paste the whole JSON file of a key created under IAM > Service accounts > Keys.`);
+  }
+  // Checked here, before any request: a key that cannot sign is told apart from a token endpoint that cannot be reached.
+  if (!isRsaPrivateKey(parsed.data.private_key)) {
+    throw credentialError("The service account's private_key is not an RSA private key (damaged or cut short): paste the whole JSON file of the key again.");
+  }
+  return parsed.data;
+}
+
+function isRsaPrivateKey(pem: string): boolean {
+  try {
+    return createPrivateKey(pem).asymmetricKeyType === "rsa";
+  } catch {
+    return false;
+  }
 }
 
 export interface AccessTokens {
@@ -65,9 +80,10 @@ export function tokensForKey(apiKey: string | undefined): AccessTokens {
 
 /** Access tokens for one service-account key, cached and shared by every call. */
 export function serviceAccountTokens(key: ServiceAccountKey): AccessTokens {
+  const tokenHost = new URL(key.token_uri).host;
   const newClient = async () => {
     const { gaxios, JWT } = await import("google-auth-library");
-    return new JWT({
+    const jwt = new JWT({
       email: key.client_email,
       key: key.private_key,
       keyId: key.private_key_id,
@@ -77,8 +93,10 @@ export function serviceAccountTokens(key: ServiceAccountKey): AccessTokens {
       transporter: tokenTransporter(gaxios, key.token_uri),
       eagerRefreshThresholdMillis: TOKEN_REFRESH_MARGIN_MS,
     });
+    // gaxios raises its own error class for a request that was sent: answered, or never connected.
+    return { jwt, wasSent: (error: unknown) => error instanceof gaxios.GaxiosError };
   };
-  let client: Promise<JWT> | undefined;
+  let client: ReturnType<typeof newClient> | undefined;
   let pending: Promise<string> | undefined;
   let current: string | undefined;
   return {
@@ -86,12 +104,16 @@ export function serviceAccountTokens(key: ServiceAccountKey): AccessTokens {
       // google-auth-library caches the token and refreshes it ahead of expiry; concurrent
       // first calls share one grant request here as well as there.
       pending ??= (client ??= newClient())
-        .then((jwt) => jwt.getAccessToken())
-        .then(({ token }) => {
-          if (!token) throw credentialError("Google's token endpoint answered without an access token.");
-          current = token;
-          return token;
-        }, (error: unknown) => tokenError(error, key.token_uri))
+        .then(({ jwt, wasSent }) =>
+          jwt.getAccessToken().then(
+            ({ token }) => {
+              if (!token) throw noTokenError(tokenHost);
+              current = token;
+              return token;
+            },
+            (error: unknown) => tokenError(error, wasSent(error), tokenHost),
+          ),
+        )
         .finally(() => (pending = undefined));
       return pending;
     },
@@ -115,43 +137,45 @@ function tokenTransporter(gaxios: typeof Gaxios, tokenUri: string) {
 }
 
 /**
- * A failed grant: refused (a deleted key, a disabled account, a bad signature) is a
- * credential rejection that takes the channel out of rotation, like an upstream 401; a
- * token endpoint that cannot be reached or fails is a transport failure that fails over.
- * Only the endpoint's own error code and description are kept: the request held a signed assertion.
+ * A failed grant. Refused by the endpoint in OAuth's own terms (invalid_grant for a deleted
+ * key, a disabled account, a bad signature) is a credential rejection that takes the channel
+ * out of rotation, like an upstream 401. A token endpoint that cannot be reached (DNS, a
+ * refused connection, a timeout), fails (5xx, 429) or answers something else (a proxy's
+ * page) is a transport failure that fails over and leaves the channel enabled; the message
+ * names the host. Only the endpoint's own error code and description are kept: the request
+ * held a signed assertion.
  */
-function tokenError(error: unknown, tokenUri: string): never {
+function tokenError(error: unknown, wasSent: boolean, tokenHost: string): never {
   if (error instanceof GatewayError) throw error;
   const response = (error as { response?: { status?: number; data?: unknown } }).response;
   const status = response?.status;
-  const host = hostOf(tokenUri);
-  // No answer: the request was made and the endpoint could not be reached (DNS, a refused or
-  // broken connection, a timeout), or it was never made because the key could not sign it.
-  if (status === undefined && !wasRequestMade(error)) {
-    throw credentialError("The service account's private key could not sign a token request: the key is damaged.");
-  }
-  if (status === undefined || status >= 500 || status === 429) {
-    const reason = status ? `HTTP ${status}` : (error as { code?: unknown }).code;
-    throw new GatewayError("bad_gateway", `The service account's token endpoint ${host} could not be reached${typeof reason === "string" || typeof reason === "number" ? ` (${reason})` : ""}.`, {
-      code: "token_unavailable",
-    });
+  if (status === undefined) {
+    // Sent and never answered: DNS, a refused or broken connection, a timeout.
+    if (wasSent) throw unreachableError(error, tokenHost);
+    // A 2xx without a token (a proxy's page): the key that signs was checked when it was read.
+    throw noTokenError(tokenHost);
   }
   const data = response?.data as { error?: unknown; error_description?: unknown } | undefined;
-  const reason = [data?.error, data?.error_description].filter((part) => typeof part === "string").join(": ");
-  throw credentialError(`Google refused the service account's token request (HTTP ${status}${reason ? `, ${reason}` : ""}).`);
-}
-
-/** gaxios sets `config` on every error of a request it made; a signing failure happens before. */
-function wasRequestMade(error: unknown): boolean {
-  return typeof error === "object" && error !== null && ("config" in error || (error as { constructor?: { name?: string } }).constructor?.name === "GaxiosError");
-}
-
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return "(unreadable token_uri)";
+  const refusal = status >= 400 && status < 500 && status !== 408 && status !== 429 && typeof data?.error === "string";
+  if (!refusal) {
+    throw new GatewayError("bad_gateway", `The service account's token endpoint at ${tokenHost} failed (HTTP ${status}).`, { code: "token_unavailable" });
   }
+  const reason = [data?.error, data?.error_description].filter((part) => typeof part === "string").join(": ");
+  throw credentialError(`Google refused the service account's token request (HTTP ${status}, ${reason}).`);
+}
+
+/** The token endpoint could not be reached: a timeout, or the connection failure in the words every upstream's gets. */
+function unreachableError(error: unknown, tokenHost: string): GatewayError {
+  if ((error as { code?: unknown }).code === "TimeoutError") {
+    return new GatewayError("timeout", `The service account's token endpoint at ${tokenHost} did not answer within ${TOKEN_REQUEST_TIMEOUT_MS / 1000} s.`, { code: "token_unavailable" });
+  }
+  // The message only: the error's request carries the signed assertion.
+  const reason = (mapTransportError(error, tokenHost) as Error).message;
+  return new GatewayError("bad_gateway", `The service account's token endpoint could not be reached: ${reason}`, { code: "token_unavailable" });
+}
+
+function noTokenError(tokenHost: string): GatewayError {
+  return new GatewayError("bad_gateway", `The service account's token endpoint at ${tokenHost} answered without an access token.`, { code: "token_unavailable" });
 }
 
 function credentialError(message: string): GatewayError {
