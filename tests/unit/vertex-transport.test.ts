@@ -148,6 +148,14 @@ describe("the service account's access token", () => {
     assert.equal(notAKey.upstreamStatus, 401);
     assert.match(notAKey.message, /not a Google service-account JSON key/);
     assert.doesNotMatch(notAKey.message, /sk-not/);
+    const cutShort = JSON.parse(createServiceAccount(fake.tokenUri).json);
+    cutShort.private_key = `${cutShort.private_key.slice(0, 200)}\n-----END PRIVATE KEY-----\n`;
+    const start = fake.tokenRequests;
+    const damaged = await Promise.resolve(vertexTransport(channel({ apiKey: JSON.stringify(cutShort) })).authorize(outgoing("{}"))).catch((error: unknown) => error);
+    assert.ok(isGatewayError(damaged));
+    assert.equal(damaged.upstreamStatus, 401);
+    assert.match(damaged.message, /private_key is not an RSA private key/);
+    assert.equal(fake.tokenRequests, start, "refused before any token request");
   });
 });
 
