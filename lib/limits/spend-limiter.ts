@@ -1,6 +1,7 @@
-import { RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import type { RateLimiterAbstract } from "rate-limiter-flexible";
 import type { Limits } from "@/lib/auth/token-record";
 import { GatewayError } from "@/lib/canonical/gateway-error";
+import { isRateLimiterRefusal } from "@/lib/state/rate-limiter-refusal";
 import type { SharedState } from "@/lib/state/shared-state";
 import type { QuotaSubject } from "@/lib/usage/request-log-store";
 import { periodEnd, periodStart, type QuotaPeriod } from "./quota-period";
@@ -158,7 +159,7 @@ async function consume(limiter: RateLimiterAbstract, key: string, points: number
   try {
     await limiter.consume(key, points);
   } catch (rejection) {
-    if (!(rejection instanceof RateLimiterRes)) throw rejection;
+    if (!isRateLimiterRefusal(rejection)) throw rejection;
     throw new GatewayError("rate_limit", message(), {
       code: "rate_limit_exceeded",
       retryAfterSeconds: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)),
