@@ -9,7 +9,7 @@ import type { GatewayMetrics } from "@/lib/observability/metrics";
 import type { UpstreamExchange } from "@/lib/providers/recording-upstream";
 import type { UpstreamHttp } from "@/lib/providers/upstream-http";
 import type { ResponseStore } from "@/lib/responses/response-store";
-import type { ChannelCache } from "@/lib/routing/channel-cache";
+import type { ChannelCache } from "@/lib/channels/channel-cache";
 import type { ChannelStates } from "@/lib/routing/channel-states";
 import type { LearnedCapabilities } from "@/lib/routing/learned-capabilities";
 import type { ModelCache } from "@/lib/models/model-cache";

@@ -1,5 +1,5 @@
 import { redirect } from "next/navigation";
-import { oidcEnabled, oidcName } from "@/lib/auth/next-auth-options";
+import { oidcEnabled, oidcName } from "@/lib/console/next-auth-options";
 import { currentUser } from "@/lib/console/require-session";
 import { readSettings } from "@/lib/console/settings";
 import { needsSetup } from "@/lib/console/users";

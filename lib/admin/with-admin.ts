@@ -1,9 +1,9 @@
-import { bearerToken } from "@/lib/auth/authenticate-token";
+import { bearerToken } from "@/lib/canonical/bearer-token";
 import { sameSecret } from "@/lib/crypto/same-secret";
 import { readConsoleSession } from "@/lib/auth/console-session";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import type { ApiHandler, ApiRequest, ApiResponse } from "@/lib/canonical/api-types";
-import { isSameOrigin } from "@/lib/http/cors";
+import { isSameOrigin } from "@/lib/auth/same-origin";
 import { getRuntime, type Runtime } from "@/lib/runtime";
 import { renderAdminError } from "./admin-error";
 

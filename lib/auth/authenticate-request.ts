@@ -1,6 +1,6 @@
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import type { ApiRequest } from "@/lib/canonical/api-types";
-import { isSameOrigin } from "@/lib/http/cors";
+import { isSameOrigin } from "@/lib/auth/same-origin";
 import type { Runtime } from "@/lib/runtime";
 import { authenticateToken, checkTokenActive } from "./authenticate-token";
 import { readConsoleSession, type ConsoleSession } from "./console-session";

@@ -22,10 +22,3 @@ export function checkTokenActive(record: TokenRecord, now = Date.now()): void {
   if (!record.enabled) throw invalidKey("This API key has been disabled.");
   if (record.expiresAt !== null && record.expiresAt <= now) throw invalidKey("This API key has expired.");
 }
-
-/** `Authorization: Bearer <key>`, the scheme compared case-insensitively. */
-export function bearerToken(header: string | null): string | null {
-  if (!header) return null;
-  const match = /^\s*bearer\s+(\S+)\s*$/i.exec(header);
-  return match ? match[1]! : null;
-}

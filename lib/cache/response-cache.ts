@@ -4,7 +4,7 @@ import type { ChatRequest } from "@/lib/canonical/request";
 import type { StreamEvent, StreamEventBatches } from "@/lib/canonical/stream-event";
 import { isAsyncIterable, jsonResponse, type ApiResponse } from "@/lib/canonical/api-types";
 import { env } from "@/lib/env";
-import { CallCharge } from "@/lib/gateway/call-charge";
+import { CallCharge } from "@/lib/limits/call-charge";
 import type { GatewayContext } from "@/lib/gateway/with-api-key";
 import { costOf } from "@/lib/limits/prices";
 import { logger } from "@/lib/logger";

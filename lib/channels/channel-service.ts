@@ -10,7 +10,7 @@ import { providers } from "@/lib/providers/registry";
 import type { KeyView } from "@/lib/routing/key-pool";
 import { channelTimeoutsSchema, channelTypeSchema, type Channel, type ChannelType } from "@/lib/routing/channel";
 import type { Runtime } from "@/lib/runtime-types";
-import { normalizeBaseUrl } from "./base-url";
+import { normalizeBaseUrl } from "@/lib/providers/base-url";
 import { openSettings, publicSettings, settingsToStore } from "./channel-settings";
 import { leadsBackHere, LOOP_MESSAGE } from "./loop-probe";
 

@@ -1,7 +1,7 @@
 import { providers } from "@/lib/providers/registry";
 import type { Channel } from "@/lib/routing/channel";
 import type { Runtime } from "@/lib/runtime-types";
-import { versionSuggestion } from "./base-url";
+import { versionSuggestion } from "@/lib/providers/base-url";
 import { probeChannel, type ChannelTestResult } from "./test-channel";
 
 export interface ChannelCheck {

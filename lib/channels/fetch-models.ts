@@ -3,7 +3,7 @@ import { env } from "@/lib/env";
 import { providers } from "@/lib/providers/registry";
 import type { Channel } from "@/lib/routing/channel";
 import type { Runtime } from "@/lib/runtime-types";
-import { versionSuggestion } from "./base-url";
+import { versionSuggestion } from "@/lib/providers/base-url";
 
 export type ModelListing = { ok: true; models: string[] } | { ok: false; error: string; suggestion?: string };
 

@@ -1,4 +1,4 @@
-import { HOPS_HEADER } from "@/lib/routing/loop-guard";
+import { HOPS_HEADER } from "@/lib/net/loop-guard";
 import type { Channel } from "@/lib/routing/channel";
 import type { Runtime } from "@/lib/runtime-types";
 

@@ -3,13 +3,12 @@ import { collectResponse } from "@/lib/canonical/collect-response";
 import { toGatewayError } from "@/lib/canonical/gateway-error";
 import type { ChatRequest } from "@/lib/canonical/request";
 import { env } from "@/lib/env";
-import { isMissingPath } from "@/lib/gateway/attempt-outcome";
 import { providers } from "@/lib/providers/registry";
 import { RecordingUpstream, type UpstreamExchange } from "@/lib/providers/recording-upstream";
 import type { Channel } from "@/lib/routing/channel";
 import type { Runtime } from "@/lib/runtime-types";
 import { UsageMeter } from "@/lib/usage/usage-meter";
-import { missingPathReason } from "./base-url";
+import { isMissingPath, missingPathReason } from "@/lib/providers/base-url";
 import { recordChannelHealth } from "./channel-service";
 
 export interface ChannelTestResult {

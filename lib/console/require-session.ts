@@ -1,6 +1,6 @@
 import { getServerSession } from "next-auth";
 import { redirect } from "next/navigation";
-import { authOptions } from "@/lib/auth/next-auth-options";
+import { authOptions } from "@/lib/console/next-auth-options";
 import { verifySessionClaims, type ConsoleSession } from "@/lib/auth/console-session";
 import { getRuntime } from "@/lib/runtime";
 

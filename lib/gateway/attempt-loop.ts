@@ -3,7 +3,7 @@ import { abortSignalOf } from "@/lib/canonical/abort-source";
 import { isAsyncIterable, type ApiResponse } from "@/lib/canonical/api-types";
 import { GatewayError, isGatewayError, toGatewayError } from "@/lib/canonical/gateway-error";
 import { guardStream, primeStream } from "@/lib/canonical/prime-stream";
-import { missingPathReason } from "@/lib/channels/base-url";
+import { isMissingPath, missingPathReason } from "@/lib/providers/base-url";
 import { channelPrice } from "@/lib/catalogue/channel-price";
 import { logger } from "@/lib/logger";
 import { endSpan, tracer } from "@/lib/observability/tracing";
@@ -12,7 +12,7 @@ import { memberFor, type AttemptContext, type OperationCalls } from "@/lib/provi
 import type { Channel } from "@/lib/routing/channel";
 import type { AttemptRecord } from "@/lib/usage/request-log-entry";
 import { forCaller } from "./caller-error";
-import { classifyAttemptError, isCredentialRejection, isMissingPath, type AttemptOutcome } from "./attempt-outcome";
+import { classifyAttemptError, isCredentialRejection, type AttemptOutcome } from "./attempt-outcome";
 import type { CallPlan, CallScope } from "./call-services";
 import { upstreamTimeouts } from "./upstream-timeouts";
 

@@ -70,11 +70,3 @@ export function isCredentialRejection(error: unknown, upstreamModel?: string): b
   if (!isGatewayError(error) || error.upstreamStatus === undefined || isModelRefusal(error, upstreamModel)) return false;
   return CREDENTIAL_STATUSES.has(error.upstreamStatus) || (NO_CREDIT_CODES.test(`${error.code ?? ""} ${error.upstreamType ?? ""}`) && error.upstreamStatus !== 429);
 }
-
-/**
- * An upstream 404 about the path rather than the model (every provider names the model
- * when that is what it lacks): the channel's base URL is wrong, not the caller's request.
- */
-export function isMissingPath(error: unknown, upstreamModel: string): boolean {
-  return isGatewayError(error) && error.upstreamStatus === 404 && !namesModel(error.message, upstreamModel);
-}

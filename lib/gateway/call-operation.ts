@@ -4,7 +4,7 @@ import { openAIFormat } from "@/lib/formats/openai";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import { env } from "@/lib/env";
 import type { ApiHandler, ApiResponse } from "@/lib/canonical/api-types";
-import { spoolMultipart } from "@/lib/http/multipart";
+import { spoolMultipart } from "@/lib/gateway/multipart";
 import { logger } from "@/lib/logger";
 import { estimatePromptTokens, runCall } from "./call-pipeline";
 import { readJsonBody } from "./read-json-body";

@@ -5,7 +5,8 @@ import type { Operation } from "@/lib/providers/operation";
 import { channelServes, type Channel } from "@/lib/routing/channel";
 import { unknownModelMessage } from "@/lib/routing/nearest-names";
 import { sessionHash } from "@/lib/routing/session-affinity";
-import { CallCharge, worstCase } from "./call-charge";
+import { CallCharge } from "@/lib/limits/call-charge";
+import { worstCase } from "./worst-case";
 import { callWithFallbacks } from "./call-with-fallbacks";
 import type { CallPlan, CallScope } from "./call-services";
 

@@ -14,7 +14,7 @@ import type { RoutingStats } from "@/lib/routing/routing-stats";
 import type { ModelRoute } from "@/lib/models/model-route";
 import type { KeyPools } from "@/lib/routing/key-pool";
 import type { SessionAffinity, SessionTurn } from "@/lib/routing/session-affinity";
-import type { CallCharge } from "./call-charge";
+import type { CallCharge } from "@/lib/limits/call-charge";
 import type { RequestLog } from "./request-log";
 
 /** What the admit, pick and attempt core needs from the process: a small surface tests build in memory. */

@@ -7,7 +7,7 @@ import type { ChatRequest } from "@/lib/canonical/request";
 import type { ModelCall, OperationCalls } from "@/lib/providers/provider";
 import type { Channel } from "@/lib/routing/channel";
 import { attemptAll, candidatesExhausted } from "./attempt-loop";
-import { worstCase } from "./call-charge";
+import { worstCase } from "./worst-case";
 import type { CallPlan, CallScope } from "./call-services";
 
 /** Names the model the caller asked for on an answer a fallback model served. */

@@ -5,7 +5,7 @@ import { GatewayError, toGatewayError } from "@/lib/canonical/gateway-error";
 import type { ApiHandler, ApiRequest, ApiResponse } from "@/lib/canonical/api-types";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/logger";
-import { checkHops, HOPS_HEADER } from "@/lib/routing/loop-guard";
+import { checkHops, HOPS_HEADER } from "@/lib/net/loop-guard";
 import { getRuntime, type Runtime } from "@/lib/runtime";
 import { RecordingUpstream } from "@/lib/providers/recording-upstream";
 import type { UpstreamClient } from "@/lib/providers/upstream-http";

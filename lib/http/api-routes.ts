@@ -26,7 +26,7 @@ import {
 } from "@/lib/gateway/handlers/openai-operations";
 import type { ClientFormat } from "@/lib/gateway/client-format";
 import { refuseHandler } from "@/lib/gateway/with-api-key";
-import { handleMetrics } from "@/lib/observability/handle-metrics";
+import { handleMetrics } from "@/lib/admin/handle-metrics";
 import { handleOpenApi } from "@/lib/openapi/handle-openapi";
 import type { ApiHandler } from "@/lib/canonical/api-types";
 import { handlePreflight } from "./cors";

@@ -1,5 +1,5 @@
 import { env } from "@/lib/env";
-import type { ApiHandler, HeaderReader } from "@/lib/canonical/api-types";
+import type { ApiHandler } from "@/lib/canonical/api-types";
 
 // Browsers may call /v1 and /v1beta from any origin the operator allows (CORS_ORIGINS,
 // default any), as the vendors' APIs do, but never with credentials: the console's
@@ -29,18 +29,3 @@ export const handlePreflight: ApiHandler = async (request) => {
   }
   return { status: 204, headers, body: null };
 };
-
-/** True when a browser request comes from the page's own origin (or from no browser page at all). */
-export function isSameOrigin(headers: HeaderReader): boolean {
-  const origin = headers.get("origin");
-  if (origin === null) {
-    const site = headers.get("sec-fetch-site");
-    return site === null || site === "same-origin" || site === "none";
-  }
-  const host = headers.get("x-forwarded-host") ?? headers.get("host");
-  try {
-    return host !== null && new URL(origin).host === host.split(",")[0]!.trim();
-  } catch {
-    return false;
-  }
-}

@@ -1,5 +1,5 @@
 import type { GatewayError } from "@/lib/canonical/gateway-error";
-import { HOPS_HEADER } from "@/lib/routing/loop-guard";
+import { HOPS_HEADER } from "@/lib/net/loop-guard";
 import type { ListContext } from "./provider";
 import type { Endpoint, OutgoingRequest } from "./transport";
 import type { UpstreamResponse } from "./upstream-http";

@@ -4,7 +4,7 @@ import type { ChatRequest } from "@/lib/canonical/request";
 import type { StreamEventBatches } from "@/lib/canonical/stream-event";
 import type { AbortSource } from "@/lib/canonical/abort-source";
 import type { ApiResponse, HeaderReader, ResponseBody } from "@/lib/canonical/api-types";
-import type { SpooledForm } from "@/lib/http/multipart";
+import type { SpooledForm } from "@/lib/gateway/multipart";
 import type { Channel } from "@/lib/routing/channel";
 import type { UsageMeter } from "@/lib/usage/usage-meter";
 import type { ClientFormatName, Operation } from "./operation";

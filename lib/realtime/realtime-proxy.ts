@@ -1,7 +1,8 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import WebSocket, { WebSocketServer, type RawData } from "ws";
-import { authenticateToken, bearerToken } from "@/lib/auth/authenticate-token";
+import { authenticateToken } from "@/lib/auth/authenticate-token";
+import { bearerToken } from "@/lib/canonical/bearer-token";
 import { GatewayError, toGatewayError } from "@/lib/canonical/gateway-error";
 import type { Usage } from "@/lib/canonical/usage";
 import { env } from "@/lib/env";
@@ -10,7 +11,7 @@ import { RequestLog } from "@/lib/gateway/request-log";
 import { logger } from "@/lib/logger";
 import { runCall } from "@/lib/gateway/call-pipeline";
 import type { RealtimeSocket } from "@/lib/providers/provider";
-import { checkHops, HOPS_HEADER } from "@/lib/routing/loop-guard";
+import { checkHops, HOPS_HEADER } from "@/lib/net/loop-guard";
 import type { Runtime } from "@/lib/runtime";
 
 // GET /v1/realtime?model=...: a WebSocket to the client, proxied both ways to the

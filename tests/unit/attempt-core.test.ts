@@ -13,7 +13,7 @@ import { renderChatCompletionStream } from "@/lib/formats/openai/render-stream";
 import { runCall } from "@/lib/gateway/call-pipeline";
 import type { ChatCall } from "@/lib/providers/provider";
 import { providers } from "@/lib/providers/registry";
-import { HOPS_HEADER } from "@/lib/routing/loop-guard";
+import { HOPS_HEADER } from "@/lib/net/loop-guard";
 import { acmeProvider } from "../helpers/acme-provider";
 import { inMemoryCore, testChannel, type InMemoryCore } from "../helpers/in-memory-core";
 

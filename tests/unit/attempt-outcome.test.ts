@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { GatewayError } from "@/lib/canonical/gateway-error";
-import { classifyAttemptError, isCredentialRejection, isMissingPath, MODEL_REST_SECONDS } from "@/lib/gateway/attempt-outcome";
+import { classifyAttemptError, isCredentialRejection, MODEL_REST_SECONDS } from "@/lib/gateway/attempt-outcome";
+import { isMissingPath } from "@/lib/providers/base-url";
 
 const upstream = (status: number, options: { code?: string; retryAfterSeconds?: number; message?: string } = {}) =>
   new GatewayError("upstream_error", options.message ?? `upstream said ${status}`, { status, upstreamStatus: status, code: options.code, retryAfterSeconds: options.retryAfterSeconds });

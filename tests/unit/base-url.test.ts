@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { normalizeBaseUrl, versionSuggestion } from "@/lib/channels/base-url";
+import { normalizeBaseUrl, versionSuggestion } from "@/lib/providers/base-url";
 
 test("base URLs lose trailing slashes and pasted endpoint paths, never their version segment", () => {
   assert.deepEqual(normalizeBaseUrl(" https://api.example.com/v1/ ").url, "https://api.example.com/v1");

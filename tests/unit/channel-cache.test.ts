@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { describe, test } from "node:test";
 import { encryptSecret } from "@/lib/crypto/encryption";
 import type { Database } from "@/lib/db/client";
-import { ChannelCache } from "@/lib/routing/channel-cache";
+import { ChannelCache } from "@/lib/channels/channel-cache";
 
 // The channel cache reloads every second; a channel whose row has not changed must stay the
 // same object, or everything kept per channel (its transport, a SigV4 signer's key cache, a

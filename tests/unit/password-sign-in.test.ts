@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { hashPassword, verifyPassword } from "@/lib/auth/password";
-import { signInWithPassword } from "@/lib/auth/password-sign-in";
+import { signInWithPassword } from "@/lib/console/password-sign-in";
 import { createDatabase, type Database } from "@/lib/db/client";
 import { migrateSqlite } from "@/lib/db/migrate";
 import { MemorySharedState } from "@/lib/state/memory-shared-state";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { Channel } from "@/lib/routing/channel";
-import { ChannelCache } from "@/lib/routing/channel-cache";
+import { ChannelCache } from "@/lib/channels/channel-cache";
 import { LATENCY_EXPLORATION, pickChannels, type RoutingSignals } from "@/lib/routing/pick-channels";
 import { RoutingStats } from "@/lib/routing/routing-stats";
 import { RouteTable } from "@/lib/http/route-table";

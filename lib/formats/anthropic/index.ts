@@ -1,4 +1,4 @@
-import { bearerToken } from "@/lib/auth/authenticate-token";
+import { bearerToken } from "@/lib/canonical/bearer-token";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import type { ClientFormat } from "@/lib/gateway/client-format";
 import type { ApiRequest } from "@/lib/canonical/api-types";

@@ -1,4 +1,4 @@
-import { bearerToken } from "@/lib/auth/authenticate-token";
+import { bearerToken } from "@/lib/canonical/bearer-token";
 import type { ClientFormat } from "@/lib/gateway/client-format";
 import { renderOpenAIError, renderOpenAIStreamError } from "./render-error";
 

@@ -3,7 +3,7 @@ import type { AbortSource } from "@/lib/canonical/abort-source";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import type { OperationMember, RealtimeSocket } from "@/lib/providers/provider";
 import { retryAfterSeconds } from "@/lib/providers/post-json";
-import { HOPS_HEADER } from "@/lib/routing/loop-guard";
+import { HOPS_HEADER } from "@/lib/net/loop-guard";
 
 /**
  * OpenAI's realtime WebSocket: opened with the channel's own credentials (the client's

@@ -2,7 +2,7 @@ import { GatewayError } from "@/lib/canonical/gateway-error";
 import { relayedBody } from "@/lib/canonical/rewrite-json-object";
 import type { Usage } from "@/lib/canonical/usage";
 import { parseOpenAIUsage } from "@/lib/formats/openai/render-usage";
-import type { SpooledForm } from "@/lib/http/multipart";
+import type { SpooledForm } from "@/lib/gateway/multipart";
 import type { AttemptContext, RelayRequest, RelayedResponse } from "@/lib/providers/provider";
 import { parseUpstreamJson } from "@/lib/providers/upstream-http";
 import { SSE_HEADERS } from "@/lib/sse/encode-sse";

@@ -3,7 +3,7 @@
 import { revalidatePath } from "next/cache";
 import { toGatewayError } from "@/lib/canonical/gateway-error";
 import { z } from "zod";
-import { normalizeBaseUrl } from "@/lib/channels/base-url";
+import { normalizeBaseUrl } from "@/lib/providers/base-url";
 import { checkChannelDraft } from "@/lib/channels/check-channel";
 import {
   createChannel,

@@ -1,5 +1,5 @@
 import NextAuth from "next-auth";
-import { authOptions } from "@/lib/auth/next-auth-options";
+import { authOptions } from "@/lib/console/next-auth-options";
 
 export const runtime = "nodejs";
 

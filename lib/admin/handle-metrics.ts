@@ -1,4 +1,4 @@
-import { bearerToken } from "@/lib/auth/authenticate-token";
+import { bearerToken } from "@/lib/canonical/bearer-token";
 import { renderAdminError } from "@/lib/admin/admin-error";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import { sameSecret } from "@/lib/crypto/same-secret";

@@ -5,9 +5,9 @@ import { providers } from "@/lib/providers/registry";
 import { openSettings } from "@/lib/channels/channel-settings";
 import { pricesSchema } from "@/lib/limits/prices";
 import { operationSchema } from "@/lib/providers/operation";
-import { channelTimeoutsSchema, channelTypeSchema, type Channel } from "./channel";
+import { channelTimeoutsSchema, channelTypeSchema, type Channel } from "@/lib/routing/channel";
 import { ReloadingCache } from "@/lib/state/reloading-cache";
-import { channelTiers, orderTiers, type PickOptions, type Tier } from "./pick-channels";
+import { channelTiers, orderTiers, type PickOptions, type Tier } from "@/lib/routing/pick-channels";
 
 const PENDING_DISABLE_MS = 10_000;
 const MAX_MODELS_REMEMBERED = 10_000;

@@ -1,8 +1,6 @@
 import type { Payer } from "@/lib/auth/token-record";
-import { channelPrice } from "@/lib/catalogue/channel-price";
-import type { Reservation, Spend, SpendLimiter } from "@/lib/limits/spend-limiter";
+import type { Reservation, Spend, SpendLimiter } from "./spend-limiter";
 import { logger } from "@/lib/logger";
-import type { Channel } from "@/lib/routing/channel";
 
 const NOTHING: Spend = { tokens: 0, usd: 0 };
 
@@ -72,17 +70,4 @@ export class CallCharge {
     this.heldFor = undefined;
     await Promise.all(held.map((reservation) => this.limits.settle(reservation, NOTHING, true)));
   }
-}
-
-/** The most a call for `model` on these candidates may spend: the prompt estimate and max output, at the dearest candidate's price. */
-export function worstCase(estimate: { inputTokens: number; outputTokens: number }, candidates: readonly Channel[], model: string): Spend {
-  const tokens = Math.ceil(estimate.inputTokens + estimate.outputTokens);
-  const usd = Math.max(
-    0,
-    ...candidates.map((channel) => {
-      const price = channelPrice(channel, model)?.price;
-      return price ? (estimate.inputTokens * price.input + estimate.outputTokens * price.output) / 1_000_000 : 0;
-    }),
-  );
-  return { tokens, usd };
 }

@@ -1,3 +1,4 @@
+import { isGatewayError } from "@/lib/canonical/gateway-error";
 import { isWebPageMessage } from "@/lib/providers/describe-body";
 import { providers } from "@/lib/providers/registry";
 import type { ChannelType } from "@/lib/routing/channel";
@@ -66,4 +67,12 @@ export function missingPathReason(type: ChannelType, baseUrl: string, upstreamMe
     return `${baseUrl} ${upstreamMessage.replace(/^The upstream /, "").replace(/\.$/, "")}: check the channel's base URL${segment}.`;
   }
   return `The upstream has no such endpoint under ${baseUrl} (HTTP 404: ${upstreamMessage}): check the channel's base URL${segment}.`;
+}
+
+/**
+ * An upstream 404 about the path rather than the model (every provider names the model
+ * when that is what it lacks): the channel's base URL is wrong, not the caller's request.
+ */
+export function isMissingPath(error: unknown, upstreamModel: string): boolean {
+  return isGatewayError(error) && error.upstreamStatus === 404 && !error.message.toLowerCase().includes(upstreamModel.toLowerCase());
 }

@@ -1,7 +1,7 @@
 import { assertNotThrottled, recordFailure, recordSuccess } from "@/lib/console/login-throttle";
 import type { Database } from "@/lib/db/client";
 import type { SharedState } from "@/lib/state/shared-state";
-import { standInPasswordHash, verifyPassword } from "./password";
+import { standInPasswordHash, verifyPassword } from "@/lib/auth/password";
 
 export interface PasswordSignInServices {
   database: Database;
