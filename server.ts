@@ -42,7 +42,7 @@ async function main(): Promise<void> {
       response.end(JSON.stringify({ error: { message: "The request target is not a valid path.", type: "invalid_request_error", param: null, code: "invalid_path" } }));
       return;
     }
-    if (serveApi(request, response, url)) return;
+    if (serveApi(request, response, url, runtime)) return;
     // Only the console needs the peer address (sign-in throttling); the API path skips it.
     request.headers[CLIENT_ADDRESS_HEADER] = clientAddress(request.socket.remoteAddress, request.headers["x-forwarded-for"]);
     // Writes nobody serves were refused above; a malformed form post to a page is refused by proxy.ts.

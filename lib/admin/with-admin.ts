@@ -4,7 +4,7 @@ import { readConsoleSession } from "@/lib/auth/console-session";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import type { ApiHandler, ApiRequest, ApiResponse } from "@/lib/canonical/api-types";
 import { isSameOrigin } from "@/lib/auth/same-origin";
-import { getRuntime, type Runtime } from "@/lib/runtime";
+import type { Runtime } from "@/lib/runtime";
 import { renderAdminError } from "./admin-error";
 
 export interface AdminContext {
@@ -17,10 +17,9 @@ export interface AdminContext {
 const SAFE_METHODS = new Set(["GET", "HEAD"]);
 
 /** Admin API auth: `Authorization: Bearer $ADMIN_API_KEY`, or an admin's console session. */
-export function withAdmin(handler: (context: AdminContext) => Promise<ApiResponse>): ApiHandler {
-  return async (request) => {
+export function withAdmin(handler: (context: AdminContext) => Promise<ApiResponse>): ApiHandler<Runtime> {
+  return async (request, runtime) => {
     try {
-      const runtime = await getRuntime();
       const presented = bearerToken(request.headers.get("authorization"));
       let userId: string | null = null;
       if (presented) {

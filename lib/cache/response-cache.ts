@@ -10,7 +10,7 @@ import { costOf } from "@/lib/limits/prices";
 import { logger } from "@/lib/logger";
 import type { ClientFormatName } from "@/lib/providers/operation";
 import { readRelayedAnswer } from "@/lib/providers/relayed-answer";
-import type { Runtime } from "@/lib/runtime-types";
+import type { Runtime } from "@/lib/runtime/runtime-types";
 import { SSE_HEADERS } from "@/lib/sse/encode-sse";
 import { decodeCachedAnswer, encodeCachedAnswer, replayEvents } from "./cached-answer";
 import { cacheOwner, responseCacheKey } from "./response-cache-key";

@@ -35,7 +35,12 @@ export interface ApiResponse {
   body: ResponseBody;
 }
 
-export type ApiHandler = (request: ApiRequest) => Promise<ApiResponse>;
+/**
+ * An API endpoint. `Services` is what the edge that serves it hands in (the process's
+ * runtime, from server.ts's node:http path or Next's route files); an endpoint that needs
+ * none leaves it unknown.
+ */
+export type ApiHandler<Services = unknown> = (request: ApiRequest, services: Services) => Promise<ApiResponse>;
 
 /** The 413 both adapters raise when a body passes the limit. */
 export function bodyTooLarge(limitBytes: number): GatewayError {

@@ -1,6 +1,6 @@
 import { logger } from "@/lib/logger";
 import type { Channel } from "@/lib/routing/channel";
-import type { Runtime } from "@/lib/runtime-types";
+import type { Runtime } from "@/lib/runtime/runtime-types";
 import { clearAutoDisable, clearKeyDisable } from "./channel-service";
 import { probeChannel, testChannel } from "./test-channel";
 

@@ -9,7 +9,7 @@ import { operationSchema } from "@/lib/providers/operation";
 import { providers } from "@/lib/providers/registry";
 import type { KeyView } from "@/lib/routing/key-pool";
 import { channelTimeoutsSchema, channelTypeSchema, type Channel, type ChannelType } from "@/lib/routing/channel";
-import type { Runtime } from "@/lib/runtime-types";
+import type { Runtime } from "@/lib/runtime/runtime-types";
 import { normalizeBaseUrl } from "@/lib/providers/base-url";
 import { openSettings, publicSettings, settingsToStore } from "./channel-settings";
 import { leadsBackHere, LOOP_MESSAGE } from "./loop-probe";

@@ -1,6 +1,6 @@
 import { providers } from "@/lib/providers/registry";
 import type { Channel } from "@/lib/routing/channel";
-import type { Runtime } from "@/lib/runtime-types";
+import type { Runtime } from "@/lib/runtime/runtime-types";
 import { versionSuggestion } from "@/lib/providers/base-url";
 import { probeChannel, type ChannelTestResult } from "./test-channel";
 

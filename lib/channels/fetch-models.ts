@@ -2,7 +2,7 @@ import { toGatewayError } from "@/lib/canonical/gateway-error";
 import { env } from "@/lib/env";
 import { providers } from "@/lib/providers/registry";
 import type { Channel } from "@/lib/routing/channel";
-import type { Runtime } from "@/lib/runtime-types";
+import type { Runtime } from "@/lib/runtime/runtime-types";
 import { versionSuggestion } from "@/lib/providers/base-url";
 
 export type ModelListing = { ok: true; models: string[] } | { ok: false; error: string; suggestion?: string };

@@ -1,6 +1,6 @@
 import { HOPS_HEADER } from "@/lib/net/loop-guard";
 import type { Channel } from "@/lib/routing/channel";
-import type { Runtime } from "@/lib/runtime-types";
+import type { Runtime } from "@/lib/runtime/runtime-types";
 
 /**
  * Whether a channel's base URL leads back to this deployment: one GET of its model list

@@ -6,7 +6,7 @@ import { env } from "@/lib/env";
 import { providers } from "@/lib/providers/registry";
 import { RecordingUpstream, type UpstreamExchange } from "@/lib/providers/recording-upstream";
 import type { Channel } from "@/lib/routing/channel";
-import type { Runtime } from "@/lib/runtime-types";
+import type { Runtime } from "@/lib/runtime/runtime-types";
 import { UsageMeter } from "@/lib/usage/usage-meter";
 import { isMissingPath, missingPathReason } from "@/lib/providers/base-url";
 import { recordChannelHealth } from "./channel-service";

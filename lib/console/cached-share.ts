@@ -1,4 +1,4 @@
-import type { Runtime } from "@/lib/runtime-types";
+import type { Runtime } from "@/lib/runtime/runtime-types";
 
 /**
  * The share of input tokens the upstreams served from their prompt cache, per token or per

@@ -1,3 +1,4 @@
+import type { Runtime } from "@/lib/runtime";
 import type { z } from "zod";
 import { validationError } from "@/lib/formats/validation-error";
 import { openAIFormat } from "@/lib/formats/openai";
@@ -32,7 +33,7 @@ export interface OperationSpec<Schema extends z.ZodType<{ model: string }>> {
  * then handed to each channel's member for the operation (a relay of the client's bytes,
  * or a provider's own translation).
  */
-export function openAIOperationHandler<Schema extends z.ZodType<{ model: string }>>(spec: OperationSpec<Schema>): ApiHandler {
+export function openAIOperationHandler<Schema extends z.ZodType<{ model: string }>>(spec: OperationSpec<Schema>): ApiHandler<Runtime> {
   return withApiKey(openAIFormat, spec.endpoint, async (context) => {
     const result = spec.schema.safeParse(await readJsonBody(context.request));
     if (!result.success) throw validationError(result.error);
@@ -64,7 +65,7 @@ export interface UploadSpec {
  * An OpenAI-format multipart endpoint (uploads): the body is spooled as it arrives under
  * MAX_UPLOAD_BYTES, and relayed part by part to OpenAI-type channels with the model renamed.
  */
-export function openAIUploadHandler(spec: UploadSpec): ApiHandler {
+export function openAIUploadHandler(spec: UploadSpec): ApiHandler<Runtime> {
   return withApiKey(openAIFormat, spec.endpoint, async (context) => {
     const form = await spoolMultipart(context.request, env.MAX_UPLOAD_BYTES);
     context.log.finishHooks.push(() => void form.dispose().catch((error) => logger.error({ err: error }, "spooled upload not removed")));

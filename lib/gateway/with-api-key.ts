@@ -6,7 +6,7 @@ import type { ApiHandler, ApiRequest, ApiResponse } from "@/lib/canonical/api-ty
 import { env } from "@/lib/env";
 import { logger } from "@/lib/logger";
 import { checkHops, HOPS_HEADER } from "@/lib/net/loop-guard";
-import { getRuntime, type Runtime } from "@/lib/runtime";
+import type { Runtime } from "@/lib/runtime";
 import { RecordingUpstream } from "@/lib/providers/recording-upstream";
 import type { UpstreamClient } from "@/lib/providers/upstream-http";
 import type { ClientFormat } from "./client-format";
@@ -41,9 +41,8 @@ export function withApiKey(
   format: ClientFormat,
   endpoint: string | ((request: ApiRequest) => string),
   handler: (context: GatewayContext) => Promise<ApiResponse>,
-): ApiHandler {
-  return async (request) => {
-    const runtime = await getRuntime();
+): ApiHandler<Runtime> {
+  return async (request, runtime) => {
     const log = new RequestLog(runtime.logs, typeof endpoint === "string" ? endpoint : endpoint(request), format.name, request.method);
     log.clientRequestId = clientRequestId(request);
     try {
@@ -72,9 +71,8 @@ export function withApiKey(
 }
 
 /** A request refused before reaching a handler (unknown path, wrong method) is still logged. */
-export function refuseHandler(format: ClientFormat, endpoint: string, error: GatewayError, headers: Record<string, string> = {}): ApiHandler {
-  return async (request) => {
-    const runtime = await getRuntime();
+export function refuseHandler(format: ClientFormat, endpoint: string, error: GatewayError, headers: Record<string, string> = {}): ApiHandler<Runtime> {
+  return async (request, runtime) => {
     const log = new RequestLog(runtime.logs, endpoint, format.name, request.method);
     log.clientRequestId = clientRequestId(request);
     // A looping request is told so wherever it lands (a base URL without its version segment).

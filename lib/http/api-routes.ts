@@ -1,3 +1,4 @@
+import type { Runtime } from "@/lib/runtime";
 import { renderAdminError } from "@/lib/admin/admin-error";
 import * as channels from "@/lib/admin/channels";
 import { handleHealth } from "@/lib/admin/health";
@@ -154,7 +155,7 @@ function missingPrefix(pathname: string): { format: ClientFormat; hint: string }
 }
 
 function refusal(format: ClientFormat | undefined, error: GatewayError, headers: Record<string, string> = {}): RouteMatch {
-  const handler: ApiHandler = format
+  const handler: ApiHandler<Runtime> = format
     ? refuseHandler(format, "unknown", error, headers)
     : async () => {
         const response = renderAdminError(error);

@@ -1,15 +1,16 @@
+import type { Runtime } from "@/lib/runtime";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import type { ApiHandler } from "@/lib/canonical/api-types";
 
 export interface RouteMatch {
-  handler: ApiHandler;
+  handler: ApiHandler<Runtime>;
   params: Record<string, string>;
 }
 
 /** What the table knows about a path: a handler, or the methods it does answer (for a 405), or nothing. */
 export type RouteLookup = { kind: "found"; match: RouteMatch } | { kind: "method-not-allowed"; allowed: string[] } | { kind: "not-found" };
 
-type Route = { method: string; segments: string[]; handler: ApiHandler };
+type Route = { method: string; segments: string[]; handler: ApiHandler<Runtime> };
 
 /** A path parameter, decoded; a broken percent-encoding is the client's 400, never a thrown URIError. */
 function decodeSegment(value: string): string {
@@ -22,12 +23,12 @@ function decodeSegment(value: string): string {
 
 /** A small path router: static segments and `:name` parameters, exact method match. */
 export class RouteTable {
-  private readonly exact = new Map<string, ApiHandler>();
+  private readonly exact = new Map<string, ApiHandler<Runtime>>();
   private readonly exactMethods = new Map<string, string[]>();
   private readonly patterns: Route[] = [];
 
   /** `:name` captures one segment; a last `*name` captures the rest of the path. */
-  add(method: string, path: string, handler: ApiHandler): this {
+  add(method: string, path: string, handler: ApiHandler<Runtime>): this {
     if (path.includes(":") || path.includes("*")) this.patterns.push({ method, segments: path.split("/"), handler });
     else {
       this.exact.set(`${method} ${path}`, handler);
@@ -37,7 +38,7 @@ export class RouteTable {
   }
 
   /** Every registered route, for the OpenAPI document's check. */
-  routes(): { method: string; path: string; handler: ApiHandler }[] {
+  routes(): { method: string; path: string; handler: ApiHandler<Runtime> }[] {
     return [
       ...[...this.exact].map(([key, handler]) => ({ method: key.split(" ")[0]!, path: key.slice(key.indexOf(" ") + 1), handler })),
       ...this.patterns.map((route) => ({ method: route.method, path: route.segments.join("/"), handler: route.handler })),

@@ -1,3 +1,4 @@
+import type { Runtime } from "@/lib/runtime";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { logger } from "@/lib/logger";
 import { scrubSecrets } from "@/lib/providers/scrub-secrets";
@@ -29,11 +30,11 @@ export function parseRequestUrl(raw: string | undefined): URL | undefined {
  * Serves an API path on the fast node:http path; returns false for paths Next serves.
  * Never throws: a failure that escapes a handler is logged and answered with a 500.
  */
-export function serveApi(request: IncomingMessage, response: ServerResponse, url: URL): boolean {
+export function serveApi(request: IncomingMessage, response: ServerResponse, url: URL, runtime: Runtime): boolean {
   const route = matchApiRoute(request.method ?? "GET", url.pathname);
   if (!route) return false;
   route
-    .handler(toApiRequest(request, response, url, route.params))
+    .handler(toApiRequest(request, response, url, route.params), runtime)
     .then((apiResponse) => writeApiResponse(response, addCorsHeaders(apiResponse, url.pathname, request.headers.origin)))
     .catch((error: unknown) => {
       logger.error({ err: error, method: request.method, path: scrubSecrets(url.pathname) }, "unhandled API failure");

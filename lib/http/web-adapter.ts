@@ -1,6 +1,7 @@
 import { contentDecoders, decodeContent } from "@/lib/http/content-encoding";
 import { collectBody, isAsyncIterable, limitBody, type ApiRequest, type ApiResponse } from "@/lib/canonical/api-types";
 import { logger } from "@/lib/logger";
+import { getRuntime } from "@/lib/runtime";
 import { scrubSecrets } from "@/lib/providers/scrub-secrets";
 import { addCorsHeaders, INTERNAL_ERROR_BODY } from "./api-response-edge";
 import { matchApiRoute } from "./api-routes";
@@ -18,7 +19,7 @@ async function serveWebRequest(request: Request): Promise<Response> {
   // Route files sit only at API paths, every one of which the table answers or refuses.
   if (!route) return new Response(null, { status: 404 });
   try {
-    const apiResponse = await route.handler(fromWebRequest(request, url, route.params));
+    const apiResponse = await route.handler(fromWebRequest(request, url, route.params), await getRuntime());
     return toWebResponse(addCorsHeaders(apiResponse, url.pathname, request.headers.get("origin")));
   } catch (error) {
     logger.error({ err: error, method: request.method, path: scrubSecrets(url.pathname) }, "unhandled API failure");

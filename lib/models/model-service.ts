@@ -4,7 +4,7 @@ import { channelPrice, type PriceSource } from "@/lib/catalogue/channel-price";
 import { catalogueContextWindow } from "@/lib/catalogue/model-catalogue";
 import type { Price } from "@/lib/limits/prices";
 import type { Channel } from "@/lib/routing/channel";
-import type { Runtime } from "@/lib/runtime-types";
+import type { Runtime } from "@/lib/runtime/runtime-types";
 import { toModelRoute, type CreateModelInput, type UpdateModelInput } from "./model-route";
 
 // Model management shared by the admin API and the console's server actions. A model is

@@ -1,7 +1,7 @@
 /**
  * An in-memory copy of database rows that requests read instead of the database:
  * reloaded every `refreshMs` (a missed change notice is caught up) and at once when a
- * change is made here or announced by another process (runtime.ts listens for it).
+ * change is made here or announced by another process (lib/runtime/ listens for it).
  */
 export abstract class ReloadingCache {
   private timer: NodeJS.Timeout | undefined;

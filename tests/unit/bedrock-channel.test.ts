@@ -4,7 +4,7 @@ import { checkChannelDraft } from "@/lib/channels/check-channel";
 import { fetchUpstreamModels } from "@/lib/channels/fetch-models";
 import { providers } from "@/lib/providers/registry";
 import { UpstreamHttp } from "@/lib/providers/upstream-http";
-import type { Runtime } from "@/lib/runtime-types";
+import type { Runtime } from "@/lib/runtime/runtime-types";
 import {
   BEDROCK_API_KEY,
   BEDROCK_CREDENTIALS,

@@ -5,7 +5,7 @@ import { after, before, describe, test } from "node:test";
 import { checkChannelDraft } from "@/lib/channels/check-channel";
 import { providers } from "@/lib/providers/registry";
 import { UpstreamHttp } from "@/lib/providers/upstream-http";
-import type { Runtime } from "@/lib/runtime-types";
+import type { Runtime } from "@/lib/runtime/runtime-types";
 import { startFakeOpenAIUpstream, UPSTREAM_API_KEY, type FakeUpstream } from "../helpers/fake-openai-upstream";
 import { testChannel } from "../helpers/in-memory-core";
 

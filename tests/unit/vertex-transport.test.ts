@@ -4,7 +4,7 @@ import { isGatewayError } from "@/lib/canonical/gateway-error";
 import { checkChannelDraft } from "@/lib/channels/check-channel";
 import { providers } from "@/lib/providers/registry";
 import { UpstreamHttp } from "@/lib/providers/upstream-http";
-import type { Runtime } from "@/lib/runtime-types";
+import type { Runtime } from "@/lib/runtime/runtime-types";
 import type { OutgoingRequest } from "@/lib/providers/transport";
 import { readGoogleError } from "@/lib/providers/vertex/parse-error";
 import { VERTEX_BASE_URL_TEMPLATE, vertexTransport } from "@/lib/providers/vertex/transport";

@@ -1,3 +1,4 @@
+import type { Runtime } from "@/lib/runtime";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import { anthropicFormat, anthropicVersion } from "@/lib/formats/anthropic";
 import { openAIFormat } from "@/lib/formats/openai";
@@ -45,11 +46,11 @@ function authenticatesTheGeminiWay(request: ApiRequest): boolean {
   return request.headers.get("x-goog-api-key") !== null || request.url.searchParams.has("key");
 }
 
-function byCaller(handlers: { openai: ApiHandler; anthropic: ApiHandler; gemini: ApiHandler }): ApiHandler {
-  return (request) => {
-    if (anthropicVersion(request)) return handlers.anthropic(request);
-    if (authenticatesTheGeminiWay(request)) return handlers.gemini(request);
-    return handlers.openai(request);
+function byCaller(handlers: { openai: ApiHandler<Runtime>; anthropic: ApiHandler<Runtime>; gemini: ApiHandler<Runtime> }): ApiHandler<Runtime> {
+  return (request, runtime) => {
+    if (anthropicVersion(request)) return handlers.anthropic(request, runtime);
+    if (authenticatesTheGeminiWay(request)) return handlers.gemini(request, runtime);
+    return handlers.openai(request, runtime);
   };
 }
 

@@ -17,7 +17,7 @@ import type { SharedState } from "@/lib/state/shared-state";
 import type { RequestLogStore } from "@/lib/usage/request-log-store";
 import type { RequestLogWriter } from "@/lib/usage/request-log-writer";
 
-// The runtime's shape, apart from how it is built (runtime.ts): what imports it cannot
+// The runtime's shape, apart from how it is built (index.ts): what imports it cannot
 // form a circle with the code that builds it.
 
 export interface Capture {
