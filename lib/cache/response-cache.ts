@@ -47,7 +47,7 @@ function storeFor(runtime: Runtime): ResponseCacheStore {
  * no `x-gateway-cache-ttl`, `x-gateway-cache: no-store`, or a token that allows no caching.
  * A TTL above the token's is lowered to it (and said so in the log row's warnings).
  */
-export function requestedCacheTtl(context: Pick<GatewayContext, "request" | "token" | "log">): number | undefined {
+export function requestedCacheTtl(context: Pick<GatewayContext, "request" | "token" | "call">): number | undefined {
   const { headers } = context.request;
   if (headers.get(CACHE_HEADER)?.trim().toLowerCase() === "no-store") return undefined;
   const asked = headers.get(CACHE_TTL_HEADER);
@@ -57,11 +57,11 @@ export function requestedCacheTtl(context: Pick<GatewayContext, "request" | "tok
   }
   const allowed = context.token.cacheTtlSeconds;
   if (!allowed) {
-    context.log.warnings.push(`${CACHE_TTL_HEADER} ignored: this API key does not allow response caching`);
+    context.call.warnings.push(`${CACHE_TTL_HEADER} ignored: this API key does not allow response caching`);
     return undefined;
   }
   const ttl = Number(asked);
-  if (ttl > allowed) context.log.warnings.push(`${CACHE_TTL_HEADER} ${ttl} lowered to this API key's ${allowed} seconds`);
+  if (ttl > allowed) context.call.warnings.push(`${CACHE_TTL_HEADER} ${ttl} lowered to this API key's ${allowed} seconds`);
   return Math.min(ttl, allowed);
 }
 
@@ -89,15 +89,15 @@ export async function withResponseCache<Plan extends ChatPlan>(context: GatewayC
   // A model the key may not use is refused by the call path, cached or not.
   if (cached && fresh && (!token.models || token.models.has(plan.chat.model))) return answerFromCache(context, plan, cached.response, cached.costUsd);
 
-  log.cacheStatus = "miss";
+  context.call.cacheStatus = "miss";
   const keep = async (response: ChatResponse | undefined) => {
     // Only a complete answer is kept: one that said why it stopped, replayed as it was.
     if (!response || response.finishMissing) return;
     try {
       // A relayed stream hides the usage the caller did not ask for; the meter has it.
-      const usage = response.usage ?? log.meter.usage;
+      const usage = response.usage ?? context.call.meter.usage;
       const kept = { ...response, usage };
-      await store.put(key, encodeCachedAnswer(kept, costOf(usage ?? { promptTokens: 0, completionTokens: 0 }, log.price)), ttlSeconds);
+      await store.put(key, encodeCachedAnswer(kept, costOf(usage ?? { promptTokens: 0, completionTokens: 0 }, context.call.price)), ttlSeconds);
     } catch (error) {
       logger.error({ err: error, requestId: log.id }, "response cache write failed");
     }
@@ -132,17 +132,18 @@ export async function withResponseCache<Plan extends ChatPlan>(context: GatewayC
 
 async function answerFromCache(context: GatewayContext, plan: ChatPlan, response: ChatResponse, costUsd: number): Promise<ApiResponse> {
   const { log, token, runtime } = context;
-  log.model = plan.chat.model;
-  log.stream = plan.chat.stream;
+  const { call } = context;
+  call.model = plan.chat.model;
+  call.stream = plan.chat.stream;
   // A hit is a request like any other for every limit that counts requests (rpm and the
   // `requests` of each window, the owner's included); it spends no tokens and no money.
   const charge = new CallCharge(runtime.limits, token.payers);
   await charge.admit();
   await charge.reserve(plan.chat.model, { tokens: 0, usd: 0 });
   charge.settle({ tokens: 0, usd: 0 });
-  log.cacheStatus = "hit";
-  log.cacheSavedUsd = costUsd;
-  log.meter.markFirstToken();
+  call.cacheStatus = "hit";
+  call.cacheSavedUsd = costUsd;
+  call.meter.markFirstToken();
   const headers = { [CACHE_HEADER]: "hit" };
   if (!plan.chat.stream) return jsonResponse(200, plan.renderResponse(response), headers);
   return { status: 200, headers: { ...SSE_HEADERS, ...headers }, body: plan.renderStream(once(replayEvents(response))) };

@@ -24,12 +24,12 @@ import { upstreamTimeouts } from "./upstream-timeouts";
  * other: its first byte is the upstream's 101.
  */
 export async function attemptAll<O extends Operation>(scope: CallScope, plan: CallPlan<O>, candidates: Channel[], waited = false): Promise<OperationCalls[O][1]> {
-  const { log, runtime, request } = scope;
+  const { log, call, runtime, request } = scope;
   const states = runtime.channelStates;
   const { maxAttempts, backoffMs } = runtime.routing;
   let lastError: unknown;
   // The budget is the request's: attempts a fallback model's channels make count against it too.
-  let attempts = log.attempts.length;
+  let attempts = call.attempts.length;
   for (let index = 0; index < candidates.length; index++) {
     const channel = candidates[index]!;
     if (attempts >= maxAttempts) break;
@@ -54,7 +54,7 @@ export async function attemptAll<O extends Operation>(scope: CallScope, plan: Ca
     const started = performance.now();
     const record: AttemptRecord = { channelId: channel.id, channelName: channel.name, model: plan.model, status: 0, error: null, latencyMs: 0 };
     if (key.pooled) record.keyHint = key.hint;
-    log.attempts.push(record);
+    call.attempts.push(record);
     const context = callContextFor(scope, key.channel, plan.model, plan.stream);
     const landed = runtime.routingStats.begin(channel.id);
     const span = tracer.startSpan("upstream attempt", {
@@ -65,7 +65,7 @@ export async function attemptAll<O extends Operation>(scope: CallScope, plan: Ca
       if (request.signal.aborted) return;
       const failure = toGatewayError(error);
       record.error = `after the response started: ${failure.message}`;
-      log.meter.recordError(failure);
+      call.meter.recordError(failure);
       if (classifyAttemptError(failure).channelFault) {
         states.recordFailure(channel.id, plan.model, failure.message);
         runtime.channelHealth.record(channel.id, { error: failure.message, latencyMs: elapsed(started) });
@@ -92,7 +92,7 @@ export async function attemptAll<O extends Operation>(scope: CallScope, plan: Ca
       runtime.channelHealth.record(channel.id, { error: null, latencyMs: record.latencyMs });
       runtime.routingStats.recordLatency(channel.id, plan.model, record.latencyMs);
       // In flight until the answer has reached the client (a stream's end).
-      log.finishHooks.push(landed);
+      call.onFinish(landed);
       scope.sessionTurn?.served(channel.id, key.fingerprint);
       return answer;
     } catch (error) {
@@ -234,9 +234,9 @@ function finalError(error: unknown): unknown {
 /** The provider's view of one attempt on `channel`; the log records which channel it was. */
 function callContextFor(scope: CallScope, channel: Channel, model: string, stream: boolean): AttemptContext {
   const upstreamModel = channel.modelMap[model] ?? model;
-  scope.log.channelId = channel.id;
-  scope.log.upstreamModel = upstreamModel;
-  scope.log.price = channelPrice(channel, model)?.price;
+  scope.call.channelId = channel.id;
+  scope.call.upstreamModel = upstreamModel;
+  scope.call.price = channelPrice(channel, model)?.price;
   return {
     channel,
     upstreamModel,
@@ -244,10 +244,10 @@ function callContextFor(scope: CallScope, channel: Channel, model: string, strea
     http: scope.upstream,
     signal: scope.request.signal,
     timeouts: upstreamTimeouts(channel, stream),
-    meter: scope.log.meter,
-    warnings: scope.log.warnings,
+    meter: scope.call.meter,
+    warnings: scope.call.warnings,
     hops: scope.hops,
-    promptCacheKey: scope.log.sessionHash ?? undefined,
+    promptCacheKey: scope.call.sessionHash ?? undefined,
   };
 }
 

@@ -28,9 +28,9 @@ export function callChat(context: GatewayContext, plan: ChatPlan): Promise<ApiRe
 
 function runChat(context: GatewayContext, plan: ChatPlan): Promise<ApiResponse> {
   const { chat } = plan;
-  const { log, format } = context;
+  const { call, format } = context;
   const promptText = () => [chat.system ?? "", ...chat.messages.map(messageText)].join("\n");
-  log.promptText = promptText;
+  call.promptText = promptText;
   return runCall(context, {
     operation: "chat",
     model: chat.model,

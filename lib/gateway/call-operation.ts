@@ -40,7 +40,7 @@ export function openAIOperationHandler<Schema extends z.ZodType<{ model: string 
     const body = result.data as z.infer<Schema> & Record<string, unknown>;
     const stream = spec.streams === true && body.stream === true;
     const promptText = spec.promptText(body);
-    context.log.promptText = () => promptText;
+    context.call.promptText = () => promptText;
     const includeUsage = stream && (body.stream_options as { include_usage?: boolean } | null | undefined)?.include_usage === true;
     return runCall(context, {
       operation: spec.operation,
@@ -68,12 +68,12 @@ export interface UploadSpec {
 export function openAIUploadHandler(spec: UploadSpec): ApiHandler<Runtime> {
   return withApiKey(openAIFormat, spec.endpoint, async (context) => {
     const form = await spoolMultipart(context.request, env.MAX_UPLOAD_BYTES);
-    context.log.finishHooks.push(() => void form.dispose().catch((error) => logger.error({ err: error }, "spooled upload not removed")));
+    context.call.onFinish(() => void form.dispose().catch((error) => logger.error({ err: error }, "spooled upload not removed")));
     const model = form.field("model")?.trim();
     if (!model) throw new GatewayError("invalid_request", "you must provide a model parameter", { param: "model", code: "invalid_value" });
     const stream = form.field("stream") === "true";
     const promptText = spec.promptField ? (form.field(spec.promptField) ?? "") : "";
-    context.log.promptText = () => promptText;
+    context.call.promptText = () => promptText;
     return runCall(context, {
       operation: spec.operation,
       model,

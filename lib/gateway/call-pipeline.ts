@@ -31,12 +31,12 @@ const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
  * (call-with-fallbacks.ts).
  */
 export async function runCall<O extends Operation>(scope: CallScope, plan: CallPlan<O>): Promise<OperationCalls[O][1]> {
-  const { log, token, runtime } = scope;
+  const { call, token, runtime } = scope;
   if (plan.model.length === 0 || plan.model.length > 256 || CONTROL_CHARACTERS.test(plan.model)) {
     throw new GatewayError("invalid_request", "The model name must be 1 to 256 characters without control characters.", { code: "invalid_model", param: "model" });
   }
-  log.model = plan.model;
-  log.stream = plan.stream;
+  call.model = plan.model;
+  call.stream = plan.stream;
 
   // A name no channel serves is a 404 that helps (the nearest allowed names), allowed or not.
   const allowed = !token.models || token.models.has(plan.model);
@@ -77,12 +77,12 @@ export async function runCall<O extends Operation>(scope: CallScope, plan: CallP
   const charge = new CallCharge(runtime.limits, token.payers);
   await charge.admit();
   await charge.reserve(plan.model, worstCase(plan.estimate, candidates, plan.model));
-  scope.charge = charge;
-  log.onSettle = (spend) => charge.settle(spend);
+  // Settled when the call finishes (call-state.ts), with what it really spent.
+  call.charge = charge;
   // A session goes back to the channel and key of its last successful turn (session-affinity.ts).
   if (plan.session) {
     scope.sessionTurn = await runtime.affinity.begin(plan.session, `${token.subject.kind}:${token.subject.id}`);
-    log.sessionHash = scope.sessionTurn?.hash ?? sessionHash(plan.session);
+    call.sessionHash = scope.sessionTurn?.hash ?? sessionHash(plan.session);
     if (scope.sessionTurn) candidates = scope.sessionTurn.order(candidates);
   }
   return callWithFallbacks(scope, plan, candidates, candidatesFor);

@@ -14,7 +14,7 @@ import type { RoutingStats } from "@/lib/routing/routing-stats";
 import type { ModelRoute } from "@/lib/models/model-route";
 import type { KeyPools } from "@/lib/routing/key-pool";
 import type { SessionAffinity, SessionTurn } from "@/lib/routing/session-affinity";
-import type { CallCharge } from "@/lib/limits/call-charge";
+import type { CallState } from "./call-state";
 import type { RequestLog } from "./request-log";
 
 /** What the admit, pick and attempt core needs from the process: a small surface tests build in memory. */
@@ -54,7 +54,10 @@ export interface CallServices {
 
 /** One client request as the core sees it, whatever its transport (HTTP or a WebSocket upgrade). */
 export interface CallScope {
+  /** The request's record: its id names the request in log lines and traces. */
   log: RequestLog;
+  /** The call's own state: attempts, charge, hooks, the serving channel, the session. */
+  call: CallState;
   token: TokenRecord;
   runtime: CallServices;
   /** The upstream client: the shared pool, or a recorder for the Playground's inspector. */
@@ -64,8 +67,6 @@ export interface CallScope {
   request: { signal: AbortSource };
   /** The request's session and its pin, once the core has looked it up. */
   sessionTurn?: SessionTurn;
-  /** What the call holds against its limits, once admitted (moved to a fallback model before it is tried). */
-  charge?: CallCharge;
 }
 
 /** What one operation brings to the core: its parse is done; the providers' members do the rest. */

@@ -30,7 +30,7 @@ export async function callWithFallbacks<O extends Operation>(
   candidates: Channel[],
   candidatesFor: CandidatesFor,
 ): Promise<OperationCalls[O][1]> {
-  const { log, token, runtime } = scope;
+  const { log, call, token, runtime } = scope;
   const route = runtime.models.find(plan.model);
   if (!route || route.fallbacks.length === 0) return attemptAll(scope, plan, candidates);
   let failure: unknown;
@@ -41,26 +41,26 @@ export async function callWithFallbacks<O extends Operation>(
     failure = error;
   }
   for (const fallback of route.fallbacks) {
-    if (log.attempts.length >= runtime.routing.maxAttempts || scope.request.signal.aborted) break;
+    if (call.attempts.length >= runtime.routing.maxAttempts || scope.request.signal.aborted) break;
     const skip = skipReason(fallback, route, failure, runtime.models.find(fallback), token.models);
     const fallbackCandidates = skip ? [] : candidatesFor(fallback);
     if (skip || fallbackCandidates.length === 0) {
-      log.warnings.push(`fallback ${fallback} skipped: ${skip ?? "no channel serves it for this request"}`);
+      call.warnings.push(`fallback ${fallback} skipped: ${skip ?? "no channel serves it for this request"}`);
       continue;
     }
     try {
       // The fallback's own price and limit windows, checked now that it is the model to serve.
-      await scope.charge?.moveTo(fallback, worstCase(plan.estimate, fallbackCandidates, fallback));
+      await call.charge?.moveTo(fallback, worstCase(plan.estimate, fallbackCandidates, fallback));
     } catch (error) {
       if (!isGatewayError(error) || (error.kind !== "quota_exceeded" && error.kind !== "rate_limit")) throw error;
-      log.warnings.push(`fallback ${fallback} skipped: ${error.message}`);
+      call.warnings.push(`fallback ${fallback} skipped: ${error.message}`);
       failure = error;
       continue;
     }
     logger.warn({ requestId: log.id, model: plan.model, fallback }, `model ${plan.model} could not serve; trying its fallback ${fallback}`);
     try {
       const answer = await attemptAll(scope, { ...plan, model: fallback, call: retargeted(plan.call, fallback) }, fallbackCandidates);
-      log.servedModel = fallback;
+      call.servedModel = fallback;
       return withFallbackHeader(answer, plan.model);
     } catch (error) {
       if (!fallsBack(error)) throw error;

@@ -9,7 +9,7 @@ import type { GatewayContext } from "./with-api-key";
  * and the log row records no usage for it.
  */
 export function countPromptTokens(context: GatewayContext, chat: ChatRequest, render: (count: number) => unknown): Promise<ApiResponse> {
-  context.log.meter.recordUsage({ promptTokens: 0, completionTokens: 0 });
+  context.call.meter.recordUsage({ promptTokens: 0, completionTokens: 0 });
   return runCall(context, {
     operation: "count-tokens",
     model: chat.model,

@@ -10,6 +10,7 @@ import type { Runtime } from "@/lib/runtime";
 import { RecordingUpstream } from "@/lib/providers/recording-upstream";
 import type { UpstreamClient } from "@/lib/providers/upstream-http";
 import type { ClientFormat } from "./client-format";
+import type { CallState } from "./call-state";
 import { RequestLog } from "./request-log";
 
 export interface GatewayContext {
@@ -17,6 +18,8 @@ export interface GatewayContext {
   format: ClientFormat;
   token: TokenRecord;
   log: RequestLog;
+  /** The call's own state (log.call): what the pipeline steers by. */
+  call: CallState;
   runtime: Runtime;
   /** The upstream client: the shared pool, or a recorder for the Playground's inspector. */
   upstream: UpstreamClient;
@@ -53,17 +56,17 @@ export function withApiKey(
       format.checkHeaders?.(request);
       let upstream: UpstreamClient = runtime.upstream;
       if (session && request.headers.get(CAPTURE_HEADER) === "1") {
-        const recorder = new RecordingUpstream(runtime.upstream, () => log.attempts.at(-1)?.channelName);
+        const recorder = new RecordingUpstream(runtime.upstream, () => log.call.attempts.at(-1)?.channelName);
         const { userId, role } = session;
         // Kept once the exchange is over (streams included), where every process can read it;
         // scrubbed before it is stored, so no credential is ever kept.
-        log.finishHooks.push(() => {
+        log.call.onFinish(() => {
           const exchanges = recorder.forViewer(role === "admin");
           runtime.captures.save(log.id, { userId, exchanges }).catch((error) => logger.error({ err: error }, "capture not saved"));
         });
         upstream = recorder;
       }
-      return log.finishWith(await handler({ request, format, token, log, runtime, upstream, session, hops }));
+      return log.finishWith(await handler({ request, format, token, log, call: log.call, runtime, upstream, session, hops }));
     } catch (thrown) {
       return renderFailure(thrown, request, format, log);
     }

@@ -61,8 +61,9 @@ export class RealtimeProxy {
     const hold = (data: RawData, isBinary: boolean) => pending.push([data, isBinary]);
     client.on("message", hold);
     const log = new RequestLog(this.runtime.logs, REALTIME_PATH, "openai", "GET");
-    log.model = model;
-    log.stream = true;
+    const { call } = log;
+    call.model = model;
+    call.stream = true;
     const fail = (error: unknown, code: number) => {
       const failure = toGatewayError(error);
       log.finish(failure.status, failure);
@@ -85,7 +86,7 @@ export class RealtimeProxy {
       client.once("close", () => abort.abort());
       // A session's spend is unknown up front: it must at least not start past the quota (one token reserved).
       upstream = await runCall(
-        { log, token, runtime: this.runtime, upstream: this.runtime.upstream, hops, request: { signal: abort.signal } },
+        { log, call, token, runtime: this.runtime, upstream: this.runtime.upstream, hops, request: { signal: abort.signal } },
         {
           operation: "realtime",
           model,
@@ -106,6 +107,7 @@ export class RealtimeProxy {
 
   private pipe(client: WebSocket, opened: RealtimeSocket, log: RequestLog): void {
     const upstream = opened.socket;
+    const { call } = log;
     const total: Usage = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
     let sawUsage = false;
     const forward = (data: RawData, isBinary: boolean) => {
@@ -120,13 +122,13 @@ export class RealtimeProxy {
               total.promptTokens += usage.input_tokens ?? 0;
               total.completionTokens += usage.output_tokens ?? 0;
               total.cachedTokens = (total.cachedTokens ?? 0) + (usage.input_token_details?.cached_tokens ?? 0);
-              log.meter.recordUsage({ ...total });
+              call.meter.recordUsage({ ...total });
             }
           } catch {
             // not JSON: relayed as it came
           }
         }
-        log.meter.markFirstToken();
+        call.meter.markFirstToken();
       }
       if (client.readyState === WebSocket.OPEN) client.send(data, { binary: isBinary });
     };
@@ -139,7 +141,7 @@ export class RealtimeProxy {
     });
     const closeCode = (code: number) => (code >= 1000 && code <= 4999 && code !== 1005 && code !== 1006 ? code : 1000);
     client.on("close", (code, reason) => {
-      if (!sawUsage) log.meter.recordUsage({ promptTokens: 0, completionTokens: 0 });
+      if (!sawUsage) call.meter.recordUsage({ promptTokens: 0, completionTokens: 0 });
       log.finish(101);
       upstream.close(closeCode(code), reason);
     });
@@ -147,7 +149,7 @@ export class RealtimeProxy {
       if (client.readyState === WebSocket.OPEN) client.close(code === 1006 ? CLOSE_UPSTREAM_FAILED : closeCode(code), reason.toString() || "upstream closed");
     });
     upstream.on("error", (error) => {
-      log.meter.recordError(toGatewayError(error));
+      call.meter.recordError(toGatewayError(error));
       if (client.readyState === WebSocket.OPEN) client.close(CLOSE_UPSTREAM_FAILED, "upstream connection failed");
     });
     client.on("error", () => upstream.terminate());

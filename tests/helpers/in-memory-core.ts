@@ -111,14 +111,18 @@ export function inMemoryCore(options: {
     disabled,
     keyDisables,
     entries,
-    scope: (scopeOptions = {}) => ({
-      log: new RequestLog(writer, "/test", "openai", "POST"),
+    scope: (scopeOptions = {}) => {
+      const log = new RequestLog(writer, "/test", "openai", "POST");
+      return {
+      log,
+      call: log.call,
       token: scopeOptions.token ?? testToken,
       runtime: services,
       upstream: http,
       hops: scopeOptions.hops ?? "testdeployment",
       request: { signal: scopeOptions.signal ?? new AbortController().signal },
-    }),
+      };
+    },
     advance: (ms) => {
       offset += ms;
     },

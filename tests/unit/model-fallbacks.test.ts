@@ -80,8 +80,8 @@ describe("fallbacks in the call core", () => {
     assert.equal(answer.status, 200);
     assert.equal(answer.headers["x-gateway-fallback-from"], "primary");
     assert.deepEqual(received.map((request) => request.model), ["primary", "third"]);
-    assert.equal(scope.log.servedModel, "third");
-    assert.ok(scope.log.warnings.some((warning) => warning.startsWith("fallback nowhere skipped")));
+    assert.equal(scope.call.servedModel, "third");
+    assert.ok(scope.call.warnings.some((warning) => warning.startsWith("fallback nowhere skipped")));
     await core.close();
   });
 
@@ -108,7 +108,7 @@ describe("fallbacks in the call core", () => {
     // Recorded once the answer has been handed to the writer (one turn later).
     await new Promise((resolve) => setImmediate(resolve));
     assert.equal(core.services.routingStats.inFlight("a"), 0);
-    assert.equal(scope.log.servedModel, null);
+    assert.equal(scope.call.servedModel, null);
     await core.close();
   });
 });

@@ -13,7 +13,7 @@ export const handleChatCompletions = withApiKey(openAIFormat, "/v1/chat/completi
   const parsed = parseChatCompletionRequest(await readJsonBody(context.request));
   // The same bytes readJsonBody parsed (the request keeps them): relays forward them.
   const bytes = parsed.asSent ? await context.request.body(env.MAX_BODY_BYTES) : undefined;
-  if ((parsed.body.n ?? 1) > 1) context.log.warnings.push("n > 1 is only honoured by OpenAI-type upstreams");
+  if ((parsed.body.n ?? 1) > 1) context.call.warnings.push("n > 1 is only honoured by OpenAI-type upstreams");
   return callChat(context, {
     chat: parsed.chat,
     session: requestSession({ promptCacheKey: (parsed.body as Record<string, unknown>).prompt_cache_key, headers: context.request.headers }),

@@ -10,6 +10,6 @@ import { withApiKey } from "@/lib/gateway/with-api-key";
 export const handleCountTokens = withApiKey(anthropicFormat, "/v1/messages/count_tokens", async (context) => {
   const result = countTokensRequestSchema.safeParse(await readJsonBody(context.request));
   if (!result.success) throw validationError(result.error);
-  const chat = toCanonical(result.data, context.log.warnings);
+  const chat = toCanonical(result.data, context.call.warnings);
   return countPromptTokens(context, chat, (count) => ({ input_tokens: count }));
 });

@@ -57,7 +57,7 @@ export const handleGeminiAction = withApiKey(geminiFormat, (request) => `${gemin
 async function embed(context: GatewayContext, model: string, method: GeminiEmbedMethod): Promise<ApiResponse> {
   const { inputs, dimensions } = parseGeminiEmbedRequest(method, camelizeGeminiRequest(await readJsonBody(context.request)), model);
   const promptText = inputs.join("\n");
-  context.log.promptText = () => promptText;
+  context.call.promptText = () => promptText;
   const body = { model, input: inputs, encoding_format: "float", ...(dimensions ? { dimensions } : {}) };
   const answer = await runCall(context, {
     operation: "embeddings",
@@ -83,7 +83,7 @@ async function* asBytes(source: AsyncIterable<string | Uint8Array>): AsyncGenera
 
 async function generate(context: GatewayContext, model: string, stream: boolean) {
   const parsed = parseGenerateContentRequest(await readJsonBody(context.request), model, stream);
-  context.log.warnings.push(...parsed.warnings);
+  context.call.warnings.push(...parsed.warnings);
   const sse = context.request.url.searchParams.get("alt") === "sse";
   const response = await callChat(context, {
     chat: parsed.chat,

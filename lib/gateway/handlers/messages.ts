@@ -11,7 +11,7 @@ import { requestSession } from "@/lib/routing/session-affinity";
 /** POST /v1/messages (Anthropic Messages API). */
 export const handleMessages = withApiKey(anthropicFormat, "/v1/messages", async (context) => {
   const parsed = parseMessagesRequest(await readJsonBody(context.request));
-  context.log.warnings.push(...parsed.warnings);
+  context.call.warnings.push(...parsed.warnings);
   // The schema fills nothing in, so the bytes readJsonBody parsed say what `body` says.
   const bytes = await context.request.body(env.MAX_BODY_BYTES);
   return callChat(context, {

@@ -53,12 +53,12 @@ export const handleResponses = withApiKey(openAIFormat, "/v1/responses", async (
   const translate = () => {
     if (!translation) {
       translation = toCanonical(references);
-      context.log.warnings.push(...translation.warnings);
+      context.call.warnings.push(...translation.warnings);
     }
     return translation;
   };
   const promptText = JSON.stringify(body.input ?? "") + (body.instructions ?? "");
-  context.log.promptText = () => (translation ? [translation.chat.system ?? "", ...translation.chat.messages.map(messageText)].join("\n") : promptText);
+  context.call.promptText = () => (translation ? [translation.chat.system ?? "", ...translation.chat.messages.map(messageText)].join("\n") : promptText);
   // Saved before the answer's end reaches the client, so an immediate continuation finds it.
   let saving: Promise<void> = Promise.resolve();
   const keep = (response: ResponseObject, native: boolean): Promise<void> => {
@@ -66,7 +66,7 @@ export const handleResponses = withApiKey(openAIFormat, "/v1/responses", async (
     const record: StoredResponseRecord = {
       id: response.id,
       native,
-      channelId: context.log.channelId,
+      channelId: context.call.channelId,
       model: requested.model,
       conversation: native ? null : [...inputItems(references), ...asInputItems(response.output)],
       input: inputItems(requested),
@@ -141,7 +141,7 @@ async function findStored(context: GatewayContext) {
   const id = context.request.params.id ?? "";
   const stored = await context.runtime.responses.find(ownerOf(context.token.subject), id);
   if (!stored?.response) throw notFound(id);
-  context.log.model = stored.model;
+  context.call.model = stored.model;
   return stored;
 }
 
