@@ -92,9 +92,7 @@ async function banner(runtime: Runtime, port: number): Promise<string> {
   return [
     `  API:           ${origin}/v1 (OpenAI and Anthropic SDKs), ${origin}/v1beta (Gemini SDK)`,
     `  Console:       ${origin}/console${setupCode ? ": waiting for setup" : ""}`,
-    ...(setupCode
-      ? [`  Setup code:    ${setupCode} (also in ${path.join(env.DATA_DIR, SETUP_CODE_FILE)}): the setup page asks for it to create the first admin`]
-      : []),
+    ...(setupCode ? [`  Setup code:    ${setupCode} (also in ${path.join(env.DATA_DIR, SETUP_CODE_FILE)}): the setup page asks for it to create the first admin`] : []),
     `  Admin API key: ${adminKey}`,
     `  Store:         ${runtime.databaseKind === "sqlite" ? `SQLite in ${env.DATA_DIR}` : "PostgreSQL (DATABASE_URL)"}${env.REDIS_URL ? ", Redis (REDIS_URL)" : ""}`,
     ...(env.REQUEST_LOG === "off" ? ["  Request log:   off (REQUEST_LOG): no per-request rows; Logs, charts and per-period spend limits see nothing"] : []),

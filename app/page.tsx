@@ -15,8 +15,7 @@ export default async function HomePage() {
     <main className="mx-auto max-w-3xl px-6 py-16">
       <h1 className="text-3xl font-semibold tracking-tight">Model Gateway</h1>
       <p className="mt-3 text-zinc-600 dark:text-zinc-400">
-        Point the OpenAI, Anthropic or Gemini SDK at this deployment with a platform-issued <code>sk-</code> key; any model here answers in
-        each format.
+        Point the OpenAI, Anthropic or Gemini SDK at this deployment with a platform-issued <code>sk-</code> key; any model here answers in each format.
       </p>
       <a href="/console" className="mt-6 inline-flex rounded-md bg-indigo-600 px-4 py-2 text-sm font-medium text-white hover:bg-indigo-500">
         Open the console

@@ -3,8 +3,7 @@ import { parseDuration } from "./duration";
 
 // The one place that reads process.env. Everything else imports `env`.
 const optionalString = z.preprocess((value) => (value === "" ? undefined : value), z.string().optional());
-const integer = (fallback: number, min = 0) =>
-  z.preprocess((value) => (value === undefined || value === "" ? fallback : value), z.coerce.number().int().min(min));
+const integer = (fallback: number, min = 0) => z.preprocess((value) => (value === undefined || value === "" ? fallback : value), z.coerce.number().int().min(min));
 
 // A duration in s, m, h or d ("30d", "10m"); "0" means never (keep forever, or no sweep).
 const duration = (fallback: string) =>
@@ -41,7 +40,12 @@ const schema = z.object({
   TOKEN_HASH_SECRET: optionalString,
   MAX_BODY_BYTES: integer(20 * 1024 * 1024, 1024),
   MAX_UPLOAD_BYTES: integer(100 * 1024 * 1024, 1024),
-  REDIS_URL: optionalString.pipe(z.string().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL").optional()),
+  REDIS_URL: optionalString.pipe(
+    z
+      .string()
+      .regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL")
+      .optional(),
+  ),
   // Upstream waits (ms). UPSTREAM_TIMEOUT_MS bounds the wait for headers and between body chunks.
   UPSTREAM_TIMEOUT_MS: integer(300_000, 1),
   UPSTREAM_CONNECT_TIMEOUT_MS: integer(10_000, 1),

@@ -29,7 +29,9 @@ const pin = (core: number) => (cores > 1 ? ["taskset", "-c", String(core)] : [])
 if (cores > 1) spawnSync("taskset", ["-cp", "1", String(process.pid)], { stdio: "ignore" });
 
 const children: ChildProcess[] = [];
-process.on("exit", () => children.forEach((child) => child.kill("SIGKILL")));
+process.on("exit", () => {
+  for (const child of children) child.kill("SIGKILL");
+});
 
 /** Starts a process and resolves with the first stdout line matching `ready`. */
 function startProcess(command: string[], env: Record<string, string>, ready: RegExp, cwd = ROOT): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
@@ -119,7 +121,11 @@ async function interleaved(runs: Run[]): Promise<Load[]> {
 }
 
 /** Requests at a fixed rate well below saturation: latency to the whole answer and to the first body byte. */
-async function atFixedRate(target: Target, path: string, body: string): Promise<{ p50: number; p99: number; firstByteP50: number; firstByteP99: number; cpuUsPerRequest: number | null }> {
+async function atFixedRate(
+  target: Target,
+  path: string,
+  body: string,
+): Promise<{ p50: number; p99: number; firstByteP50: number; firstByteP99: number; cpuUsPerRequest: number | null }> {
   const total = rate * 4;
   const latencies: number[] = [];
   const firstBytes: number[] = [];
@@ -145,22 +151,48 @@ async function atFixedRate(target: Target, path: string, body: string): Promise<
   // Whatever runs per request regardless of load (timer wake-ups, batches of one) shows here.
   const cpuUsPerRequest = target.pid ? Math.round(((cpuSeconds(target.pid) - cpuBefore) * 1e6) / total) : null;
   const percentile = (values: number[], p: number) => values.sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))]!;
-  return { p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), firstByteP50: percentile(firstBytes, 0.5), firstByteP99: percentile(firstBytes, 0.99), cpuUsPerRequest };
+  return {
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+    firstByteP50: percentile(firstBytes, 0.5),
+    firstByteP99: percentile(firstBytes, 0.99),
+    cpuUsPerRequest,
+  };
 }
 
-async function startGatewayTarget(upstreamPort: number, processes: number, extraEnv: Record<string, string> = {}, root = ROOT): Promise<Target & { stop(): void; windowedToken: string }> {
+async function startGatewayTarget(
+  upstreamPort: number,
+  processes: number,
+  extraEnv: Record<string, string> = {},
+  root = ROOT,
+): Promise<Target & { stop(): void; windowedToken: string }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "gateway-bench-"));
   const adminKey = `bench-admin-${randomBytes(12).toString("hex")}`;
   const { child, match } = await startProcess(
     // One process shares core 0 with the proxy; several get every core, as PROCESSES=N would.
     [...(processes === 1 ? pin(0) : []), process.execPath, "scripts/start.mjs"],
-    { PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, ADMIN_API_KEY: adminKey, LOG_LEVEL: "warn", DATABASE_URL: "", REDIS_URL: "", REQUEST_LOG: "on", PROCESSES: String(processes), ...extraEnv },
+    {
+      PORT: "0",
+      HOST: "127.0.0.1",
+      DATA_DIR: dataDir,
+      ADMIN_API_KEY: adminKey,
+      LOG_LEVEL: "warn",
+      DATABASE_URL: "",
+      REDIS_URL: "",
+      REQUEST_LOG: "on",
+      PROCESSES: String(processes),
+      ...extraEnv,
+    },
     /Gateway ready on (http:\/\/\S+)/,
     root,
   );
   const url = match[1]!.replace("localhost", "127.0.0.1");
   const admin = async (route: string, body: unknown) => {
-    const response = await request(`${url}${route}`, { method: "POST", headers: { authorization: `Bearer ${adminKey}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+    const response = await request(`${url}${route}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${adminKey}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
     return (await response.body.json()) as any;
   };
   await admin("/api/admin/channels", { name: "bench", type: "openai", baseUrl: `http://127.0.0.1:${upstreamPort}`, apiKey: "sk-bench-upstream", models: ["bench-model"] });
@@ -168,7 +200,11 @@ async function startGatewayTarget(upstreamPort: number, processes: number, extra
   // A token with plan-style limit windows that never run out: what reserving and settling them costs.
   const windowed = await admin("/api/admin/tokens", {
     name: "bench windows",
-    limits: [{ window: "5h", requests: 1_000_000_000 }, { window: "week", tokens: 1_000_000_000_000 }, { window: "month", usd: 1_000_000 }],
+    limits: [
+      { window: "5h", requests: 1_000_000_000 },
+      { window: "week", tokens: 1_000_000_000_000 },
+      { window: "month", usd: 1_000_000 },
+    ],
   });
   return {
     name: processes === 1 ? "gateway" : `gateway x${processes}`,
@@ -270,17 +306,33 @@ const cpuRatio = (c: Load, b: Load) => `${ratio(c.cpuUsPerRequest ?? 0, b.cpuUsP
 }
 const peak = { proxy: memoryMb(raw.pid!).peak, gateway: memoryMb(gateway.pid!).peak };
 
-for (const [scenario, path, body] of [["chat", "/chat/completions", chatBody], ["stream", "/chat/completions", streamBody]] as const) {
+for (const [scenario, path, body] of [
+  ["chat", "/chat/completions", chatBody],
+  ["stream", "/chat/completions", streamBody],
+] as const) {
   const a = await atFixedRate(direct, path, body);
   const b = await atFixedRate(raw, path, body);
   const c = await atFixedRate(gateway, `/v1${path}`, body);
   results[`${scenario} at ${rate}/s`] = { direct: a, proxy: b, gateway: c };
   const added = (x: number, y: number) => `+${(x - y).toFixed(2)}`;
-  table.push([`${scenario} at ${rate}/s added p50 / p99 ms`, `${a.p50.toFixed(2)} / ${a.p99.toFixed(2)}`, `${added(b.p50, a.p50)} / ${added(b.p99, a.p99)}`, `${added(c.p50, a.p50)} / ${added(c.p99, a.p99)}`, ""]);
+  table.push([
+    `${scenario} at ${rate}/s added p50 / p99 ms`,
+    `${a.p50.toFixed(2)} / ${a.p99.toFixed(2)}`,
+    `${added(b.p50, a.p50)} / ${added(b.p99, a.p99)}`,
+    `${added(c.p50, a.p50)} / ${added(c.p99, a.p99)}`,
+    "",
+  ]);
   table.push([`${scenario} at ${rate}/s CPU µs/req`, "-", String(b.cpuUsPerRequest), String(c.cpuUsPerRequest), `${ratio(c.cpuUsPerRequest ?? 0, b.cpuUsPerRequest ?? 0)}x`]);
-  if (scenario === "stream") table.push([`stream first byte added p50 ms`, a.firstByteP50.toFixed(2), added(b.firstByteP50, a.firstByteP50), added(c.firstByteP50, a.firstByteP50), ""]);
+  if (scenario === "stream")
+    table.push([`stream first byte added p50 ms`, a.firstByteP50.toFixed(2), added(b.firstByteP50, a.firstByteP50), added(c.firstByteP50, a.firstByteP50), ""]);
 }
-table.push(["RSS 2 s after start / idle 30 s / peak MB", "-", `${justStarted.proxy.rss} / ${idle.proxy.rss} / ${peak.proxy}`, `${justStarted.gateway.rss} / ${idle.gateway.rss} / ${peak.gateway}`, ""]);
+table.push([
+  "RSS 2 s after start / idle 30 s / peak MB",
+  "-",
+  `${justStarted.proxy.rss} / ${idle.proxy.rss} / ${peak.proxy}`,
+  `${justStarted.gateway.rss} / ${idle.gateway.rss} / ${peak.gateway}`,
+  "",
+]);
 results.peakRssMb = peak;
 // Next loads on the first console request: what a process that also serves the console holds.
 const page = await request(`${gateway.url}/setup`);

@@ -29,7 +29,11 @@ function hashSources() {
 
 const LOCK = ".next-build.lock";
 const isCurrent = (wanted) =>
-  fs.existsSync(path.join(".next", "BUILD_ID")) && fs.existsSync(SERVER_BUNDLE) && fs.existsSync(PREPARE_BUNDLE) && fs.existsSync(STAMP) && fs.readFileSync(STAMP, "utf8") === wanted;
+  fs.existsSync(path.join(".next", "BUILD_ID")) &&
+  fs.existsSync(SERVER_BUNDLE) &&
+  fs.existsSync(PREPARE_BUNDLE) &&
+  fs.existsSync(STAMP) &&
+  fs.readFileSync(STAMP, "utf8") === wanted;
 
 /** Several processes started together in one directory build once: the others wait for it. */
 function takeBuildLock() {
@@ -94,7 +98,10 @@ function runNextBuild() {
     env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },
   });
   const filter = buildOutputFilter();
-  for (const [from, to] of [[child.stdout, process.stdout], [child.stderr, process.stderr]]) {
+  for (const [from, to] of [
+    [child.stdout, process.stdout],
+    [child.stderr, process.stderr],
+  ]) {
     let pending = "";
     from.setEncoding("utf8");
     from.on("data", (chunk) => {

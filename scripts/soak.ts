@@ -21,7 +21,10 @@ const flaky = await startFaultUpstream(KEY);
 const healthy = await startFaultUpstream(KEY, { healthy: true, reply: "a steady answer from the fallback channel" });
 const gateway = await startGateway({ LOG_LEVEL: "error", UPSTREAM_TIMEOUT_MS: "5000", ROUTING_BACKOFF_MS: "10" }, { processes: 1 });
 try {
-  for (const [name, upstream, priority] of [["flaky", flaky, 10], ["fallback", healthy, 0]] as const) {
+  for (const [name, upstream, priority] of [
+    ["flaky", flaky, 10],
+    ["fallback", healthy, 0],
+  ] as const) {
     const created = await gateway.admin("POST", "/api/admin/channels", { type: "openai", name, baseUrl: upstream.baseUrl, apiKey: KEY, models: ["flaky.soak"], priority });
     if (created.status !== 201) throw new Error(`channel: ${JSON.stringify(created.body)}`);
   }
@@ -31,9 +34,30 @@ try {
   let rssPeak = rssStart;
 
   const requests: Record<string, (stream: boolean) => [string, RequestInit]> = {
-    openai: (stream) => [`${gateway.url}/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ model: "flaky.soak", stream, messages: [{ role: "user", content: "hello" }] }) }],
-    anthropic: (stream) => [`${gateway.url}/v1/messages`, { method: "POST", headers: { "x-api-key": key, "anthropic-version": "2023-06-01", "content-type": "application/json" }, body: JSON.stringify({ model: "flaky.soak", stream, max_tokens: 64, messages: [{ role: "user", content: "hello" }] }) }],
-    gemini: (stream) => [`${gateway.url}/v1beta/models/flaky.soak:${stream ? "streamGenerateContent?alt=sse" : "generateContent"}`, { method: "POST", headers: { "x-goog-api-key": key, "content-type": "application/json" }, body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: "hello" }] }] }) }],
+    openai: (stream) => [
+      `${gateway.url}/v1/chat/completions`,
+      {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: "flaky.soak", stream, messages: [{ role: "user", content: "hello" }] }),
+      },
+    ],
+    anthropic: (stream) => [
+      `${gateway.url}/v1/messages`,
+      {
+        method: "POST",
+        headers: { "x-api-key": key, "anthropic-version": "2023-06-01", "content-type": "application/json" },
+        body: JSON.stringify({ model: "flaky.soak", stream, max_tokens: 64, messages: [{ role: "user", content: "hello" }] }),
+      },
+    ],
+    gemini: (stream) => [
+      `${gateway.url}/v1beta/models/flaky.soak:${stream ? "streamGenerateContent?alt=sse" : "generateContent"}`,
+      {
+        method: "POST",
+        headers: { "x-goog-api-key": key, "content-type": "application/json" },
+        body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: "hello" }] }] }),
+      },
+    ],
   };
   const formats = Object.keys(requests);
   const statuses = new Map<number, number>();

@@ -45,8 +45,7 @@ export async function startTestServices() {
   ensurePackages();
   const bin = findPgBin();
   const root = process.getuid?.() === 0;
-  const asPostgres = (command, args) =>
-    root ? ["runuser", ["-u", "postgres", "--", command, ...args]] : [command, args];
+  const asPostgres = (command, args) => (root ? ["runuser", ["-u", "postgres", "--", command, ...args]] : [command, args]);
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), "gateway-pg-"));
   if (root) execFileSync("chown", ["postgres:postgres", directory]);
   const data = path.join(directory, "data");
@@ -54,14 +53,23 @@ export async function startTestServices() {
   const [initCommand, initArgs] = asPostgres(path.join(bin, "initdb"), ["-D", data, "-U", "gw", "--auth=trust", "-E", "UTF8"]);
   execFileSync(initCommand, initArgs, { stdio: "ignore" });
   const [ctlCommand, ctlArgs] = asPostgres(path.join(bin, "pg_ctl"), [
-    "-D", data, "-l", path.join(directory, "log"), "-w",
-    "-o", `-p ${pgPort} -k ${directory} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300`,
+    "-D",
+    data,
+    "-l",
+    path.join(directory, "log"),
+    "-w",
+    "-o",
+    `-p ${pgPort} -k ${directory} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300`,
     "start",
   ]);
   execFileSync(ctlCommand, ctlArgs, { stdio: "ignore" });
 
   const redisPort = await freePort();
-  execFileSync("redis-server", ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "yes", "--pidfile", path.join(directory, "redis.pid")], { stdio: "ignore" });
+  execFileSync(
+    "redis-server",
+    ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "yes", "--pidfile", path.join(directory, "redis.pid")],
+    { stdio: "ignore" },
+  );
 
   const stop = () => {
     const [stopCommand, stopArgs] = asPostgres(path.join(bin, "pg_ctl"), ["-D", data, "-m", "immediate", "stop"]);

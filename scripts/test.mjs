@@ -1,4 +1,4 @@
-// `npm test`: type-check, unit tests, integration tests that start the real server,
+// `npm test`: lint and format check, type-check, unit tests, integration tests that start the real server,
 // then the console's end-to-end tests in Chromium. Builds the console first when needed.
 // Ends with one line for the whole run: `N passed, N failed`.
 import { spawnSync } from "node:child_process";
@@ -8,11 +8,14 @@ import path from "node:path";
 import { ensureBuild } from "./ensure-build.mjs";
 import { startTestServices } from "./test-services.mjs";
 
-const run = (command, args, env = {}) =>
-  spawnSync(command, args, { stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...env } }).status ?? 1;
+const run = (command, args, env = {}) => spawnSync(command, args, { stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...env } }).status ?? 1;
 const files = (directory, suffix) =>
   fs.existsSync(directory)
-    ? fs.readdirSync(directory).filter((name) => name.endsWith(suffix)).sort().map((name) => path.join(directory, name))
+    ? fs
+        .readdirSync(directory)
+        .filter((name) => name.endsWith(suffix))
+        .sort()
+        .map((name) => path.join(directory, name))
     : [];
 
 const only = process.argv.slice(2);
@@ -22,6 +25,12 @@ const finish = () => {
   process.exit(totals.failed > 0 ? 1 : 0);
 };
 
+// Lint and format (Biome), then types: both in seconds, before anything is built.
+if (run(process.execPath, ["node_modules/@biomejs/biome/bin/biome", "check", "--max-diagnostics=50", "."]) !== 0) {
+  process.stdout.write("Lint or format check failed: `npm run format` fixes formatting and safe lint fixes.\n");
+  totals.failed += 1;
+  finish();
+}
 if (run(process.execPath, ["node_modules/typescript/bin/tsc", "--noEmit", "-p", "."]) !== 0) {
   totals.failed += 1;
   finish();
@@ -34,9 +43,14 @@ function runNodeTests(targets, env = {}) {
   const status = run(
     process.execPath,
     [
-      "--import", "tsx", "--test", "--test-concurrency=2",
-      "--test-reporter=spec", "--test-reporter-destination=stdout",
-      "--test-reporter=./scripts/summary-reporter.mjs", "--test-reporter-destination=stdout",
+      "--import",
+      "tsx",
+      "--test",
+      "--test-concurrency=2",
+      "--test-reporter=spec",
+      "--test-reporter-destination=stdout",
+      "--test-reporter=./scripts/summary-reporter.mjs",
+      "--test-reporter-destination=stdout",
       ...targets,
     ],
     { NODE_ENV: "test", SUMMARY_FILE: summaryFile, ...env },
@@ -54,7 +68,9 @@ function runNodeTests(targets, env = {}) {
 // Pass 2: the integration suite again, plus the many-instance suite, with every gateway
 // started as two processes on a real PostgreSQL and a real Redis.
 const selected = only.filter((file) => !file.endsWith(".spec.ts"));
-const sqliteTargets = only.length ? selected.filter((file) => !file.includes("many-instances")) : [...files("tests/unit", ".test.ts"), ...files("tests/integration", ".test.ts"), ...files("tests/fuzz", ".test.ts")];
+const sqliteTargets = only.length
+  ? selected.filter((file) => !file.includes("many-instances"))
+  : [...files("tests/unit", ".test.ts"), ...files("tests/integration", ".test.ts"), ...files("tests/fuzz", ".test.ts")];
 const sharedTargets = only.length
   ? selected.filter((file) => file.includes("many-instances") || (process.env.TEST_SHARED === "1" && file.includes("integration")))
   : [...files("tests/integration", ".test.ts"), ...files("tests/many-instances", ".test.ts")];

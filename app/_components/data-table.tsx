@@ -18,7 +18,13 @@ export function Table({ children, className }: { children: ReactNode; className?
 
 export function Th({ children, className }: { children?: ReactNode; className?: string }) {
   return (
-    <th scope="col" className={cx("whitespace-nowrap bg-zinc-50 px-2 py-2 align-bottom text-left text-xs font-semibold uppercase tracking-wide text-zinc-500 first:pl-3 last:pr-3 dark:bg-zinc-900", className)}>
+    <th
+      scope="col"
+      className={cx(
+        "whitespace-nowrap bg-zinc-50 px-2 py-2 align-bottom text-left text-xs font-semibold uppercase tracking-wide text-zinc-500 first:pl-3 last:pr-3 dark:bg-zinc-900",
+        className,
+      )}
+    >
       {children}
     </th>
   );

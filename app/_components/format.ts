@@ -10,7 +10,7 @@ export function formatCompact(value: number): string {
 
 export function formatDateTime(iso: string | null): string {
   if (!iso) return "—";
-  return new Date(iso).toISOString().replace("T", " ").slice(0, 19) + " UTC";
+  return `${new Date(iso).toISOString().replace("T", " ").slice(0, 19)} UTC`;
 }
 
 export function formatRelative(iso: string | null, now = Date.now()): string {

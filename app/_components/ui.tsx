@@ -9,8 +9,7 @@ const cx = (...classes: (string | false | null | undefined)[]) => classes.filter
 type Variant = "primary" | "secondary" | "danger" | "ghost";
 const VARIANTS: Record<Variant, string> = {
   primary: "bg-indigo-600 text-white hover:bg-indigo-500 disabled:bg-indigo-600/50",
-  secondary:
-    "border border-zinc-300 bg-white text-zinc-800 hover:bg-zinc-50 disabled:opacity-50 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100 dark:hover:bg-zinc-800",
+  secondary: "border border-zinc-300 bg-white text-zinc-800 hover:bg-zinc-50 disabled:opacity-50 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100 dark:hover:bg-zinc-800",
   danger: "bg-red-600 text-white hover:bg-red-500 disabled:bg-red-600/50",
   ghost: "text-zinc-600 hover:bg-zinc-100 disabled:opacity-50 dark:text-zinc-300 dark:hover:bg-zinc-800",
 };
@@ -64,11 +63,7 @@ export function Field({ label, htmlFor, hint, children }: { label: string; htmlF
 }
 
 export function Card({ className, children }: { className?: string; children: ReactNode }) {
-  return (
-    <section className={cx("rounded-lg border border-zinc-200 bg-white p-4 shadow-sm dark:border-zinc-800 dark:bg-zinc-900", className)}>
-      {children}
-    </section>
-  );
+  return <section className={cx("rounded-lg border border-zinc-200 bg-white p-4 shadow-sm dark:border-zinc-800 dark:bg-zinc-900", className)}>{children}</section>;
 }
 
 type Tone = "green" | "red" | "amber" | "zinc" | "indigo";

@@ -13,8 +13,8 @@ export default async function SetupPage() {
       <div className="w-full max-w-sm">
         <h1 className="mb-2 text-center text-xl font-semibold">Welcome to Model Gateway</h1>
         <p className="mb-6 text-center text-sm text-zinc-500">
-          Create the first admin account with the setup code the gateway printed when it started (also in the{" "}
-          <code>setup-code</code> file of its data directory). This page closes once the account exists.
+          Create the first admin account with the setup code the gateway printed when it started (also in the <code>setup-code</code> file of its data directory). This page closes
+          once the account exists.
         </p>
         <AccountForm action={createFirstAdmin} submitLabel="Create admin account" confirm setupCode />
       </div>

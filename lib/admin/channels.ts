@@ -10,9 +10,7 @@ export const createChannel = withAdmin(async ({ runtime, request }) => {
   return jsonResponse(201, await service.createChannel(runtime, input));
 });
 
-export const getChannel = withAdmin(async ({ runtime, request }) =>
-  jsonResponse(200, await service.getChannel(runtime, request.params.id ?? "")),
-);
+export const getChannel = withAdmin(async ({ runtime, request }) => jsonResponse(200, await service.getChannel(runtime, request.params.id ?? "")));
 
 export const updateChannel = withAdmin(async ({ runtime, request }) => {
   const input = await parseAdminBody(request, service.updateChannelSchema);

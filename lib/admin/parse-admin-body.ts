@@ -6,7 +6,7 @@ import type { ApiRequest } from "@/lib/canonical/api-types";
 
 /** A JSON body, sent as JSON: a form or `text/plain` post (what a cross-site page can send) is refused. */
 export async function parseAdminBody<Schema extends z.ZodType>(request: ApiRequest, schema: Schema): Promise<z.infer<Schema>> {
-  const type = request.headers.get("content-type")?.split(";")[0]!.trim().toLowerCase();
+  const type = request.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase();
   if (type !== "application/json") {
     throw new GatewayError("unsupported_media_type", "The admin API takes JSON bodies: send Content-Type: application/json.", {
       code: "unsupported_media_type",

@@ -16,7 +16,10 @@ export const createUser = withAdmin(async ({ runtime, request }) => {
   const input = await parseAdminBody(request, newUserSchema);
   const created = await createAccount(runtime, input);
   if (!created.ok) throw new GatewayError("invalid_request", created.error, { code: "invalid_user" });
-  return jsonResponse(201, (await list(runtime)).find((user) => user.id === created.id));
+  return jsonResponse(
+    201,
+    (await list(runtime)).find((user) => user.id === created.id),
+  );
 });
 
 /** PATCH /api/admin/users/{id}: role, standing, password and the limits of the user's own console sessions. */

@@ -7,9 +7,7 @@ const invalidKey = (message: string) => new GatewayError("authentication", messa
 /** Resolves a presented key to an active token, or throws a 401. */
 export async function authenticateToken(key: string | null, tokens: TokenCache, now = Date.now()): Promise<TokenRecord> {
   if (!key) {
-    throw invalidKey(
-      "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
-    );
+    throw invalidKey("You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).");
   }
   const record = await tokens.get(key);
   if (!record) throw invalidKey("Incorrect API key provided.");

@@ -87,11 +87,7 @@ export type SetupCodeClaim = { ok: true; restore(): Promise<void> } | { ok: fals
  * can use it; `restore` puts it back if what the claim was for failed. Wrong codes are
  * counted per client address and refused for a while past the limit.
  */
-export async function claimSetupCode(
-  services: { database: Database; shared: SharedState; keys: SetupCodeKeys },
-  presented: string,
-  address: string,
-): Promise<SetupCodeClaim> {
+export async function claimSetupCode(services: { database: Database; shared: SharedState; keys: SetupCodeKeys }, presented: string, address: string): Promise<SetupCodeClaim> {
   const limiter = services.shared.rateLimiter("setup-code", WRONG_CODES.points, WRONG_CODES.seconds);
   // Every try takes a point before the check (so parallel guesses cannot slip past the
   // limit); the right code gives them back.

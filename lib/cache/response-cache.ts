@@ -131,8 +131,7 @@ export async function withResponseCache<Plan extends ChatPlan>(context: GatewayC
 }
 
 async function answerFromCache(context: GatewayContext, plan: ChatPlan, response: ChatResponse, costUsd: number): Promise<ApiResponse> {
-  const { log, token, runtime } = context;
-  const { call } = context;
+  const { call, token, runtime } = context;
   call.model = plan.chat.model;
   call.stream = plan.chat.stream;
   // A hit is a request like any other for every limit that counts requests (rpm and the

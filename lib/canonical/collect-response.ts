@@ -34,46 +34,47 @@ export async function collectResponse(batches: StreamEventBatches): Promise<Chat
     finishReason: "stop",
   };
   let finished = false;
-  for await (const batch of batches) for (const event of batch) {
-    switch (event.type) {
-      case "message-start":
-        response.id = event.id;
-        response.model = event.model;
-        response.created = event.created;
-        break;
-      case "text-delta":
-        response.text += event.text;
-        break;
-      case "reasoning-delta":
-        response.reasoning += event.text;
-        if (event.signature) response.reasoningSignature = event.signature;
-        break;
-      case "tool-call-start":
-        response.toolCalls[event.index] = { id: event.id, name: event.name, arguments: "" };
-        break;
-      case "tool-call-delta": {
-        const call = response.toolCalls[event.index];
-        if (call) call.arguments += event.argumentsDelta;
-        break;
+  for await (const batch of batches)
+    for (const event of batch) {
+      switch (event.type) {
+        case "message-start":
+          response.id = event.id;
+          response.model = event.model;
+          response.created = event.created;
+          break;
+        case "text-delta":
+          response.text += event.text;
+          break;
+        case "reasoning-delta":
+          response.reasoning += event.text;
+          if (event.signature) response.reasoningSignature = event.signature;
+          break;
+        case "tool-call-start":
+          response.toolCalls[event.index] = { id: event.id, name: event.name, arguments: "" };
+          break;
+        case "tool-call-delta": {
+          const call = response.toolCalls[event.index];
+          if (call) call.arguments += event.argumentsDelta;
+          break;
+        }
+        case "web-search":
+          response.webSearches.push(event);
+          break;
+        case "citation":
+          response.citations.push(event);
+          break;
+        case "usage":
+          response.usage = event.usage;
+          break;
+        case "finish":
+          finished = true;
+          response.finishReason = event.reason;
+          response.stopSequence = event.stopSequence;
+          break;
+        case "error":
+          throw event.error;
       }
-      case "web-search":
-        response.webSearches.push(event);
-        break;
-      case "citation":
-        response.citations.push(event);
-        break;
-      case "usage":
-        response.usage = event.usage;
-        break;
-      case "finish":
-        finished = true;
-        response.finishReason = event.reason;
-        response.stopSequence = event.stopSequence;
-        break;
-      case "error":
-        throw event.error;
     }
-  }
   response.toolCalls = response.toolCalls.filter(Boolean);
   if (!finished) response.finishMissing = true;
   return response;

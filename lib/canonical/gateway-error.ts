@@ -87,7 +87,6 @@ export class GatewayError extends Error {
   upstreamTypeFor(format: "openai" | "anthropic" | "gemini"): string | undefined {
     return this.upstreamFormat === format ? this.upstreamType : undefined;
   }
-
 }
 
 export function isGatewayError(value: unknown): value is GatewayError {

@@ -37,10 +37,7 @@ export async function primeStream<T>(source: AsyncIterable<T>, isFailure?: (item
  * client gets the format's own in-stream error event instead of a cut connection. A body
  * with no such event (audio bytes) is cut, so the client sees it was incomplete.
  */
-export async function* guardStream<T>(
-  source: AsyncIterable<T>,
-  onFailure: (error: unknown) => T | undefined,
-): AsyncGenerator<T> {
+export async function* guardStream<T>(source: AsyncIterable<T>, onFailure: (error: unknown) => T | undefined): AsyncGenerator<T> {
   try {
     yield* source;
   } catch (error) {

@@ -8,9 +8,7 @@ export type ContentPart =
   | { type: "tool-result"; toolCallId: string; content: string; isError?: boolean }
   | { type: "reasoning"; text: string; signature?: string };
 
-export type ImageSource =
-  | { kind: "url"; url: string }
-  | { kind: "base64"; mediaType: string; data: string };
+export type ImageSource = { kind: "url"; url: string } | { kind: "base64"; mediaType: string; data: string };
 
 export interface Message {
   role: "user" | "assistant" | "tool";
@@ -40,12 +38,7 @@ export interface HostedTool {
   options: Record<string, unknown>;
 }
 
-export type ToolChoice =
-  | { type: "auto" }
-  | { type: "none" }
-  | { type: "required" }
-  | { type: "tool"; name: string }
-  | { type: "hosted"; kind: HostedToolKind; name: string };
+export type ToolChoice = { type: "auto" } | { type: "none" } | { type: "required" } | { type: "tool"; name: string } | { type: "hosted"; kind: HostedToolKind; name: string };
 
 export interface ChatRequest {
   /** The public model name the caller asked for. */

@@ -1,4 +1,4 @@
-import { priceFor, type Price } from "@/lib/limits/prices";
+import type { Price } from "@/lib/limits/prices";
 import type { Channel } from "@/lib/routing/channel";
 import { cataloguePrice } from "./model-catalogue";
 

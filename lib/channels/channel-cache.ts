@@ -147,7 +147,21 @@ function stringRecord(value: unknown): Record<string, string> {
 /** What a channel is built from: every column but its health and timestamps. */
 function rowFingerprint(row: ChannelRow): string {
   return JSON.stringify([
-    row.name, row.type, row.baseUrl, row.apiKeyEncrypted, row.apiKeysEncrypted, row.disabledKeys, row.models, row.modelMap, row.priority, row.weight, row.enabled,
-    row.autoDisabledReason, row.capabilities, row.prices, row.timeouts, row.settings,
+    row.name,
+    row.type,
+    row.baseUrl,
+    row.apiKeyEncrypted,
+    row.apiKeysEncrypted,
+    row.disabledKeys,
+    row.models,
+    row.modelMap,
+    row.priority,
+    row.weight,
+    row.enabled,
+    row.autoDisabledReason,
+    row.capabilities,
+    row.prices,
+    row.timeouts,
+    row.settings,
   ]);
 }

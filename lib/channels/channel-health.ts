@@ -30,9 +30,7 @@ export class ChannelHealth {
     this.changed.clear();
     try {
       await this.database.$transaction(
-        batch.map(([id, outcome]) =>
-          this.database.channel.updateMany({ where: { id }, data: { lastError: outcome.error, lastLatencyMs: outcome.latencyMs } }),
-        ),
+        batch.map(([id, outcome]) => this.database.channel.updateMany({ where: { id }, data: { lastError: outcome.error, lastLatencyMs: outcome.latencyMs } })),
       );
     } catch (error) {
       this.onError(error);

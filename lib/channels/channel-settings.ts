@@ -9,11 +9,9 @@ import type { Provider } from "@/lib/providers/provider";
 
 type Sealed = { sealed: string };
 
-const isSealed = (value: unknown): value is Sealed =>
-  typeof value === "object" && value !== null && typeof (value as { sealed?: unknown }).sealed === "string";
+const isSealed = (value: unknown): value is Sealed => typeof value === "object" && value !== null && typeof (value as { sealed?: unknown }).sealed === "string";
 
-const asObject = (value: unknown): Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+const asObject = (value: unknown): Record<string, unknown> => (typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
 
 /**
  * Validates settings for a channel type and seals its secrets for storing. A secret left

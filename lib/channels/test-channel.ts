@@ -27,12 +27,7 @@ export interface ChannelTestResult {
  * Sends a tiny real request through the channel's actual conversion path (canonical
  * request -> provider -> upstream -> canonical answer) and records the health.
  */
-export async function testChannel(
-  runtime: Runtime,
-  channelId: string,
-  model?: string,
-  options: { record: boolean } = { record: true },
-): Promise<ChannelTestResult> {
+export async function testChannel(runtime: Runtime, channelId: string, model?: string, options: { record: boolean } = { record: true }): Promise<ChannelTestResult> {
   await runtime.channels.reload();
   const channel = runtime.channels.all().find((candidate) => candidate.id === channelId);
   if (!channel) return { ok: false, model: model ?? "", latencyMs: 0, error: "No such channel.", warnings: [], exchanges: [] };
@@ -79,11 +74,7 @@ export async function probeChannel(runtime: Runtime, channel: Channel, model?: s
     const latencyMs = Math.round(performance.now() - started);
     // The same words real traffic records for a base URL that lacks the endpoint.
     const message =
-      error.upstreamStatus === 508
-        ? LOOP_MESSAGE
-        : isMissingPath(error, upstreamModel)
-          ? missingPathReason(channel.type, channel.baseUrl, error.message)
-          : error.message;
+      error.upstreamStatus === 508 ? LOOP_MESSAGE : isMissingPath(error, upstreamModel) ? missingPathReason(channel.type, channel.baseUrl, error.message) : error.message;
     return { ok: false, model: publicModel, latencyMs, error: message, upstreamStatus: error.upstreamStatus, warnings, exchanges: recorder.exchanges };
   }
 }

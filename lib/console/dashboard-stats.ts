@@ -121,9 +121,7 @@ export async function dashboardStats(runtime: Runtime, user: ConsoleSession, hou
     new Map(modelErrors.map((row) => [row.model, row._count._all])),
   );
   const tokenIds = usage.byToken.flatMap((row) => (row.tokenId ? [row.tokenId] : []));
-  const tokenNames = new Map(
-    (await runtime.database.token.findMany({ where: { id: { in: tokenIds } }, select: { id: true, name: true } })).map((token) => [token.id, token.name]),
-  );
+  const tokenNames = new Map((await runtime.database.token.findMany({ where: { id: { in: tokenIds } }, select: { id: true, name: true } })).map((token) => [token.id, token.name]));
   const requests = hourly.reduce((sum, row) => sum + row.requests, 0);
   return {
     totals: {

@@ -16,12 +16,7 @@ export interface FirstAdminForm {
  * the code is spent, so a typo in the password does not use it up; if creating the
  * account fails after all, the code is put back.
  */
-export async function createFirstAdmin(
-  runtime: Runtime,
-  form: FirstAdminForm,
-  address: string,
-  dataDir = env.DATA_DIR,
-): Promise<{ error: string | null }> {
+export async function createFirstAdmin(runtime: Runtime, form: FirstAdminForm, address: string, dataDir = env.DATA_DIR): Promise<{ error: string | null }> {
   if (form.password !== form.confirm) return { error: "The passwords do not match." };
   const parsed = newUserSchema.safeParse({ email: form.email, password: form.password, role: "admin", name: "Admin" });
   if (!parsed.success) return { error: parsed.error.issues[0]?.message ?? "Invalid input" };

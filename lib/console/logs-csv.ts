@@ -1,9 +1,26 @@
 import type { RequestLog } from "@/lib/db/generated/client";
 
 export const CSV_COLUMNS = [
-  "time", "id", "endpoint", "client_format", "model", "upstream_model", "channel", "token", "status", "stream",
-  "prompt_tokens", "completion_tokens", "cached_tokens", "reasoning_tokens", "cost_usd", "latency_ms", "first_token_ms", "error",
-  "cache", "cache_saved_usd",
+  "time",
+  "id",
+  "endpoint",
+  "client_format",
+  "model",
+  "upstream_model",
+  "channel",
+  "token",
+  "status",
+  "stream",
+  "prompt_tokens",
+  "completion_tokens",
+  "cached_tokens",
+  "reasoning_tokens",
+  "cost_usd",
+  "latency_ms",
+  "first_token_ms",
+  "error",
+  "cache",
+  "cache_saved_usd",
 ] as const;
 
 /**

@@ -21,11 +21,7 @@ export interface SignedInUser {
  * The console's email and password sign-in: the account, or null when refused. Throws a
  * SignInThrottledError (its message readable) while this email or address is paused.
  */
-export async function signInWithPassword(
-  services: PasswordSignInServices,
-  credentials: { email: string; password: string },
-  address: string,
-): Promise<SignedInUser | null> {
+export async function signInWithPassword(services: PasswordSignInServices, credentials: { email: string; password: string }, address: string): Promise<SignedInUser | null> {
   const verify = services.verifyPassword ?? verifyPassword;
   const email = credentials.email.trim().toLowerCase();
   await assertNotThrottled(services.shared, email, address);

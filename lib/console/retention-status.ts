@@ -4,7 +4,11 @@ import type { Runtime } from "@/lib/runtime";
 /** "30d", "10m", "3s"; "forever" for 0 (never deleted). */
 export function formatRetention(ms: number): string {
   if (ms <= 0) return "forever";
-  for (const [unit, size] of [["d", 86_400_000], ["h", 3_600_000], ["m", 60_000]] as const) {
+  for (const [unit, size] of [
+    ["d", 86_400_000],
+    ["h", 3_600_000],
+    ["m", 60_000],
+  ] as const) {
     if (ms % size === 0) return `${ms / size}${unit}`;
   }
   return `${Math.round(ms / 1000)}s`;

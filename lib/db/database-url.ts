@@ -3,9 +3,7 @@ import { env } from "@/lib/env";
 
 export type DatabaseKind = "sqlite" | "postgresql";
 
-export type DatabaseLocation =
-  | { kind: "sqlite"; /** Absolute file path. */ file: string }
-  | { kind: "postgresql"; url: string };
+export type DatabaseLocation = { kind: "sqlite" /** Absolute file path. */; file: string } | { kind: "postgresql"; url: string };
 
 /**
  * Resolves DATABASE_URL: `file:` (default `file:<DATA_DIR>/gateway.db`, relative to the

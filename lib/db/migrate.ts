@@ -38,7 +38,10 @@ export function migrateSqlite(file: string): string[] {
     const run = database.transaction(() => {
       database.exec(`CREATE TABLE IF NOT EXISTS "${MIGRATIONS_TABLE}" ("name" TEXT PRIMARY KEY, "appliedAt" TEXT NOT NULL)`);
       const applied = new Set(
-        database.prepare(`SELECT "name" FROM "${MIGRATIONS_TABLE}"`).all().map((row) => (row as { name: string }).name),
+        database
+          .prepare(`SELECT "name" FROM "${MIGRATIONS_TABLE}"`)
+          .all()
+          .map((row) => (row as { name: string }).name),
       );
       const record = database.prepare(`INSERT INTO "${MIGRATIONS_TABLE}" ("name", "appliedAt") VALUES (?, ?)`);
       const appliedNow: string[] = [];

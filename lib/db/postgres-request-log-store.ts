@@ -1,14 +1,6 @@
 import type pg from "pg";
 import type { RequestLogEntry } from "@/lib/usage/request-log-entry";
-import {
-  LOG_COLUMNS,
-  logRowValues,
-  type HourlyStats,
-  type QuotaSubject,
-  type RequestLogStore,
-  type TokenUsage,
-  type Usage,
-} from "@/lib/usage/request-log-store";
+import { LOG_COLUMNS, logRowValues, type HourlyStats, type QuotaSubject, type RequestLogStore, type TokenUsage, type Usage } from "@/lib/usage/request-log-store";
 
 const ENCODE = { date: (date: Date) => date, boolean: (value: boolean) => value };
 const COLUMN_LIST = LOG_COLUMNS.map((column) => `"${column}"`).join(", ");

@@ -22,12 +22,8 @@ export function encodeLogBatch(entries: RequestLogEntry[], usage: Map<string, To
 
 /** Prepared once per connection: inserts the rows and adds the usage to each token, in one transaction. */
 export function prepareLogWrites(database: Database.Database): (batch: SqliteLogBatch) => void {
-  const insert = database.prepare(
-    `INSERT INTO "RequestLog" (${LOG_COLUMNS.map((column) => `"${column}"`).join(", ")}) VALUES (${LOG_COLUMNS.map(() => "?").join(", ")})`,
-  );
-  const addUsage = database.prepare(
-    `UPDATE "Token" SET "usedTokens" = "usedTokens" + ?, "usedUsd" = "usedUsd" + ?, "lastUsedAt" = ? WHERE "id" = ?`,
-  );
+  const insert = database.prepare(`INSERT INTO "RequestLog" (${LOG_COLUMNS.map((column) => `"${column}"`).join(", ")}) VALUES (${LOG_COLUMNS.map(() => "?").join(", ")})`);
+  const addUsage = database.prepare(`UPDATE "Token" SET "usedTokens" = "usedTokens" + ?, "usedUsd" = "usedUsd" + ?, "lastUsedAt" = ? WHERE "id" = ?`);
   return database.transaction(({ rows, usage }: SqliteLogBatch) => {
     for (const row of rows) insert.run(...row);
     for (const [tokenId, tokens, usd, lastUsedAt] of usage) addUsage.run(tokens, usd, lastUsedAt, tokenId);

@@ -106,7 +106,12 @@ export class SqliteRequestLogStore implements RequestLogStore {
 
   async hourlyStats(since: Date, userId: string | null): Promise<HourlyStats[]> {
     const rows = (userId === null ? this.hourly.all(sqliteDate(since)) : this.hourlyForUser.all(sqliteDate(since), userId)) as {
-      hour: string; requests: number; tokens: number; errors: number; costUsd: number; latencyMs: number;
+      hour: string;
+      requests: number;
+      tokens: number;
+      errors: number;
+      costUsd: number;
+      latencyMs: number;
     }[];
     return rows.map((row) => ({ ...row, hour: `${row.hour}:00:00.000Z` }));
   }

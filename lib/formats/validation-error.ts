@@ -18,11 +18,7 @@ export function validationError(error: z.ZodError): GatewayError {
   const param = formatIssuePath(issue.path);
   // zod reports the received type in its message; only a value that is absent is "missing".
   const missing = issue.code === "invalid_type" && /received undefined$/.test(issue.message);
-  const message = missing
-    ? `Missing required parameter: '${param}'.`
-    : param
-      ? `Invalid value for '${param}': ${issue.message}`
-      : issue.message;
+  const message = missing ? `Missing required parameter: '${param}'.` : param ? `Invalid value for '${param}': ${issue.message}` : issue.message;
   return new GatewayError("invalid_request", message, { param: param || null, code: "invalid_value" });
 }
 
@@ -36,7 +32,10 @@ function pickIssue(issues: readonly z.core.$ZodIssue[], prefix: readonly Propert
   if (first.code === "invalid_union" && first.errors.length > 0) {
     const ends = first.errors.filter((branch) => branch.length > 0).map((branch) => pickIssue(branch, path));
     const telling = ends.filter((issue) => !(issue.code === "custom" && issue.params?.[KNOWN_TYPE]) && !(issue.code === "invalid_union" && issue.errors.length === 0));
-    const deepest = (telling.length > 0 ? telling : ends).reduce<z.core.$ZodIssue | undefined>((best, issue) => (!best || issue.path.length > best.path.length ? issue : best), undefined);
+    const deepest = (telling.length > 0 ? telling : ends).reduce<z.core.$ZodIssue | undefined>(
+      (best, issue) => (!best || issue.path.length > best.path.length ? issue : best),
+      undefined,
+    );
     if (deepest) return deepest;
   }
   return { ...first, path } as z.core.$ZodIssue;

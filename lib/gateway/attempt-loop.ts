@@ -102,6 +102,7 @@ export async function attemptAll<O extends Operation>(scope: CallScope, plan: Ca
       record.error = error instanceof Error ? error.message : String(error);
       if (isGatewayError(error) && isMissingPath(error, context.upstreamModel)) {
         record.error = missingPathReason(channel.type, channel.baseUrl, record.error);
+        // biome-ignore lint/suspicious/noCatchAssign: from here on the failure is the misconfiguration the caller is told of
         error = misconfiguredChannel(error);
       }
       span.setAttribute("http.response.status_code", record.status);
@@ -117,7 +118,10 @@ export async function attemptAll<O extends Operation>(scope: CallScope, plan: Ca
         states.coolDown(channel.id, plan.model, runtime.now() + outcome.modelRestSeconds * 1000, record.error, "unavailable");
         runtime.channelHealth.record(channel.id, { error: record.error, latencyMs: record.latencyMs });
         lastError = modelUnavailable(plan.model, outcome.modelRestSeconds, error);
-        logger.warn({ channel: channel.name, model: plan.model, status: record.status, requestId: log.id }, `upstream refused the model: ${record.error}; resting the channel for it`);
+        logger.warn(
+          { channel: channel.name, model: plan.model, status: record.status, requestId: log.id },
+          `upstream refused the model: ${record.error}; resting the channel for it`,
+        );
         continue;
       }
       const keyOutcome = keyFailure(error, outcome);
@@ -154,7 +158,10 @@ export async function attemptAll<O extends Operation>(scope: CallScope, plan: Ca
   }
   if (lastError !== undefined) throw exhausted(forCaller(finalError(lastError), log.id));
   // Every candidate is cooling down or has an open circuit.
-  const { until, rateLimited, modelRefused } = states.skipped(candidates.map((channel) => channel.id), plan.model);
+  const { until, rateLimited, modelRefused } = states.skipped(
+    candidates.map((channel) => channel.id),
+    plan.model,
+  );
   const waitMs = until === null ? 0 : Math.max(0, until - runtime.now());
   if (rateLimited && !waited && until !== null && waitMs <= runtime.routing.maxWaitMs) {
     // The cool-down ends within what the call may wait (ROUTING_MAX_WAIT_MS): wait it out once.
@@ -163,16 +170,20 @@ export async function attemptAll<O extends Operation>(scope: CallScope, plan: Ca
   }
   const retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000));
   if (rateLimited) {
-    throw exhausted(new GatewayError("rate_limit", `Every channel serving '${plan.model}' is rate limited by its upstream; try again in ${retryAfterSeconds} s.`, {
-      code: "rate_limit_exceeded",
-      retryAfterSeconds,
-    }));
+    throw exhausted(
+      new GatewayError("rate_limit", `Every channel serving '${plan.model}' is rate limited by its upstream; try again in ${retryAfterSeconds} s.`, {
+        code: "rate_limit_exceeded",
+        retryAfterSeconds,
+      }),
+    );
   }
   if (modelRefused) throw exhausted(modelUnavailable(plan.model, retryAfterSeconds, undefined));
-  throw exhausted(new GatewayError("overloaded", `Every channel serving '${plan.model}' is temporarily unavailable; try again shortly.`, {
-    code: "no_channel_available",
-    retryAfterSeconds,
-  }));
+  throw exhausted(
+    new GatewayError("overloaded", `Every channel serving '${plan.model}' is temporarily unavailable; try again shortly.`, {
+      code: "no_channel_available",
+      retryAfterSeconds,
+    }),
+  );
 }
 
 const exhaustedErrors = new WeakSet<object>();
@@ -206,20 +217,28 @@ function answerStatus(answer: unknown): number {
 
 /** A path 404 is the gateway's configuration at fault: the caller gets a 502 that says so, never "not found". */
 function misconfiguredChannel(error: GatewayError): GatewayError {
-  return new GatewayError("bad_gateway", "The upstream serving this model answered 404 for the endpoint itself: the channel's base URL is misconfigured. An administrator has to check it.", {
-    code: "upstream_misconfigured",
-    upstreamStatus: error.upstreamStatus,
-    cause: error,
-  });
+  return new GatewayError(
+    "bad_gateway",
+    "The upstream serving this model answered 404 for the endpoint itself: the channel's base URL is misconfigured. An administrator has to check it.",
+    {
+      code: "upstream_misconfigured",
+      upstreamStatus: error.upstreamStatus,
+      cause: error,
+    },
+  );
 }
 
 /** A model its upstream refused: the caller may come back later (503), and is never told it does not exist. */
 function modelUnavailable(model: string, retryAfterSeconds: number, cause: unknown): GatewayError {
-  return new GatewayError("overloaded", `The model '${model}' cannot be served right now: its upstream refused access to it. Try again later or use another model; an administrator can see the reason in the request log.`, {
-    code: "model_unavailable",
-    retryAfterSeconds,
-    cause,
-  });
+  return new GatewayError(
+    "overloaded",
+    `The model '${model}' cannot be served right now: its upstream refused access to it. Try again later or use another model; an administrator can see the reason in the request log.`,
+    {
+      code: "model_unavailable",
+      retryAfterSeconds,
+      cause,
+    },
+  );
 }
 
 /** The error the client gets when no candidate is left: never the channel's 401 as theirs. */

@@ -4,12 +4,12 @@ import { validationError } from "@/lib/formats/validation-error";
 import { openAIFormat } from "@/lib/formats/openai";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import { env } from "@/lib/env";
-import type { ApiHandler, ApiResponse } from "@/lib/canonical/api-types";
+import type { ApiHandler } from "@/lib/canonical/api-types";
 import { spoolMultipart } from "@/lib/gateway/multipart";
 import { logger } from "@/lib/logger";
 import { estimatePromptTokens, runCall } from "./call-pipeline";
 import { readJsonBody } from "./read-json-body";
-import { withApiKey, type GatewayContext } from "./with-api-key";
+import { withApiKey } from "./with-api-key";
 
 /** The OpenAI-format operations with a JSON body, and those with an upload. */
 type JsonOperation = "completions" | "embeddings" | "images" | "audio-speech" | "rerank";

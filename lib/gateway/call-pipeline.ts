@@ -1,5 +1,4 @@
 import { GatewayError } from "@/lib/canonical/gateway-error";
-import { channelPrice } from "@/lib/catalogue/channel-price";
 import { memberFor, type OperationCalls } from "@/lib/providers/provider";
 import type { Operation } from "@/lib/providers/operation";
 import { channelServes, type Channel } from "@/lib/routing/channel";
@@ -40,8 +39,7 @@ export async function runCall<O extends Operation>(scope: CallScope, plan: CallP
 
   // A name no channel serves is a 404 that helps (the nearest allowed names), allowed or not.
   const allowed = !token.models || token.models.has(plan.model);
-  const notAllowed = () =>
-    new GatewayError("permission", `This API key is not allowed to use the model '${plan.model}'.`, { code: "model_not_allowed", param: "model" });
+  const notAllowed = () => new GatewayError("permission", `This API key is not allowed to use the model '${plan.model}'.`, { code: "model_not_allowed", param: "model" });
   if (!allowed && runtime.channels.models().has(plan.model)) throw notAllowed();
   const serves = (channel: Channel) =>
     channelServes(channel, plan.operation) &&
@@ -51,8 +49,7 @@ export async function runCall<O extends Operation>(scope: CallScope, plan: CallP
   if (runtime.channels.settling) await runtime.channels.settling;
   if (runtime.models.settling) await runtime.models.settling;
   // Each model's channels in the order of its strategy (a model without a record: weighted).
-  const candidatesFor = (model: string) =>
-    runtime.channels.candidates(model, { strategy: runtime.models.find(model)?.strategy, signals: runtime.routingStats }).filter(serves);
+  const candidatesFor = (model: string) => runtime.channels.candidates(model, { strategy: runtime.models.find(model)?.strategy, signals: runtime.routingStats }).filter(serves);
   let candidates = candidatesFor(plan.model);
   if (candidates.length === 0) {
     // A channel just added through another process may not have reached this one's cache
@@ -61,10 +58,14 @@ export async function runCall<O extends Operation>(scope: CallScope, plan: CallP
     candidates = candidatesFor(plan.model);
   }
   if (candidates.length === 0 && allowed && runtime.channels.outOfRotation(plan.model)) {
-    throw new GatewayError("overloaded", `The model '${plan.model}' cannot be served right now: every channel serving it is out of rotation until its upstream answers again. Try again shortly.`, {
-      code: "model_unavailable",
-      retryAfterSeconds: OUT_OF_ROTATION_RETRY_SECONDS,
-    });
+    throw new GatewayError(
+      "overloaded",
+      `The model '${plan.model}' cannot be served right now: every channel serving it is out of rotation until its upstream answers again. Try again shortly.`,
+      {
+        code: "model_unavailable",
+        retryAfterSeconds: OUT_OF_ROTATION_RETRY_SECONDS,
+      },
+    );
   }
   if (candidates.length === 0) {
     const usable = [...runtime.channels.models().keys()].filter((name) => !token.models || token.models.has(name));

@@ -51,9 +51,13 @@ export function parseJsonObject(body: Buffer): Record<string, unknown> {
 }
 
 function tooManyContainers(): GatewayError {
-  return new GatewayError("request_too_large", `The JSON body holds more than ${MAX_JSON_CONTAINERS.toLocaleString("en-US")} objects and arrays (messages, content parts, tool calls); split the request.`, {
-    code: "too_many_json_values",
-  });
+  return new GatewayError(
+    "request_too_large",
+    `The JSON body holds more than ${MAX_JSON_CONTAINERS.toLocaleString("en-US")} objects and arrays (messages, content parts, tool calls); split the request.`,
+    {
+      code: "too_many_json_values",
+    },
+  );
 }
 
 const OPEN_BRACE = 0x7b;

@@ -95,7 +95,6 @@ function formatForPath(pathname: string, method: string): ClientFormat | undefin
 
 const isAdminPath = (pathname: string) => pathname === "/api/admin" || pathname.startsWith("/api/admin/");
 
-
 const unknownPath = (method: string) => new GatewayError("not_found", unknownPathMessage(method), { code: "unknown_url" });
 
 /**
@@ -133,7 +132,19 @@ export function matchApiRoute(method: string, pathname: string): RouteMatch | un
 
 // A client whose base URL lacks the version segment (`new OpenAI({ baseURL: "http://host" })`)
 // calls these paths: it gets a JSON error in its own format saying what to set, not an HTML page.
-const OPENAI_PATHS = new Set(["/chat/completions", "/completions", "/embeddings", "/responses", "/models", "/images/generations", "/images/edits", "/audio/speech", "/audio/transcriptions", "/rerank", "/realtime"]);
+const OPENAI_PATHS = new Set([
+  "/chat/completions",
+  "/completions",
+  "/embeddings",
+  "/responses",
+  "/models",
+  "/images/generations",
+  "/images/edits",
+  "/audio/speech",
+  "/audio/transcriptions",
+  "/rerank",
+  "/realtime",
+]);
 const ANTHROPIC_PATHS = new Set(["/messages", "/messages/count_tokens"]);
 
 function missingPrefix(pathname: string): { format: ClientFormat; hint: string } | undefined {
@@ -141,7 +152,10 @@ function missingPrefix(pathname: string): { format: ClientFormat; hint: string }
     `This gateway serves the ${api} API under ${prefix}: set your client's base URL to end in ${prefix}, so that this request goes to ${prefix}${pathname}.`;
   if (OPENAI_PATHS.has(pathname) || pathname.startsWith("/responses/")) return { format: openAIFormat, hint: base("OpenAI", "/v1") };
   if (ANTHROPIC_PATHS.has(pathname)) {
-    return { format: anthropicFormat, hint: "This gateway serves the Anthropic API at /v1/messages: the Anthropic SDKs add /v1 themselves, so set the base URL to the gateway's root (without /v1)." };
+    return {
+      format: anthropicFormat,
+      hint: "This gateway serves the Anthropic API at /v1/messages: the Anthropic SDKs add /v1 themselves, so set the base URL to the gateway's root (without /v1).",
+    };
   }
   if (pathname.startsWith("/v1/v1/")) {
     const rest = pathname.slice("/v1/v1".length);

@@ -25,11 +25,9 @@ export function contentDecoders(header: string | null): (() => NodeJS.ReadWriteS
 }
 
 function unsupported(header: string): GatewayError {
-  return new GatewayError(
-    "unsupported_media_type",
-    `Content-Encoding '${header.slice(0, 40)}' is not accepted; send the body uncompressed, or as gzip, deflate or br.`,
-    { code: "unsupported_content_encoding" },
-  );
+  return new GatewayError("unsupported_media_type", `Content-Encoding '${header.slice(0, 40)}' is not accepted; send the body uncompressed, or as gzip, deflate or br.`, {
+    code: "unsupported_content_encoding",
+  });
 }
 
 function throwUnsupported(header: string): never {

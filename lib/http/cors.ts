@@ -5,7 +5,14 @@ import type { ApiHandler } from "@/lib/canonical/api-types";
 // default any), as the vendors' APIs do, but never with credentials: the console's
 // cookie is useless to another site.
 
-const allowedOrigins = env.CORS_ORIGINS === "*" ? "*" : new Set(env.CORS_ORIGINS.split(",").map((origin) => origin.trim()).filter(Boolean));
+const allowedOrigins =
+  env.CORS_ORIGINS === "*"
+    ? "*"
+    : new Set(
+        env.CORS_ORIGINS.split(",")
+          .map((origin) => origin.trim())
+          .filter(Boolean),
+      );
 const EXPOSED = "x-request-id, retry-after, x-should-retry, openai-processing-ms, x-gateway-warning, x-gateway-cache";
 const HEADER_LIST = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+(\s*,\s*[A-Za-z0-9!#$%&'*+.^_`|~-]+)*$/;
 

@@ -54,9 +54,7 @@ export function handleShutdownSignals(steps: ShutdownSteps): void {
     steps.server.closeIdleConnections();
     steps.closeSessions();
     if (steps.inFlight.size > 0) {
-      steps.say(
-        `${signal}: waiting for ${steps.inFlight.size} open request(s) to finish (up to ${Math.round(steps.deadlineMs / 1000)} s; signal again to stop now)`,
-      );
+      steps.say(`${signal}: waiting for ${steps.inFlight.size} open request(s) to finish (up to ${Math.round(steps.deadlineMs / 1000)} s; signal again to stop now)`);
       // Keep-alive connections go as soon as their current response ends.
       const sweep = setInterval(() => steps.server.closeIdleConnections(), 100);
       const drained = await steps.inFlight.drained(steps.deadlineMs);

@@ -49,12 +49,7 @@ function readWholeNodeBody(request: IncomingMessage, limitBytes: number): Promis
   });
 }
 
-export function toApiRequest(
-  request: IncomingMessage,
-  response: ServerResponse,
-  url: URL,
-  params: Record<string, string>,
-): ApiRequest {
+export function toApiRequest(request: IncomingMessage, response: ServerResponse, url: URL, params: Record<string, string>): ApiRequest {
   // No AbortController per request: an AbortSignal is made only if something asks for one.
   const closed = new LightAbort();
   response.once("close", () => {

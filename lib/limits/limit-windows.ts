@@ -47,7 +47,10 @@ export function compileWindows(value: unknown): CompiledWindow[] {
   const seen = new Map<string, number>();
   return parsed.data.map((spec) => {
     const models = spec.models ? [...new Set(spec.models)].sort() : null;
-    const base = createHash("sha256").update(`${spec.window}|${models?.join(",") ?? "*"}`).digest("base64url").slice(0, 12);
+    const base = createHash("sha256")
+      .update(`${spec.window}|${models?.join(",") ?? "*"}`)
+      .digest("base64url")
+      .slice(0, 12);
     const repeat = seen.get(base) ?? 0;
     seen.set(base, repeat + 1);
     return {

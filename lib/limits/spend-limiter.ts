@@ -50,8 +50,11 @@ export class SpendLimiter {
   /** Requests per minute: one point per request. */
   async consumeRequest(subject: QuotaSubject, limits: Limits): Promise<void> {
     if (!limits.rpm) return;
-    await consume(this.state.rateLimiter("rpm", limits.rpm, 60), subjectKey(subject), 1, () =>
-      `Rate limit reached: this key allows ${limits.rpm} requests per minute. Please try again later.`,
+    await consume(
+      this.state.rateLimiter("rpm", limits.rpm, 60),
+      subjectKey(subject),
+      1,
+      () => `Rate limit reached: this key allows ${limits.rpm} requests per minute. Please try again later.`,
     );
   }
 
@@ -102,9 +105,7 @@ export class SpendLimiter {
       if (limits.tpm) {
         const limiter = this.state.rateLimiter("tpm", limits.tpm, 60);
         const points = Math.max(1, Math.min(wanted.tokens, limits.tpm));
-        await consume(limiter, subjectKey(subject), points, () =>
-          `Rate limit reached: this key allows ${limits.tpm} tokens per minute. Please try again later.`,
-        );
+        await consume(limiter, subjectKey(subject), points, () => `Rate limit reached: this key allows ${limits.tpm} tokens per minute. Please try again later.`);
         mutable.tpm = { limiter, key: subjectKey(subject), points };
       }
     } catch (error) {

@@ -25,9 +25,7 @@ export function chargesFor(
       ttlMs: span ? span.end - now : window.durationMs!,
       amounts: { tokens: wanted.tokens, usd: wanted.usd, requests: 1 },
       limits: { tokens: tokens ?? null, usd: usd ?? null, requests: requests ?? null },
-      seed: span
-        ? { load: () => spentSince(subject, new Date(span.start), window.models ? [...window.models] : null) }
-        : undefined,
+      seed: span ? { load: () => spentSince(subject, new Date(span.start), window.models ? [...window.models] : null) } : undefined,
     };
   });
   return { windows: counted, charges };
@@ -57,7 +55,14 @@ export function windowError(window: CompiledWindow, unit: WindowUnit, used: numb
 }
 
 /** Each window's use and reset time, as the admin API and the console show them. */
-export async function windowUsage(state: SharedState, subject: QuotaSubject, subjectKey: string, windows: readonly CompiledWindow[], spentSince: WindowSpentSince, now = Date.now()) {
+export async function windowUsage(
+  state: SharedState,
+  subject: QuotaSubject,
+  subjectKey: string,
+  windows: readonly CompiledWindow[],
+  spentSince: WindowSpentSince,
+  now = Date.now(),
+) {
   const open = await state.readWindows(windows.map((window) => windowKey(subjectKey, window, now)));
   return Promise.all(
     windows.map(async (window, index) => {

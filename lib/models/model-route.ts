@@ -12,7 +12,12 @@ export interface ModelRoute {
 
 export const MAX_FALLBACKS = 10;
 
-const modelName = z.string().trim().min(1).max(200).regex(/^[^\u0000-\u001f\u007f]+$/, "no control characters");
+const modelName = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .regex(/^[^\u0000-\u001f\u007f]+$/, "no control characters");
 
 const routeFields = {
   name: modelName,

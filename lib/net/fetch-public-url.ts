@@ -70,7 +70,7 @@ export async function fetchPublicUrl(raw: string, limits: PublicFetchLimits): Pr
   let url = checkUrl(raw, limits.param);
   const signal = limits.signal ? AbortSignal.any([abortSignalOf(limits.signal), AbortSignal.timeout(limits.timeoutMs)]) : AbortSignal.timeout(limits.timeoutMs);
   for (let hop = 0; ; hop += 1) {
-    let response;
+    let response: Awaited<ReturnType<typeof agent.request>>;
     try {
       response = await agent.request({ origin: url.origin, path: url.pathname + url.search, method: "GET", headers: { accept: limits.accept }, signal });
     } catch (error) {

@@ -12,7 +12,13 @@ const ID = /^[a-z0-9]{1,32}$/;
 
 /** A stable id of this deployment, the same in all its processes (they share the encryption key). */
 export function deploymentId(encryptionKey: Buffer, configured?: string): string {
-  if (configured) return configured.toLowerCase().replace(/[^a-z0-9]/g, "").slice(0, 32) || "gateway";
+  if (configured)
+    return (
+      configured
+        .toLowerCase()
+        .replace(/[^a-z0-9]/g, "")
+        .slice(0, 32) || "gateway"
+    );
   return createHash("sha256").update("gateway-deployment\0").update(encryptionKey).digest("hex").slice(0, 16);
 }
 

@@ -10,7 +10,10 @@ type Parsed = ipaddr.IPv4 | ipaddr.IPv6;
 
 const allowedHosts = new Set<string>();
 const allowedRanges: [Parsed, number][] = [];
-for (const entry of (env.FETCH_ALLOWED_HOSTS ?? "").split(",").map((item) => item.trim().toLowerCase()).filter(Boolean)) {
+for (const entry of (env.FETCH_ALLOWED_HOSTS ?? "")
+  .split(",")
+  .map((item) => item.trim().toLowerCase())
+  .filter(Boolean)) {
   if (entry.includes("/")) allowedRanges.push(ipaddr.parseCIDR(entry));
   else if (ipaddr.isValid(entry)) allowedRanges.push([ipaddr.parse(entry), ipaddr.parse(entry).kind() === "ipv4" ? 32 : 128]);
   else allowedHosts.add(entry.replace(/\.$/, ""));

@@ -126,7 +126,18 @@ export class GatewayMetrics {
       const key = `${entry.endpoint}\u0000${model}\u0000${channel}\u0000${entry.status}`;
       let series = batch.get(key);
       if (!series) {
-        series = { endpoint: entry.endpoint, model, channel, status: String(entry.status), count: 0, durations: [], firstTokens: [], promptTokens: 0, completionTokens: 0, costUsd: 0 };
+        series = {
+          endpoint: entry.endpoint,
+          model,
+          channel,
+          status: String(entry.status),
+          count: 0,
+          durations: [],
+          firstTokens: [],
+          promptTokens: 0,
+          completionTokens: 0,
+          costUsd: 0,
+        };
         batch.set(key, series);
       }
       series.count += 1;

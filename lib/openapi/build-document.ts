@@ -5,13 +5,7 @@ import { userUpdateSchema } from "@/lib/console/user-accounts";
 import { newUserSchema } from "@/lib/console/users";
 import { countTokensRequestSchema, messagesRequestSchema } from "@/lib/formats/anthropic/schema";
 import { generateContentRequestSchema } from "@/lib/formats/gemini/schema";
-import {
-  completionRequestSchema,
-  embeddingsRequestSchema,
-  imageGenerationRequestSchema,
-  rerankRequestSchema,
-  speechRequestSchema,
-} from "@/lib/formats/openai/operation-schemas";
+import { completionRequestSchema, embeddingsRequestSchema, imageGenerationRequestSchema, rerankRequestSchema, speechRequestSchema } from "@/lib/formats/openai/operation-schemas";
 import { chatCompletionRequestSchema } from "@/lib/formats/openai/schema";
 import { responsesRequestSchema } from "@/lib/formats/responses/schema";
 import { createTokenSchema, updateTokenSchema } from "@/lib/tokens/token-service";
@@ -45,10 +39,30 @@ interface Endpoint {
 function geminiEndpoints(version: "/v1beta" | "/v1"): Endpoint[] {
   const endpoints: Endpoint[] = [
     { method: "post", path: `${version}/models/{model}:generateContent`, summary: "Gemini generateContent", tag: "Gemini", security: "gemini", body: generateContentRequestSchema },
-    { method: "post", path: `${version}/models/{model}:streamGenerateContent`, summary: "Gemini stream (SSE with `alt=sse`, else a JSON array)", tag: "Gemini", security: "gemini", body: generateContentRequestSchema, produces: ["text/event-stream"] },
+    {
+      method: "post",
+      path: `${version}/models/{model}:streamGenerateContent`,
+      summary: "Gemini stream (SSE with `alt=sse`, else a JSON array)",
+      tag: "Gemini",
+      security: "gemini",
+      body: generateContentRequestSchema,
+      produces: ["text/event-stream"],
+    },
     { method: "post", path: `${version}/models/{model}:countTokens`, summary: "Gemini token count", tag: "Gemini", security: "gemini" },
-    { method: "post", path: `${version}/models/{model}:embedContent`, summary: "Gemini embedding of one content (served by any channel that embeds)", tag: "Gemini", security: "gemini" },
-    { method: "post", path: `${version}/models/{model}:batchEmbedContents`, summary: "Gemini embeddings of several contents (what @google/genai's embedContent calls)", tag: "Gemini", security: "gemini" },
+    {
+      method: "post",
+      path: `${version}/models/{model}:embedContent`,
+      summary: "Gemini embedding of one content (served by any channel that embeds)",
+      tag: "Gemini",
+      security: "gemini",
+    },
+    {
+      method: "post",
+      path: `${version}/models/{model}:batchEmbedContents`,
+      summary: "Gemini embeddings of several contents (what @google/genai's embedContent calls)",
+      tag: "Gemini",
+      security: "gemini",
+    },
   ];
   // Under /v1 the two GETs are shared with OpenAI's and documented there.
   if (version === "/v1beta") {
@@ -61,20 +75,67 @@ function geminiEndpoints(version: "/v1beta" | "/v1"): Endpoint[] {
 }
 
 const ENDPOINTS: Endpoint[] = [
-  { method: "post", path: "/v1/chat/completions", summary: "Chat completion (stream with `stream: true`)", tag: "OpenAI", security: "openai", body: chatCompletionRequestSchema, produces: ["text/event-stream"] },
-  { method: "post", path: "/v1/responses", summary: "Responses API, on any upstream", tag: "OpenAI", security: "openai", body: responsesRequestSchema, produces: ["text/event-stream"] },
+  {
+    method: "post",
+    path: "/v1/chat/completions",
+    summary: "Chat completion (stream with `stream: true`)",
+    tag: "OpenAI",
+    security: "openai",
+    body: chatCompletionRequestSchema,
+    produces: ["text/event-stream"],
+  },
+  {
+    method: "post",
+    path: "/v1/responses",
+    summary: "Responses API, on any upstream",
+    tag: "OpenAI",
+    security: "openai",
+    body: responsesRequestSchema,
+    produces: ["text/event-stream"],
+  },
   { method: "get", path: "/v1/responses/{id}", summary: "A stored response", tag: "OpenAI", security: "openai" },
   { method: "delete", path: "/v1/responses/{id}", summary: "Delete a stored response", tag: "OpenAI", security: "openai" },
   { method: "get", path: "/v1/responses/{id}/input_items", summary: "The input items of a stored response", tag: "OpenAI", security: "openai" },
   { method: "post", path: "/v1/completions", summary: "Legacy text completion", tag: "OpenAI", security: "openai", body: completionRequestSchema, produces: ["text/event-stream"] },
   { method: "post", path: "/v1/embeddings", summary: "Embeddings (float or base64)", tag: "OpenAI", security: "openai", body: embeddingsRequestSchema },
   { method: "post", path: "/v1/images/generations", summary: "Image generation", tag: "OpenAI", security: "openai", body: imageGenerationRequestSchema },
-  { method: "post", path: "/v1/images/edits", summary: "Image edit (multipart upload)", tag: "OpenAI", security: "openai", body: imageEditsForm, contentType: "multipart/form-data" },
-  { method: "post", path: "/v1/audio/transcriptions", summary: "Transcription (multipart upload)", tag: "OpenAI", security: "openai", body: transcriptionForm, contentType: "multipart/form-data", produces: ["text/plain", "text/event-stream"] },
-  { method: "post", path: "/v1/audio/speech", summary: "Speech: the audio bytes", tag: "OpenAI", security: "openai", body: speechRequestSchema, produces: ["audio/mpeg", "application/octet-stream"] },
+  {
+    method: "post",
+    path: "/v1/images/edits",
+    summary: "Image edit (multipart upload)",
+    tag: "OpenAI",
+    security: "openai",
+    body: imageEditsForm,
+    contentType: "multipart/form-data",
+  },
+  {
+    method: "post",
+    path: "/v1/audio/transcriptions",
+    summary: "Transcription (multipart upload)",
+    tag: "OpenAI",
+    security: "openai",
+    body: transcriptionForm,
+    contentType: "multipart/form-data",
+    produces: ["text/plain", "text/event-stream"],
+  },
+  {
+    method: "post",
+    path: "/v1/audio/speech",
+    summary: "Speech: the audio bytes",
+    tag: "OpenAI",
+    security: "openai",
+    body: speechRequestSchema,
+    produces: ["audio/mpeg", "application/octet-stream"],
+  },
   { method: "post", path: "/v1/rerank", summary: "Rerank documents (Cohere/Jina shape)", tag: "OpenAI", security: "openai", body: rerankRequestSchema },
   { method: "get", path: "/v1/realtime", summary: "Realtime WebSocket (`?model=`; upgrade)", tag: "OpenAI", security: "openai" },
-  { method: "get", path: "/v1/models", summary: "Models the key may use (Anthropic's shape with `anthropic-version`, Gemini's with a Gemini key)", tag: "OpenAI", security: "any-api" },
+  {
+    method: "get",
+    path: "/v1/models",
+    summary: "Models the key may use (Anthropic's shape with `anthropic-version`, Gemini's with a Gemini key)",
+    tag: "OpenAI",
+    security: "any-api",
+  },
   { method: "get", path: "/v1/models/{model}", summary: "One model (Anthropic's shape with `anthropic-version`, Gemini's with a Gemini key)", tag: "OpenAI", security: "any-api" },
   { method: "post", path: "/v1/messages", summary: "Anthropic Messages", tag: "Anthropic", security: "anthropic", body: messagesRequestSchema, produces: ["text/event-stream"] },
   { method: "post", path: "/v1/messages/count_tokens", summary: "Anthropic token count", tag: "Anthropic", security: "anthropic", body: countTokensRequestSchema },
@@ -88,7 +149,13 @@ const ENDPOINTS: Endpoint[] = [
   { method: "get", path: "/api/admin/channels/{id}", summary: "A channel with its routing state", tag: "Admin", security: "admin" },
   { method: "patch", path: "/api/admin/channels/{id}", summary: "Update a channel", tag: "Admin", security: "admin", body: updateChannelSchema },
   { method: "delete", path: "/api/admin/channels/{id}", summary: "Delete a channel", tag: "Admin", security: "admin" },
-  { method: "get", path: "/api/admin/models", summary: "List models: every name a channel serves or a record names, with channels, strategy, fallbacks", tag: "Admin", security: "admin" },
+  {
+    method: "get",
+    path: "/api/admin/models",
+    summary: "List models: every name a channel serves or a record names, with channels, strategy, fallbacks",
+    tag: "Admin",
+    security: "admin",
+  },
   { method: "post", path: "/api/admin/models", summary: "Create a model record (fallbacks, strategy, context window)", tag: "Admin", security: "admin", body: createModelSchema },
   { method: "get", path: "/api/admin/models/{id}", summary: "A model record with its channels", tag: "Admin", security: "admin" },
   { method: "patch", path: "/api/admin/models/{id}", summary: "Update a model record", tag: "Admin", security: "admin", body: updateModelSchema },
@@ -101,7 +168,14 @@ const ENDPOINTS: Endpoint[] = [
   { method: "get", path: "/api/admin/users", summary: "List users and their console limits", tag: "Admin", security: "admin" },
   { method: "post", path: "/api/admin/users", summary: "Create a user with a password", tag: "Admin", security: "admin", body: newUserSchema },
   { method: "get", path: "/api/admin/users/{id}", summary: "A user, with each limit window's use and reset time", tag: "Admin", security: "admin" },
-  { method: "patch", path: "/api/admin/users/{id}", summary: "Change a user's role, standing, password or console limits", tag: "Admin", security: "admin", body: userUpdateSchema },
+  {
+    method: "patch",
+    path: "/api/admin/users/{id}",
+    summary: "Change a user's role, standing, password or console limits",
+    tag: "Admin",
+    security: "admin",
+    body: userUpdateSchema,
+  },
   { method: "delete", path: "/api/admin/users/{id}", summary: "Delete a user and their tokens", tag: "Admin", security: "admin" },
   { method: "get", path: "/api/admin/logs", summary: "Usage log rows, newest first (`?limit=`)", tag: "Admin", security: "admin" },
 ];
@@ -118,7 +192,8 @@ const SECURITY: Record<Security, Record<string, string[]>[]> = {
 
 const errorSchema = {
   type: "object",
-  description: "The caller's own error format: OpenAI `{error:{message,type,param,code}}`, Anthropic `{type:\"error\",error:{type,message}}`, Gemini `{error:{code,message,status}}`.",
+  description:
+    'The caller\'s own error format: OpenAI `{error:{message,type,param,code}}`, Anthropic `{type:"error",error:{type,message}}`, Gemini `{error:{code,message,status}}`.',
 };
 
 function pathParameters(path: string) {

@@ -27,9 +27,7 @@ const READERS: Record<ClientFormatName, RelayedAnswerReader> = {
   openai: {
     whole: openAIResponseEvents,
     stream: parseOpenAIStream,
-    fits: (json) =>
-      !isRecord(json) ||
-      list(json.choices).every((choice) => isRecord(choice) && (choice.index ?? 0) === 0 && (choice.logprobs ?? null) === null),
+    fits: (json) => !isRecord(json) || list(json.choices).every((choice) => isRecord(choice) && (choice.index ?? 0) === 0 && (choice.logprobs ?? null) === null),
   },
   anthropic: { whole: anthropicResponseEvents, stream: parseAnthropicStream, fits: () => true },
   gemini: {

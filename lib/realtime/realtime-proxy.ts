@@ -27,7 +27,9 @@ const CLOSE_UPSTREAM_FAILED = 1011;
 
 function rejectUpgrade(socket: Duplex, status: number, error: GatewayError): void {
   const body = JSON.stringify(openAIErrorBody(error));
-  socket.end(`HTTP/1.1 ${status} ${status === 400 ? "Bad Request" : "Error"}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${status === 400 ? "Bad Request" : "Error"}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
 }
 
 /** Answers `realtime` when the client offers it (never echoes the key subprotocol). */
@@ -76,7 +78,9 @@ export class RealtimeProxy {
     let upstream: RealtimeSocket;
     try {
       const hops = checkHops(headerValue(request.headers[HOPS_HEADER]), this.runtime.deploymentId, env.GATEWAY_MAX_HOPS);
-      const protocols = String(request.headers["sec-websocket-protocol"] ?? "").split(",").map((entry) => entry.trim());
+      const protocols = String(request.headers["sec-websocket-protocol"] ?? "")
+        .split(",")
+        .map((entry) => entry.trim());
       const key = bearerToken(String(request.headers.authorization ?? "")) ?? protocols.find((entry) => entry.startsWith(KEY_PROTOCOL))?.slice(KEY_PROTOCOL.length) ?? null;
       const token = await authenticateToken(key, this.runtime.tokens);
       log.tokenId = token.synthetic ? null : token.id;
@@ -116,7 +120,8 @@ export class RealtimeProxy {
         // Only the event that carries usage is parsed.
         if (text.includes('"response.done"')) {
           try {
-            const usage = (JSON.parse(text) as { response?: { usage?: { input_tokens?: number; output_tokens?: number; input_token_details?: { cached_tokens?: number } } } }).response?.usage;
+            const usage = (JSON.parse(text) as { response?: { usage?: { input_tokens?: number; output_tokens?: number; input_token_details?: { cached_tokens?: number } } } })
+              .response?.usage;
             if (usage) {
               sawUsage = true;
               total.promptTokens += usage.input_tokens ?? 0;

@@ -11,7 +11,12 @@ export const channelTimeoutsSchema = z.strictObject({
   connectMs: z.number().int().min(1).max(600_000).optional(),
   firstByteMs: z.number().int().min(1).max(3_600_000).optional(),
   idleMs: z.number().int().min(1).max(3_600_000).optional(),
-  totalMs: z.number().int().min(0).max(24 * 3_600_000).optional(),
+  totalMs: z
+    .number()
+    .int()
+    .min(0)
+    .max(24 * 3_600_000)
+    .optional(),
 });
 export type ChannelTimeouts = z.infer<typeof channelTimeoutsSchema>;
 

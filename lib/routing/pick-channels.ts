@@ -97,7 +97,8 @@ function pricePerMillion(channel: Channel, model: string): number {
 
 /** A stable sort: ties keep the (weighted random) order they came in. */
 function sortedBy(channels: Channel[], key: (channel: Channel) => number): Channel[] {
-  return channels.map((channel, index) => ({ channel, index, key: key(channel) }))
+  return channels
+    .map((channel, index) => ({ channel, index, key: key(channel) }))
     .sort((a, b) => a.key - b.key || a.index - b.index)
     .map((entry) => entry.channel);
 }

@@ -71,9 +71,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<Runtime> {
   const { secrets, shared } = parts;
   const background = parts.background ?? true;
   const tokens = new TokenCache(database, env.AUTH_CACHE_TTL_MS, secrets.tokenHashKey);
-  const channels = new ChannelCache(database, [secrets.encryptionKey, ...secrets.previousEncryptionKeys], (error) =>
-    logger.error({ err: error }, "channel reload failed"),
-  );
+  const channels = new ChannelCache(database, [secrets.encryptionKey, ...secrets.previousEncryptionKeys], (error) => logger.error({ err: error }, "channel reload failed"));
   if (background) await channels.start(1000);
   else await channels.reload();
   const models = new ModelCache(database, (error) => logger.error({ err: error }, "model reload failed"));
@@ -102,13 +100,17 @@ export async function createRuntime(parts: RuntimeParts): Promise<Runtime> {
   const upstream = parts.upstream ?? new UpstreamHttp({ connections: env.UPSTREAM_CONNECTIONS });
   const channelHealth = new ChannelHealth(database, (error) => logger.error({ err: error }, "channel health write failed"));
   if (background) channelHealth.start(5000);
-  const channelStates = new ChannelStates(shared, {
-    consecutiveFailures: env.CIRCUIT_CONSECUTIVE_FAILURES,
-    errorRatio: env.CIRCUIT_ERROR_RATIO,
-    windowMs: env.CIRCUIT_WINDOW_MS,
-    minimumRequests: env.CIRCUIT_MIN_REQUESTS,
-    openMs: env.CIRCUIT_OPEN_MS,
-  }, parts.clock);
+  const channelStates = new ChannelStates(
+    shared,
+    {
+      consecutiveFailures: env.CIRCUIT_CONSECUTIVE_FAILURES,
+      errorRatio: env.CIRCUIT_ERROR_RATIO,
+      windowMs: env.CIRCUIT_WINDOW_MS,
+      minimumRequests: env.CIRCUIT_MIN_REQUESTS,
+      openMs: env.CIRCUIT_OPEN_MS,
+    },
+    parts.clock,
+  );
   // Built once per channel version: a reload makes new Channel objects, and their transports anew.
   const transports = new WeakMap<Channel, Transport>();
   const providers = parts.providers ?? defaultProviders;
@@ -131,8 +133,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<Runtime> {
     // Per deployment: one Redis may serve several deployments, each with its own database.
     leaseName: `retention:${deployment}`,
     // Redis when processes share it; otherwise the database, which processes sharing one SQLite file have in common.
-    acquireLease: (name, holder, ttlMs) =>
-      shared.kind === "redis" ? shared.acquireLease(name, holder, ttlMs) : acquireDatabaseLease(database, name, holder, ttlMs),
+    acquireLease: (name, holder, ttlMs) => (shared.kind === "redis" ? shared.acquireLease(name, holder, ttlMs) : acquireDatabaseLease(database, name, holder, ttlMs)),
     releaseLease: (name, holder) => (shared.kind === "redis" ? shared.releaseLease(name, holder) : releaseDatabaseLease(database, name, holder)),
     onDeleted: (kind, rows) => metrics.swept(kind, rows),
     now: parts.clock,

@@ -60,4 +60,3 @@ export interface Runtime extends CallServices {
   invalidate(what: Invalidation): Promise<void>;
   close(): Promise<void>;
 }
-

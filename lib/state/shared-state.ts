@@ -29,8 +29,7 @@ export interface WindowCharge {
 export type WindowsResult =
   // `start`: when the counter was created (a rolling window: when it opened). A settlement
   // applies only to the counter it reserved in, never to one rebuilt or reopened since.
-  | { ok: true; starts: number[] }
-  | { ok: false; index: number; unit: WindowUnit; used: number; retryAfterMs: number };
+  { ok: true; starts: number[] } | { ok: false; index: number; unit: WindowUnit; used: number; retryAfterMs: number };
 
 export interface WindowState {
   start: number;

@@ -17,7 +17,13 @@ try {
   const tokens = {
     "no limits": {},
     "quota + budget": { quotaTokens: big, budgetUsd: big, quotaPeriod: "monthly" },
-    "three windows": { limits: [{ window: "5h", requests: big }, { window: "week", tokens: big }, { window: "month", usd: big, models: ["mock-chat"] }] },
+    "three windows": {
+      limits: [
+        { window: "5h", requests: big },
+        { window: "week", tokens: big },
+        { window: "month", usd: big, models: ["mock-chat"] },
+      ],
+    },
   };
   const keys = new Map<string, string>();
   for (const [label, fields] of Object.entries(tokens)) keys.set(label, (await gateway.admin("POST", "/api/admin/tokens", { name: label, ...fields })).body.key);
@@ -39,7 +45,9 @@ try {
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   const base = median(results.get("no limits")!);
   for (const [label, values] of results) {
-    process.stdout.write(`${label.padEnd(16)} median ${median(values).toFixed(0)} req/s (rounds: ${values.map((value) => value.toFixed(0)).join(", ")}), ${(median(values) / base).toFixed(2)} of no limits\n`);
+    process.stdout.write(
+      `${label.padEnd(16)} median ${median(values).toFixed(0)} req/s (rounds: ${values.map((value) => value.toFixed(0)).join(", ")}), ${(median(values) / base).toFixed(2)} of no limits\n`,
+    );
   }
 } finally {
   await gateway.stop();

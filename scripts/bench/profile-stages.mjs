@@ -5,19 +5,31 @@
 import fs from "node:fs";
 
 const STAGES = [
-  ["accept + parse the client's request", /node:_http_(server|incoming|common)|parseJsonObject|readJsonBody|readWholeNodeBody|toApiRequest|parse-request|parseChatCompletion|zod|validation/],
+  [
+    "accept + parse the client's request",
+    /node:_http_(server|incoming|common)|parseJsonObject|readJsonBody|readWholeNodeBody|toApiRequest|parse-request|parseChatCompletion|zod|validation/,
+  ],
   ["auth (token cache)", /authenticate|token-cache|tokenFrom|bearer|lru-cache|sameSecret|hashToken/],
   ["limits and quotas", /SpendLimiter|reserve|consumeRequest|rate-limiter|Window/],
   ["JSON.parse (client body, relayed answer)", /^parse $/],
-  ["routing and attempts", /attemptAll|callContextFor|runCall|pickChannels|orderTiers|channelTiers|weightedOrder|candidates|callWithFallbacks|SessionAffinity|requestSession|KeyPool|tryAcquire|ChannelStates/],
+  [
+    "routing and attempts",
+    /attemptAll|callContextFor|runCall|pickChannels|orderTiers|channelTiers|weightedOrder|candidates|callWithFallbacks|SessionAffinity|requestSession|KeyPool|tryAcquire|ChannelStates/,
+  ],
   ["body rewrite", /relayedBody|rewriteJsonObject|withJsonChanges|topLevelMembers|valueEnd|stringEnd/],
   ["upstream call (undici)", /undici|sendUpstream|postJson|UpstreamHttp|MappedBody|joinUrl|authorize|wasm|llhttp/],
   ["answer to the client", /writeApiResponse|node:_http_outgoing|writev|writeGeneric|stream_base|node:net|node:internal\/streams|parseUpstreamJson|meterAnswer|bytes/],
   ["log row and settlement", /newLogId|RequestLog|request-log|buildEntry|enqueue|postMessage|logRowValues|sqliteDate|countTokens|settle/],
   ["metrics, access log, tracing", /prom-client|GatewayMetrics|drain|logRequest|pino|tracer|startSpan|endSpan|opentelemetry/],
-  ["promises, timers, events", /runMicrotasks|processTicksAndRejections|nextTick|node:events|AbortController|AbortSignal|abort_controller|event_target|timers|setTimeout|listOnTimeout/],
+  [
+    "promises, timers, events",
+    /runMicrotasks|processTicksAndRejections|nextTick|node:events|AbortController|AbortSignal|abort_controller|event_target|timers|setTimeout|listOnTimeout/,
+  ],
   ["garbage collection", /garbage collector/],
-  ["start-up (module loading, not per request)", /node:internal\/modules|node:internal\/deps\/cjs-module-lexer|node:internal\/bootstrap|readFileUtf8|compileSourceTextModule|wrapSafe/],
+  [
+    "start-up (module loading, not per request)",
+    /node:internal\/modules|node:internal\/deps\/cjs-module-lexer|node:internal\/bootstrap|readFileUtf8|compileSourceTextModule|wrapSafe/,
+  ],
 ];
 
 const profile = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));

@@ -41,14 +41,17 @@ try {
     const sampler = setInterval(() => void queueDepth().then((depth) => (maxDepth = Math.max(maxDepth, depth))), 100);
     let finish: (result: autocannon.Result) => void = () => undefined;
     const finished = new Promise<autocannon.Result>((resolve) => (finish = resolve));
-    const instance = autocannon({
-      url: `${gateway.url}/v1/chat/completions`,
-      connections,
-      duration: maxSeconds,
-      method: "POST",
-      headers: { authorization: `Bearer ${token.key}`, "content-type": "application/json" },
-      body: JSON.stringify({ model: "mock-chat", messages: [{ role: "user", content: "hi" }], max_tokens: 5 }),
-    }, (_error, result) => finish(result));
+    const instance = autocannon(
+      {
+        url: `${gateway.url}/v1/chat/completions`,
+        connections,
+        duration: maxSeconds,
+        method: "POST",
+        headers: { authorization: `Bearer ${token.key}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: "mock-chat", messages: [{ role: "user", content: "hi" }], max_tokens: 5 }),
+      },
+      (_error, result) => finish(result),
+    );
     const watcher = setInterval(() => {
       if (until()) instance.stop();
     }, 50);
@@ -64,11 +67,15 @@ try {
   while (count() === rows) await new Promise((resolve) => setTimeout(resolve, 20));
   const sweepStarted = Date.now();
   let sweepEnded = 0;
-  await load("during sweep", () => {
-    if (count() > 0) return false;
-    sweepEnded ||= Date.now();
-    return true;
-  }, 120);
+  await load(
+    "during sweep",
+    () => {
+      if (count() > 0) return false;
+      sweepEnded ||= Date.now();
+      return true;
+    },
+    120,
+  );
   sweepEnded ||= Date.now();
   process.stdout.write(`sweep deleted ${rows} rows in ${((sweepEnded - sweepStarted) / 1000).toFixed(1)} s (batches of 500, 30 ms apart)\n`);
   const during = sweepEnded - sweepStarted;

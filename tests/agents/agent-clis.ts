@@ -60,7 +60,18 @@ export function runAgentTurn(options: TurnOptions): Promise<AgentRun> {
   const { args, env } = INVOCATIONS[options.agent](options, home);
   const bin = path.join(CACHE, "node_modules", ".bin", AGENT_PACKAGES[options.agent].bin);
   // Only what a clean shell has, and the agent's own settings: no keys or homes of this machine.
-  const base = { PATH: process.env.PATH ?? "", LANG: "C.UTF-8", TERM: "dumb", NO_COLOR: "1", CI: "1", HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), XDG_DATA_HOME: path.join(home, ".local", "share"), XDG_CACHE_HOME: path.join(home, ".cache"), XDG_STATE_HOME: path.join(home, ".local", "state") };
+  const base = {
+    PATH: process.env.PATH ?? "",
+    LANG: "C.UTF-8",
+    TERM: "dumb",
+    NO_COLOR: "1",
+    CI: "1",
+    HOME: home,
+    XDG_CONFIG_HOME: path.join(home, ".config"),
+    XDG_DATA_HOME: path.join(home, ".local", "share"),
+    XDG_CACHE_HOME: path.join(home, ".cache"),
+    XDG_STATE_HOME: path.join(home, ".local", "state"),
+  };
   return new Promise((resolve) => {
     // stdin closed: Codex reads a prompt from an open stdin and would wait for its end.
     const child = spawn(bin, args, { cwd: options.workdir, env: { ...base, ...env } as unknown as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });
@@ -83,30 +94,57 @@ const INVOCATIONS: Record<AgentName, Invocation> = {
   // Codex speaks the Responses API to a custom provider (`wire_api = "responses"`).
   codex: ({ origin, key, model, prompt }, home) => ({
     args: [
-      "exec", "--skip-git-repo-check", "--sandbox", "read-only",
-      "-c", "model_provider=gateway",
-      "-c", `model_providers.gateway={name="gateway",base_url="${origin}/v1",env_key="GATEWAY_KEY",wire_api="responses"}`,
-      "-m", model, prompt,
+      "exec",
+      "--skip-git-repo-check",
+      "--sandbox",
+      "read-only",
+      "-c",
+      "model_provider=gateway",
+      "-c",
+      `model_providers.gateway={name="gateway",base_url="${origin}/v1",env_key="GATEWAY_KEY",wire_api="responses"}`,
+      "-m",
+      model,
+      prompt,
     ],
     env: { CODEX_HOME: home, GATEWAY_KEY: key },
   }),
   // Claude Code speaks Anthropic's Messages API; read-only tools need no permission in -p mode.
   claude: ({ origin, key, model, prompt }, home) => ({
     args: ["-p", prompt, "--model", model],
-    env: { ANTHROPIC_BASE_URL: origin, ANTHROPIC_AUTH_TOKEN: key, CLAUDE_CONFIG_DIR: path.join(home, ".claude"), DISABLE_TELEMETRY: "1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", DISABLE_AUTOUPDATER: "1", ANTHROPIC_DEFAULT_HAIKU_MODEL: model, ANTHROPIC_SMALL_FAST_MODEL: model },
+    env: {
+      ANTHROPIC_BASE_URL: origin,
+      ANTHROPIC_AUTH_TOKEN: key,
+      CLAUDE_CONFIG_DIR: path.join(home, ".claude"),
+      DISABLE_TELEMETRY: "1",
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+      DISABLE_AUTOUPDATER: "1",
+      ANTHROPIC_DEFAULT_HAIKU_MODEL: model,
+      ANTHROPIC_SMALL_FAST_MODEL: model,
+    },
   }),
   // Gemini CLI speaks generateContent (through @google/genai) and wants its auth chosen in settings.
   gemini: ({ origin, key, model, prompt }, home) => {
     fs.mkdirSync(path.join(home, ".gemini"), { recursive: true });
-    fs.writeFileSync(path.join(home, ".gemini", "settings.json"), JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" } }, privacy: { usageStatisticsEnabled: false } }));
+    fs.writeFileSync(
+      path.join(home, ".gemini", "settings.json"),
+      JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" } }, privacy: { usageStatisticsEnabled: false } }),
+    );
     return { args: ["-p", prompt, "-m", model], env: { GEMINI_API_KEY: key, GOOGLE_GEMINI_BASE_URL: origin, GEMINI_CLI_TRUST_WORKSPACE: "true" } };
   },
   // opencode speaks chat completions through an OpenAI-compatible provider declared in its config.
   opencode: ({ origin, key, model, prompt }, home) => {
-    const config = { $schema: "https://opencode.ai/config.json", autoupdate: false, share: "disabled", provider: { gateway: { npm: "@ai-sdk/openai-compatible", name: "Gateway", options: { baseURL: `${origin}/v1`, apiKey: key }, models: { [model]: { name: model } } } } };
+    const config = {
+      $schema: "https://opencode.ai/config.json",
+      autoupdate: false,
+      share: "disabled",
+      provider: { gateway: { npm: "@ai-sdk/openai-compatible", name: "Gateway", options: { baseURL: `${origin}/v1`, apiKey: key }, models: { [model]: { name: model } } } },
+    };
     const file = path.join(home, "opencode.json");
     fs.writeFileSync(file, JSON.stringify(config));
     // Its cache (provider packages it installs on first use) is kept between runs.
-    return { args: ["run", "-m", `gateway/${model}`, prompt], env: { OPENCODE_CONFIG: file, OPENCODE_DISABLE_MODELS_FETCH: "1", OPENCODE_DISABLE_AUTOUPDATE: "1", XDG_CACHE_HOME: path.join(CACHE, "opencode-cache") } };
+    return {
+      args: ["run", "-m", `gateway/${model}`, prompt],
+      env: { OPENCODE_CONFIG: file, OPENCODE_DISABLE_MODELS_FETCH: "1", OPENCODE_DISABLE_AUTOUPDATE: "1", XDG_CACHE_HOME: path.join(CACHE, "opencode-cache") },
+    };
   },
 };

@@ -52,19 +52,23 @@ function scrub(entry: Recorded, places: { workdir: string; origin: string }): Re
     // Gemini CLI names its temporary folder after the working directory's.
     [path.basename(places.workdir), "project"],
     [CACHE, "/opt/agents"],
-    [new RegExp(`${escape(os.tmpdir())}/agent-home-[a-z]+-\\w+`, "g"), "/home/user"],
+    [new RegExp(`${escapeRegExp(os.tmpdir())}/agent-home-[a-z]+-\\w+`, "g"), "/home/user"],
     [places.origin, "http://127.0.0.1:8080"],
-    [new RegExp(`\\b${escape(os.hostname())}\\b`, "g"), "host"],
-    [new RegExp(`/(home|Users)/${escape(os.userInfo().username)}\\b`, "g"), "/home/user"],
-    [new RegExp(escape(os.release()), "g"), "6.0.0"],
+    [new RegExp(`\\b${escapeRegExp(os.hostname())}\\b`, "g"), "host"],
+    [new RegExp(`/(home|Users)/${escapeRegExp(os.userInfo().username)}\\b`, "g"), "/home/user"],
+    [new RegExp(escapeRegExp(os.release()), "g"), "6.0.0"],
     [/\((Debian|Ubuntu|Fedora|Alpine)[^;)]*;/g, "(Linux;"],
   ];
   const clean = (text: string) => swaps.reduce((current, [from, to]) => current.replaceAll(from as string, to), text);
-  const headers = Object.fromEntries(Object.entries(entry.headers).filter(([name]) => !DROPPED_HEADERS.has(name)).map(([name, value]) => [name, clean(String(value))]));
+  const headers = Object.fromEntries(
+    Object.entries(entry.headers)
+      .filter(([name]) => !DROPPED_HEADERS.has(name))
+      .map(([name, value]) => [name, clean(String(value))]),
+  );
   return { method: entry.method, path: entry.path, headers, body: clean(entry.body) };
 }
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 ensureAgentClis();
 fs.mkdirSync(FIXTURES, { recursive: true });

@@ -26,8 +26,13 @@ test("the API reference shows inline code as code, not backticks", async ({ cons
   await console.open("/console/api");
   const openai = page.getByTestId("api-OpenAI");
   await expect(openai.locator("code", { hasText: /^stream: true$/ })).toBeVisible();
-  await expect(page.getByTestId("api-Gemini").locator("code", { hasText: /^alt=sse$/ }).first()).toBeVisible();
-  expect(await page.locator("main").innerText()).not.toContain("`");
+  await expect(
+    page
+      .getByTestId("api-Gemini")
+      .locator("code", { hasText: /^alt=sse$/ })
+      .first(),
+  ).toBeVisible();
+  expect(await page.locator("main").textContent()).not.toContain("`");
 });
 
 test("an unknown address shows a branded not-found page with a way back", async ({ console, page, deployment }) => {

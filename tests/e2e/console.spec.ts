@@ -55,7 +55,7 @@ test.describe("console", () => {
     await expect(page.getByRole("button", { name: "Send" })).toBeVisible();
   });
 
-  test("chatting as a token applies its allowlist and shows the refusal plainly", async ({ console, page }) => {
+  test("chatting as a token applies its allowlist and shows the refusal plainly", async ({ console }) => {
     await console.signIn(ADMIN.email, ADMIN.password);
     await console.createToken("mock only", { models: ["mock-chat"] });
     const playground = console.playground();

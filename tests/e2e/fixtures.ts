@@ -15,6 +15,7 @@ export interface Deployment {
 
 export const test = base.extend<{ console: ConsolePages }, { deployment: Deployment }>({
   deployment: [
+    // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this pattern, and this one has none
     async ({}, use) => {
       const upstream = await startFakeOpenAIUpstream();
       const gateway = await startGateway({ ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, MOCK_STREAM_DELAY_MS: "60" });

@@ -87,7 +87,13 @@ async function fillTables(deployment: Deployment) {
       prices: { "priced-model-with-a-long-descriptive-name-2025-01-01": { input: 3, output: 15 }, "free-model": { input: 0, output: 0 } },
     }),
     // Saved without the check, so its calls fail with a long error for the Error column.
-    await gateway.admin("POST", "/api/admin/channels", { name: "Missing version segment", type: "openai", baseUrl: origin, apiKey: UPSTREAM_API_KEY, models: ["layout-broken-model"] }),
+    await gateway.admin("POST", "/api/admin/channels", {
+      name: "Missing version segment",
+      type: "openai",
+      baseUrl: origin,
+      apiKey: UPSTREAM_API_KEY,
+      models: ["layout-broken-model"],
+    }),
     await gateway.admin("POST", "/api/admin/users", { email: "a.very.long.address.for.layout@subdomain.example.com", password: "layout-password-1", role: "user" }),
   ];
   for (const response of created) expect(response.status, JSON.stringify(response.body)).toBe(201);
@@ -184,7 +190,7 @@ test.describe("console layout", () => {
       const playground = console.playground();
       await playground.open();
       await playground.chooseModel("gpt-test");
-      await playground.send("A reply long enough to wrap: " + "word ".repeat(60));
+      await playground.send(`A reply long enough to wrap: ${"word ".repeat(60)}`);
       await expect(page.getByTestId("upstream-response")).toBeVisible();
       await check("playground-chat");
 

@@ -40,10 +40,32 @@ after(async () => {
 const MODELS = ["gpt-test", "claude-test", "gemini-test", "mock-model", "text-embedding-test", "missing-model"];
 const SEEDS: unknown[] = [
   { model: "gpt-test", messages: [{ role: "user", content: "hi" }], max_tokens: 5 },
-  { model: "gpt-test", stream: true, stream_options: { include_usage: true }, messages: [{ role: "system", content: "s" }, { role: "user", content: [{ type: "text", text: "hi" }] }], tools: [{ type: "function", function: { name: "f", parameters: { type: "object", properties: { a: { type: "string" } } } } }] },
+  {
+    model: "gpt-test",
+    stream: true,
+    stream_options: { include_usage: true },
+    messages: [
+      { role: "system", content: "s" },
+      { role: "user", content: [{ type: "text", text: "hi" }] },
+    ],
+    tools: [{ type: "function", function: { name: "f", parameters: { type: "object", properties: { a: { type: "string" } } } } }],
+  },
   { model: "claude-test", max_tokens: 5, messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }], system: "s", thinking: { type: "enabled", budget_tokens: 1024 } },
-  { model: "claude-test", max_tokens: 5, stream: true, messages: [{ role: "user", content: "hi" }, { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "f", input: {} }] }, { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "ok" }] }] },
-  { contents: [{ role: "user", parts: [{ text: "hi" }] }], generationConfig: { maxOutputTokens: 5 }, tools: [{ functionDeclarations: [{ name: "f", parameters: { type: "OBJECT" } }] }] },
+  {
+    model: "claude-test",
+    max_tokens: 5,
+    stream: true,
+    messages: [
+      { role: "user", content: "hi" },
+      { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "f", input: {} }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "ok" }] },
+    ],
+  },
+  {
+    contents: [{ role: "user", parts: [{ text: "hi" }] }],
+    generationConfig: { maxOutputTokens: 5 },
+    tools: [{ functionDeclarations: [{ name: "f", parameters: { type: "OBJECT" } }] }],
+  },
   { model: "gpt-test", input: [{ role: "user", content: [{ type: "input_text", text: "hi" }] }], tools: [{ type: "custom", name: "apply_patch" }] },
   { model: "text-embedding-test", input: ["a", "b"] },
   { model: "gpt-test", prompt: "hi", max_tokens: 3 },
@@ -53,7 +75,13 @@ const NASTY_KEYS = ["__proto__", "constructor", "prototype", "isPrototypeOf", "h
 
 /** A JSON value with a mutation applied: a value swapped, a nasty key added, or nesting wrapped around it. */
 const mutated: fc.Arbitrary<unknown> = fc
-  .tuple(fc.constantFrom(...SEEDS), fc.array(fc.tuple(fc.nat(), fc.constantFrom("swap", "nasty", "wrap", "drop", "model")), { maxLength: 3 }), fc.jsonValue({ maxDepth: 3 }), fc.constantFrom(...NASTY_KEYS), fc.constantFrom(...MODELS))
+  .tuple(
+    fc.constantFrom(...SEEDS),
+    fc.array(fc.tuple(fc.nat(), fc.constantFrom("swap", "nasty", "wrap", "drop", "model")), { maxLength: 3 }),
+    fc.jsonValue({ maxDepth: 3 }),
+    fc.constantFrom(...NASTY_KEYS),
+    fc.constantFrom(...MODELS),
+  )
   .map(([seed, mutations, value, nasty, model]) => {
     const copy = structuredClone(seed) as Record<string, unknown>;
     for (const [pick, kind] of mutations) {
@@ -87,9 +115,17 @@ const body = fc.oneof(
 );
 
 const ROUTES = apiRoutes.routes().filter((route) => !route.path.startsWith("/api/admin") || route.method === "GET");
-const segment = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...MODELS) }, { weight: 1, arbitrary: fc.constantFrom("models/gpt-test", "%E0%A4%A", "%00", "..", "%2F..%2F", "x%0D%0Ay") }, { weight: 1, arbitrary: fc.string({ maxLength: 12 }).map(encodeURIComponent) });
+const segment = fc.oneof(
+  { weight: 4, arbitrary: fc.constantFrom(...MODELS) },
+  { weight: 1, arbitrary: fc.constantFrom("models/gpt-test", "%E0%A4%A", "%00", "..", "%2F..%2F", "x%0D%0Ay") },
+  { weight: 1, arbitrary: fc.string({ maxLength: 12 }).map(encodeURIComponent) },
+);
 const action = fc.constantFrom(":generateContent", ":streamGenerateContent", ":countTokens", ":embedContent", ":batchEmbedContents", "", ":unknown");
-const query = fc.oneof(fc.constant(""), fc.constantFrom("?alt=sse", "?key=KEY", "?alt=%ZZ", "?key=%E0%A4%A", "?a=1&a=2", "?limit=-1&offset=abc"), fc.string({ maxLength: 20 }).map((text) => `?q=${text}`));
+const query = fc.oneof(
+  fc.constant(""),
+  fc.constantFrom("?alt=sse", "?key=KEY", "?alt=%ZZ", "?key=%E0%A4%A", "?a=1&a=2", "?limit=-1&offset=abc"),
+  fc.string({ maxLength: 20 }).map((text) => `?q=${text}`),
+);
 
 const request = fc.record({
   route: fc.constantFrom(...ROUTES),
@@ -100,9 +136,15 @@ const request = fc.record({
   body,
   auth: fc.oneof({ weight: 8, arbitrary: fc.constant("native") }, { weight: 2, arbitrary: fc.constantFrom("bearer", "x-api-key", "goog", "none", "wrong") }),
   version: fc.constantFrom("2023-06-01", "", "latest", "2023-06-01\t"),
-  contentType: fc.oneof({ weight: 6, arbitrary: fc.constant("application/json") }, { weight: 1, arbitrary: fc.constantFrom("", "text/plain", "application/json; charset=utf-16", "multipart/form-data; boundary=x") }),
+  contentType: fc.oneof(
+    { weight: 6, arbitrary: fc.constant("application/json") },
+    { weight: 1, arbitrary: fc.constantFrom("", "text/plain", "application/json; charset=utf-16", "multipart/form-data; boundary=x") },
+  ),
   encoding: fc.oneof({ weight: 8, arbitrary: fc.constant("") }, { weight: 1, arbitrary: fc.constantFrom("gzip", "br", "zstd", "identity") }),
-  extraHeader: fc.tuple(fc.constantFrom("x-request-id", "x-base-url", "x-gateway-console", "x-gateway-token-id", "origin", "accept", "x-stainless-retry-count"), fc.string({ maxLength: 20 }).filter((text) => !/[\r\n\0]/.test(text))),
+  extraHeader: fc.tuple(
+    fc.constantFrom("x-request-id", "x-base-url", "x-gateway-console", "x-gateway-token-id", "origin", "accept", "x-stainless-retry-count"),
+    fc.string({ maxLength: 20 }).filter((text) => !/[\r\n\0]/.test(text)),
+  ),
 });
 
 function formatOf(path: string, method: string): "anthropic" | "gemini" | "openai" {
@@ -166,9 +208,9 @@ test(`fuzz: ${RUNS} generated requests to every route, no 5xx, no hang, errors i
 // never a 5xx; outside the console always JSON.
 const FORM_RUNS = Math.max(50, Math.round(RUNS / 10));
 const CONSOLE_PAGES = ["/login", "/setup", "/signup", "/console", "/console/tokens"];
-const casePath = fc.tuple(fc.constantFrom(...apiRoutes.routes().map((route) => route.path.replace(/[:*]\w+/g, "x"))), fc.array(fc.boolean(), { minLength: 40, maxLength: 40 })).map(([path, flips]) =>
-  [...path].map((char, index) => (flips[index % flips.length] ? char.toUpperCase() : char)).join(""),
-);
+const casePath = fc
+  .tuple(fc.constantFrom(...apiRoutes.routes().map((route) => route.path.replace(/[:*]\w+/g, "x"))), fc.array(fc.boolean(), { minLength: 40, maxLength: 40 }))
+  .map(([path, flips]) => [...path].map((char, index) => (flips[index % flips.length] ? char.toUpperCase() : char)).join(""));
 const formPath = fc.oneof(
   { weight: 4, arbitrary: casePath },
   { weight: 2, arbitrary: fc.string({ maxLength: 16 }).map((text) => `/${encodeURIComponent(text)}`) },
@@ -176,8 +218,8 @@ const formPath = fc.oneof(
   { weight: 2, arbitrary: fc.constantFrom(...CONSOLE_PAGES) },
 );
 const formBody = fc.oneof(
-  fc.constant("--b\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nvalue\r\n--b--\r\n"),
-  fc.constant("--b\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\ncut short"),
+  fc.constant('--b\r\nContent-Disposition: form-data; name="a"\r\n\r\nvalue\r\n--b--\r\n'),
+  fc.constant('--b\r\nContent-Disposition: form-data; name="a"\r\n\r\ncut short'),
   fc.constant("a=1&b=%zz&c"),
   fc.uint8Array({ maxLength: 200 }).map((bytes) => Buffer.from(bytes)),
   fc.constant(""),
@@ -195,11 +237,18 @@ test(`fuzz: ${FORM_RUNS} form posts to wrong-case, unknown and console paths, no
     fc.asyncProperty(formRequest, async (input) => {
       const headers: Record<string, string> = { "content-type": input.contentType };
       if (input.action) headers["next-action"] = "0123456789abcdef";
-      const response = await fetch(`${gateway.url}${input.path}`, { method: input.method, headers, body: (typeof input.body === "string" ? input.body : Uint8Array.from(input.body)) as BodyInit, redirect: "manual", signal: AbortSignal.timeout(20_000) });
+      const response = await fetch(`${gateway.url}${input.path}`, {
+        method: input.method,
+        headers,
+        body: (typeof input.body === "string" ? input.body : Uint8Array.from(input.body)) as BodyInit,
+        redirect: "manual",
+        signal: AbortSignal.timeout(20_000),
+      });
       const text = await response.text();
       const context = `${input.method} ${input.path} (${input.contentType}) -> ${response.status}: ${text.slice(0, 200)}`;
       assert.ok(response.status < 500, context);
-      const consolePage = (input.method === "POST" && CONSOLE_PAGES.some((page) => input.path === page || input.path.startsWith(`${page}/`))) || input.path.startsWith("/api/auth/");
+      const consolePage =
+        (input.method === "POST" && CONSOLE_PAGES.some((page) => input.path === page || input.path.startsWith(`${page}/`))) || input.path.startsWith("/api/auth/");
       if (!consolePage && response.status >= 400) assert.equal(typeof JSON.parse(text)?.error?.message, "string", context);
     }),
     { numRuns: FORM_RUNS, seed: process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined, endOnFailure: true },
@@ -214,7 +263,11 @@ const HEAVY_RUNS = Math.max(12, Math.round(RUNS / 100));
 const HEAVY_ROUTES = [
   { path: "/v1/chat/completions", format: "openai" as const, wrap: (messages: unknown[]) => ({ model: "gpt-test", messages }) },
   { path: "/v1/messages", format: "anthropic" as const, wrap: (messages: unknown[]) => ({ model: "claude-test", max_tokens: 5, messages }) },
-  { path: "/v1beta/models/gemini-test:generateContent", format: "gemini" as const, wrap: (messages: unknown[]) => ({ contents: messages.map(() => ({ role: "user", parts: [{ text: "a" }] })) }) },
+  {
+    path: "/v1beta/models/gemini-test:generateContent",
+    format: "gemini" as const,
+    wrap: (messages: unknown[]) => ({ contents: messages.map(() => ({ role: "user", parts: [{ text: "a" }] })) }),
+  },
   { path: "/v1/responses", format: "openai" as const, wrap: (messages: unknown[]) => ({ model: "gpt-test", input: messages }) },
 ];
 const heavy = fc.record({
@@ -231,7 +284,12 @@ function heavyBody(shape: string, size: number, wrap: (messages: unknown[]) => u
   if (shape === "bomb") return Buffer.concat(Array.from({ length: 20 + (size % 80) }, () => (bombMember ??= gzipSync(Buffer.alloc(4_000_000, " ")))));
   if (shape === "deep") {
     const depth = 100 + (size % 400);
-    return Buffer.from(JSON.stringify(wrap([{ role: "user", content: "[".repeat(depth) + "]".repeat(depth) }])).replace(`"${"[".repeat(depth)}${"]".repeat(depth)}"`, "[".repeat(depth) + "]".repeat(depth)));
+    return Buffer.from(
+      JSON.stringify(wrap([{ role: "user", content: "[".repeat(depth) + "]".repeat(depth) }])).replace(
+        `"${"[".repeat(depth)}${"]".repeat(depth)}"`,
+        "[".repeat(depth) + "]".repeat(depth),
+      ),
+    );
   }
   return Buffer.from(JSON.stringify(wrap(Array.from({ length: size }, () => ({ role: "user", content: "a" })))));
 }
@@ -266,7 +324,11 @@ test(`fuzz: ${HEAVY_RUNS} heavy bodies (many tiny messages, deep nesting, gzip b
         const context = `${shape} ${size} gzip=${gzip} ${route.path} -> ${refused.status}: ${refused.text.slice(0, 200)}`;
         assert.ok(refused.status < 500, context);
         if (refused.status >= 400) assert.ok(SHAPES[route.format](JSON.parse(refused.text)), context);
-        const next = await send("/v1/chat/completions", { "content-type": "application/json", authorization: `Bearer ${key}` }, Buffer.from(JSON.stringify({ model: "mock-model", messages: [{ role: "user", content: "hi" }] })));
+        const next = await send(
+          "/v1/chat/completions",
+          { "content-type": "application/json", authorization: `Bearer ${key}` },
+          Buffer.from(JSON.stringify({ model: "mock-model", messages: [{ role: "user", content: "hi" }] })),
+        );
         assert.equal(next.status, 200, `after ${context}: ${next.text.slice(0, 200)}`);
       }),
       { numRuns: HEAVY_RUNS, seed: process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined, endOnFailure: true },

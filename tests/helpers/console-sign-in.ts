@@ -3,7 +3,10 @@
 export async function signIn(baseUrl: string, email: string, password: string, headers: Record<string, string> = {}): Promise<string | null> {
   const csrfResponse = await fetch(`${baseUrl}/api/auth/csrf`, { headers });
   const { csrfToken } = (await csrfResponse.json()) as { csrfToken: string };
-  const csrfCookie = csrfResponse.headers.getSetCookie().map((cookie) => cookie.split(";")[0]).join("; ");
+  const csrfCookie = csrfResponse.headers
+    .getSetCookie()
+    .map((cookie) => cookie.split(";")[0])
+    .join("; ");
   const response = await fetch(`${baseUrl}/api/auth/callback/credentials`, {
     method: "POST",
     redirect: "manual",

@@ -49,7 +49,9 @@ export async function exerciseEveryModel(database: Database): Promise<void> {
   await database.user.update({ where: { id: user.id }, data: { rpm: 5, tpm: 50, quotaTokens: 10n, budgetUsd: 1, quotaPeriod: "monthly", models: ["m"] } });
   await database.requestLog.update({ where: { id: "r1" }, data: { costUsd: 0.5, attempts: [{ channelId: "c", status: 500 }] } });
   assert.equal((await database.requestLog.findUnique({ where: { id: "r1" } }))?.costUsd, 0.5);
-  await database.storedResponse.create({ data: { id: "resp_1", owner: `token:${token.id}`, model: "m", conversation: [{ role: "user", content: "hi" }], response: { id: "resp_1" } } });
+  await database.storedResponse.create({
+    data: { id: "resp_1", owner: `token:${token.id}`, model: "m", conversation: [{ role: "user", content: "hi" }], response: { id: "resp_1" } },
+  });
   assert.deepEqual((await database.storedResponse.findUnique({ where: { id: "resp_1" } }))?.conversation, [{ role: "user", content: "hi" }]);
 
   const route = await database.modelRoute.create({ data: { name: "m", fallbacks: ["n"], strategy: "latency", contextWindow: 128_000 } });
@@ -59,7 +61,10 @@ export async function exerciseEveryModel(database: Database): Promise<void> {
   assert.equal((await database.modelRoute.create({ data: { name: "plain" } })).strategy, "weighted");
   await database.requestLog.update({ where: { id: "r1" }, data: { servedModel: "n" } });
   assert.equal((await database.requestLog.findUnique({ where: { id: "r1" } }))?.servedModel, "n");
-  const windows = [{ window: "5h", requests: 100 }, { window: "week", tokens: 2_000_000, models: ["m"] }];
+  const windows = [
+    { window: "5h", requests: 100 },
+    { window: "week", tokens: 2_000_000, models: ["m"] },
+  ];
   assert.deepEqual((await database.token.update({ where: { id: token.id }, data: { limits: windows } })).limits, windows);
   assert.deepEqual((await database.user.update({ where: { id: user.id }, data: { limits: windows } })).limits, windows);
   const day = new Date("2026-11-23T00:00:00.000Z");

@@ -49,7 +49,8 @@ export function anthropicViolation(body: any, betas: string[] = []): string | un
   }
   const choice = body.tool_choice;
   if (choice?.type === "tool" && !(body.tools ?? []).some((tool: any) => tool.name === choice.name)) return `tool_choice: tool '${choice.name}' not found in tools`;
-  if (body.thinking?.type === "enabled" && !(body.thinking.budget_tokens >= 1024 && body.thinking.budget_tokens < body.max_tokens)) return "thinking.budget_tokens must be >= 1024 and < max_tokens";
+  if (body.thinking?.type === "enabled" && !(body.thinking.budget_tokens >= 1024 && body.thinking.budget_tokens < body.max_tokens))
+    return "thinking.budget_tokens must be >= 1024 and < max_tokens";
   return undefined;
 }
 
@@ -91,7 +92,12 @@ async function handle(request: ReceivedRequest, response: http.ServerResponse, s
     return;
   }
   if (request.path !== "/v1/messages") return fail(response, 404, "not_found_error", "not found");
-  const violation = anthropicViolation(body, String(request.headers["anthropic-beta"] ?? "").split(",").map((beta) => beta.trim()));
+  const violation = anthropicViolation(
+    body,
+    String(request.headers["anthropic-beta"] ?? "")
+      .split(",")
+      .map((beta) => beta.trim()),
+  );
   if (violation) {
     server.rejected.push(violation);
     return fail(response, 400, "invalid_request_error", violation);
@@ -103,7 +109,9 @@ async function handle(request: ReceivedRequest, response: http.ServerResponse, s
   if (model === "claude-small-context") return fail(response, 400, "invalid_request_error", "prompt is too long: 215563 tokens > 200000 maximum");
   if (model === "claude-midstream-error") {
     response.writeHead(200, { "content-type": "text/event-stream" });
-    sse(response, "message_start", { message: { id: "msg_fake02", type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 9, output_tokens: 1 } } });
+    sse(response, "message_start", {
+      message: { id: "msg_fake02", type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 9, output_tokens: 1 } },
+    });
     sse(response, "content_block_start", { index: 0, content_block: { type: "text", text: "" } });
     sse(response, "content_block_delta", { index: 0, delta: { type: "text_delta", text: "Partial" } });
     sse(response, "error", { error: { type: "overloaded_error", message: "Overloaded" } });
@@ -127,14 +135,24 @@ async function handle(request: ReceivedRequest, response: http.ServerResponse, s
   const stopReason = body.max_tokens === 0 ? "max_tokens" : "end_turn";
   if (!body.stream) {
     response.writeHead(200, { "content-type": "application/json" });
-    response.end(JSON.stringify({
-      id: "msg_fake01", type: "message", role: "assistant", model, content: reply.length > 0 ? [{ type: "text", text: reply.join("") }] : [],
-      stop_reason: stopReason, stop_sequence: null, usage,
-    }));
+    response.end(
+      JSON.stringify({
+        id: "msg_fake01",
+        type: "message",
+        role: "assistant",
+        model,
+        content: reply.length > 0 ? [{ type: "text", text: reply.join("") }] : [],
+        stop_reason: stopReason,
+        stop_sequence: null,
+        usage,
+      }),
+    );
     return;
   }
   response.writeHead(200, { "content-type": "text/event-stream" });
-  sse(response, "message_start", { message: { id: "msg_fake01", type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } } });
+  sse(response, "message_start", {
+    message: { id: "msg_fake01", type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } },
+  });
   sse(response, "ping", {});
   if (reply.length > 0) {
     sse(response, "content_block_start", { index: 0, content_block: { type: "text", text: "" } });
@@ -164,8 +182,16 @@ function scriptedTurn(body: any, response: http.ServerResponse): boolean {
     blocks = [
       { type: "text", text: "Let me search. " },
       { type: "server_tool_use", id: "srvtoolu_fake1", name: "web_search", input: { query: SEARCH_QUERY } },
-      { type: "web_search_tool_result", tool_use_id: "srvtoolu_fake1", content: [{ type: "web_search_result", url: SEARCH_PAGE.url, title: SEARCH_PAGE.title, encrypted_content: "ZmFrZQ==", page_age: null }] },
-      { type: "text", text: SEARCH_ANSWER, citations: [{ type: "web_search_result_location", url: SEARCH_PAGE.url, title: SEARCH_PAGE.title, encrypted_index: "ZmFrZQ==", cited_text: SEARCH_ANSWER }] },
+      {
+        type: "web_search_tool_result",
+        tool_use_id: "srvtoolu_fake1",
+        content: [{ type: "web_search_result", url: SEARCH_PAGE.url, title: SEARCH_PAGE.title, encrypted_content: "ZmFrZQ==", page_age: null }],
+      },
+      {
+        type: "text",
+        text: SEARCH_ANSWER,
+        citations: [{ type: "web_search_result_location", url: SEARCH_PAGE.url, title: SEARCH_PAGE.title, encrypted_index: "ZmFrZQ==", cited_text: SEARCH_ANSWER }],
+      },
     ];
   } else return false;
   const stopReason = tool ? "tool_use" : "end_turn";

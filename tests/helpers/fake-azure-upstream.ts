@@ -47,7 +47,13 @@ const CONTENT_FILTER_ERROR = {
   status: 400,
   innererror: {
     code: "ResponsibleAIPolicyViolation",
-    content_filter_result: { hate: { filtered: false, severity: "safe" }, jailbreak: { filtered: false, detected: false }, self_harm: { filtered: false, severity: "safe" }, sexual: { filtered: false, severity: "safe" }, violence: { filtered: true, severity: "medium" } },
+    content_filter_result: {
+      hate: { filtered: false, severity: "safe" },
+      jailbreak: { filtered: false, detected: false },
+      self_harm: { filtered: false, severity: "safe" },
+      sexual: { filtered: false, severity: "safe" },
+      violence: { filtered: true, severity: "medium" },
+    },
   },
 };
 
@@ -58,7 +64,17 @@ const PROMPT_FILTER_CHUNK = `data: ${JSON.stringify({
   id: "",
   model: "",
   object: "",
-  prompt_filter_results: [{ prompt_index: 0, content_filter_results: { hate: { filtered: false, severity: "safe" }, self_harm: { filtered: false, severity: "safe" }, sexual: { filtered: false, severity: "safe" }, violence: { filtered: false, severity: "safe" } } }],
+  prompt_filter_results: [
+    {
+      prompt_index: 0,
+      content_filter_results: {
+        hate: { filtered: false, severity: "safe" },
+        self_harm: { filtered: false, severity: "safe" },
+        sexual: { filtered: false, severity: "safe" },
+        violence: { filtered: false, severity: "safe" },
+      },
+    },
+  ],
 })}\n\n`;
 
 export async function startFakeAzureUpstream(): Promise<FakeAzure> {
@@ -80,7 +96,12 @@ export async function startFakeAzureUpstream(): Promise<FakeAzure> {
     const v1 = V1_OPERATIONS.exec(url.pathname);
     const bearerKey = request.headers.authorization === `Bearer ${AZURE_KEY}`;
     if (request.headers["api-key"] !== AZURE_KEY && !(v1 && bearerKey)) {
-      return azureError(response, 401, "401", "Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource.");
+      return azureError(
+        response,
+        401,
+        "401",
+        "Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource.",
+      );
     }
     let deployment: string | undefined;
     let operation: string;
@@ -99,7 +120,12 @@ export async function startFakeAzureUpstream(): Promise<FakeAzure> {
     }
     const model = AZURE_DEPLOYMENTS[deployment];
     if (!model) {
-      return azureError(response, 404, "DeploymentNotFound", "The API deployment for this resource does not exist. If you created the deployment within the last 5 minutes, please wait a moment and try again.");
+      return azureError(
+        response,
+        404,
+        "DeploymentNotFound",
+        "The API deployment for this resource does not exist. If you created the deployment within the last 5 minutes, please wait a moment and try again.",
+      );
     }
     if (model === "filtered") {
       response.writeHead(400, { "content-type": "application/json" });

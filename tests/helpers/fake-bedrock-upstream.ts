@@ -74,7 +74,11 @@ class AwsError extends Error {
 }
 
 function sendError(response: Writer, error: AwsError) {
-  response.writeHead(error.status, { "content-type": "application/json", "x-amzn-errortype": `${error.type}:http://internal.amazon.com/coral/com.amazon.bedrock/`, "x-amzn-requestid": randomUUID() });
+  response.writeHead(error.status, {
+    "content-type": "application/json",
+    "x-amzn-errortype": `${error.type}:http://internal.amazon.com/coral/com.amazon.bedrock/`,
+    "x-amzn-requestid": randomUUID(),
+  });
   response.end(JSON.stringify({ message: error.message }));
 }
 
@@ -94,7 +98,14 @@ function signingKey(secret: string, day: string, region: string, service: string
 }
 
 /** Why the request's signature is not AWS's for it, or undefined when it is. */
-function checkSignature(method: string, rawPath: string, headers: Record<string, string | string[] | undefined>, body: Buffer, region: string, secrets: Map<string, { secretAccessKey: string; sessionToken?: string }>): AwsError | undefined {
+function checkSignature(
+  method: string,
+  rawPath: string,
+  headers: Record<string, string | string[] | undefined>,
+  body: Buffer,
+  region: string,
+  secrets: Map<string, { secretAccessKey: string; sessionToken?: string }>,
+): AwsError | undefined {
   const authorization = String(headers.authorization ?? "");
   const match = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([a-z0-9;:-]+), ?Signature=([0-9a-f]{64})$/.exec(authorization);
   if (!match) return new AwsError(403, "IncompleteSignatureException", "Authorization header requires 'Credential', 'SignedHeaders' and 'Signature' parameters.");
@@ -106,9 +117,11 @@ function checkSignature(method: string, rawPath: string, headers: Record<string,
   const amzDate = String(headers["x-amz-date"] ?? "");
   const dateMatch = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(amzDate);
   if (!dateMatch) return new AwsError(400, "IncompleteSignatureException", "X-Amz-Date is required and must be in ISO 8601 basic format.");
-  if (amzDate.slice(0, 8) !== day) return new AwsError(403, "InvalidSignatureException", "Date in Credential scope does not match YYYYMMDD from ISO-8601 version of date from HTTP.");
+  if (amzDate.slice(0, 8) !== day)
+    return new AwsError(403, "InvalidSignatureException", "Date in Credential scope does not match YYYYMMDD from ISO-8601 version of date from HTTP.");
   const signedAt = Date.UTC(Number(dateMatch[1]), Number(dateMatch[2]) - 1, Number(dateMatch[3]), Number(dateMatch[4]), Number(dateMatch[5]), Number(dateMatch[6]));
-  if (Math.abs(Date.now() - signedAt) > MAX_CLOCK_SKEW_MS) return new AwsError(403, "InvalidSignatureException", "Signature expired: the request time is too far from the server's time.");
+  if (Math.abs(Date.now() - signedAt) > MAX_CLOCK_SKEW_MS)
+    return new AwsError(403, "InvalidSignatureException", "Signature expired: the request time is too far from the server's time.");
   const signedHeaders = signedList!.split(";");
   // Over HTTP/2 the host is the :authority pseudo-header, and AWS's SDK signs it so.
   if (!(signedHeaders.includes("host") || signedHeaders.includes(":authority")) || !signedHeaders.includes("x-amz-date")) {
@@ -163,7 +176,18 @@ export function invokeViolation(body: any): string | undefined {
   return anthropicViolation(body);
 }
 
-const CONVERSE_KEYS = new Set(["messages", "system", "inferenceConfig", "toolConfig", "additionalModelRequestFields", "additionalModelResponseFieldPaths", "guardrailConfig", "promptVariables", "requestMetadata", "performanceConfig"]);
+const CONVERSE_KEYS = new Set([
+  "messages",
+  "system",
+  "inferenceConfig",
+  "toolConfig",
+  "additionalModelRequestFields",
+  "additionalModelResponseFieldPaths",
+  "guardrailConfig",
+  "promptVariables",
+  "requestMetadata",
+  "performanceConfig",
+]);
 const INFERENCE_KEYS = new Set(["maxTokens", "temperature", "topP", "stopSequences"]);
 const BLOCK_KEYS = new Set(["text", "image", "document", "video", "toolUse", "toolResult", "guardContent", "cachePoint", "reasoningContent", "citationsContent"]);
 const TOOL_ID = /^[a-zA-Z0-9_-]+$/;
@@ -172,7 +196,8 @@ const TOOL_ID = /^[a-zA-Z0-9_-]+$/;
 export function converseViolation(body: any): string | undefined {
   if (typeof body !== "object" || body === null) return "Malformed input request";
   for (const key of Object.keys(body)) if (!CONVERSE_KEYS.has(key)) return `Unknown parameter in input: "${key}"`;
-  if (!Array.isArray(body.messages) || body.messages.length === 0) return "A conversation must start with a user message. Try again with a conversation that starts with a user message.";
+  if (!Array.isArray(body.messages) || body.messages.length === 0)
+    return "A conversation must start with a user message. Try again with a conversation that starts with a user message.";
   if (body.messages[0].role !== "user") return "A conversation must start with a user message. Try again with a conversation that starts with a user message.";
   for (const key of Object.keys(body.inferenceConfig ?? {})) if (!INFERENCE_KEYS.has(key)) return `Unknown parameter in inferenceConfig: "${key}"`;
   const inference = body.inferenceConfig ?? {};
@@ -181,7 +206,8 @@ export function converseViolation(body: any): string | undefined {
   for (const block of body.system ?? []) if (typeof block.text !== "string" || !block.text.trim()) return "The text field in the SystemContentBlock object is blank.";
   const tools = new Set<string>();
   for (const tool of body.toolConfig?.tools ?? []) {
-    if (!tool.toolSpec || !/^[a-zA-Z0-9_-]{1,64}$/.test(tool.toolSpec.name ?? "") || typeof tool.toolSpec.inputSchema?.json !== "object") return "toolConfig.tools[].toolSpec needs a name and inputSchema.json";
+    if (!tool.toolSpec || !/^[a-zA-Z0-9_-]{1,64}$/.test(tool.toolSpec.name ?? "") || typeof tool.toolSpec.inputSchema?.json !== "object")
+      return "toolConfig.tools[].toolSpec needs a name and inputSchema.json";
     tools.add(tool.toolSpec.name);
   }
   const choice = body.toolConfig?.toolChoice;
@@ -189,13 +215,15 @@ export function converseViolation(body: any): string | undefined {
   let open: string[] = [];
   for (const [index, message] of body.messages.entries()) {
     if (message.role !== "user" && message.role !== "assistant") return `messages.${index}.role must be user or assistant`;
-    if (index > 0 && body.messages[index - 1].role === message.role) return "A conversation must alternate between user and assistant roles. Make sure the conversation alternates between user and assistant roles and try again.";
+    if (index > 0 && body.messages[index - 1].role === message.role)
+      return "A conversation must alternate between user and assistant roles. Make sure the conversation alternates between user and assistant roles and try again.";
     if (!Array.isArray(message.content) || message.content.length === 0) return `messages.${index}.content must not be empty`;
     const answered: string[] = [];
     for (const block of message.content) {
       const keys = Object.keys(block);
       if (keys.length !== 1 || !BLOCK_KEYS.has(keys[0]!)) return `messages.${index}.content: each ContentBlock holds exactly one known member`;
-      if ("text" in block && (typeof block.text !== "string" || !block.text.trim())) return "The text field in the ContentBlock object is blank. Add text to the text field, and try again.";
+      if ("text" in block && (typeof block.text !== "string" || !block.text.trim()))
+        return "The text field in the ContentBlock object is blank. Add text to the text field, and try again.";
       if (block.image) {
         if (!["png", "jpeg", "gif", "webp"].includes(block.image.format)) return "image.format must be png, jpeg, gif or webp";
         if (typeof block.image.source?.bytes !== "string" || Buffer.from(block.image.source.bytes, "base64").length === 0) return "image.source.bytes must be base64";
@@ -212,7 +240,7 @@ export function converseViolation(body: any): string | undefined {
         answered.push(block.toolResult.toolUseId);
       }
     }
-    if (open.length > 0 && !open.every((id) => answered.includes(id))) return "Expected toolResult blocks at messages.N.content for the following Ids: " + open.join(", ");
+    if (open.length > 0 && !open.every((id) => answered.includes(id))) return `Expected toolResult blocks at messages.N.content for the following Ids: ${open.join(", ")}`;
     if (answered.some((id) => !open.includes(id))) return "The toolResult blocks must answer a toolUse of the previous turn.";
     open = message.role === "assistant" ? message.content.filter((block: any) => block.toolUse).map((block: any) => block.toolUse.toolUseId) : [];
   }
@@ -239,7 +267,10 @@ function anthropicReply(body: any): Reply {
   const blocks = typeof last.content === "string" ? [{ type: "text", text: last.content }] : last.content;
   const result = blocks.find((block: any) => block.type === "tool_result");
   const resultText = result ? (typeof result.content === "string" ? result.content : (result.content ?? []).map((part: any) => part.text ?? "").join("")) : undefined;
-  const text = blocks.filter((block: any) => block.type === "text").map((block: any) => block.text).join("");
+  const text = blocks
+    .filter((block: any) => block.type === "text")
+    .map((block: any) => block.text)
+    .join("");
   return reply(text, body.tools?.find((tool: any) => tool.input_schema)?.name, resultText);
 }
 
@@ -247,20 +278,31 @@ function converseReply(body: any): Reply {
   const last = body.messages.at(-1);
   const result = last.content.find((block: any) => block.toolResult)?.toolResult;
   const resultText = result ? result.content.map((part: any) => part.text ?? JSON.stringify(part.json)).join("") : undefined;
-  const text = last.content.filter((block: any) => typeof block.text === "string").map((block: any) => block.text).join("");
+  const text = last.content
+    .filter((block: any) => typeof block.text === "string")
+    .map((block: any) => block.text)
+    .join("");
   return reply(text, body.toolConfig?.tools?.[0]?.toolSpec?.name, resultText);
 }
 
 function eventFrame(type: string, payload: unknown): Uint8Array {
   return codec.encode({
-    headers: { ":event-type": { type: "string", value: type }, ":content-type": { type: "string", value: "application/json" }, ":message-type": { type: "string", value: "event" } },
+    headers: {
+      ":event-type": { type: "string", value: type },
+      ":content-type": { type: "string", value: "application/json" },
+      ":message-type": { type: "string", value: "event" },
+    },
     body: fromUtf8(JSON.stringify(payload)),
   });
 }
 
 function exceptionFrame(type: string, message: string): Uint8Array {
   return codec.encode({
-    headers: { ":exception-type": { type: "string", value: type }, ":content-type": { type: "string", value: "application/json" }, ":message-type": { type: "string", value: "exception" } },
+    headers: {
+      ":exception-type": { type: "string", value: type },
+      ":content-type": { type: "string", value: "application/json" },
+      ":message-type": { type: "string", value: "exception" },
+    },
     body: fromUtf8(JSON.stringify({ message })),
   });
 }
@@ -274,13 +316,29 @@ const INVOKE_USAGE = { input_tokens: 21, cache_creation_input_tokens: 7, cache_r
 function anthropicEvents(model: string, answer: Reply): Record<string, unknown>[] {
   const events: Record<string, unknown>[] = [];
   const output = words(answer.text).length + (answer.toolCall ? 5 : 0);
-  events.push({ type: "message_start", message: { id: "msg_bdrk_01FakeBedrock", type: "message", role: "assistant", model: model.replace(/^.*anthropic\./, ""), content: [], stop_reason: null, stop_sequence: null, usage: { ...INVOKE_USAGE, output_tokens: 1 } } });
+  events.push({
+    type: "message_start",
+    message: {
+      id: "msg_bdrk_01FakeBedrock",
+      type: "message",
+      role: "assistant",
+      model: model.replace(/^.*anthropic\./, ""),
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { ...INVOKE_USAGE, output_tokens: 1 },
+    },
+  });
   events.push({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } });
   for (const word of words(answer.text)) events.push({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text: word } });
   events.push({ type: "content_block_stop", index: 0 });
   if (answer.toolCall) {
     const input = JSON.stringify(answer.toolCall.input);
-    events.push({ type: "content_block_start", index: 1, content_block: { type: "tool_use", id: answer.toolCall.id.replace("tooluse_", "toolu_bdrk_"), name: answer.toolCall.name, input: {} } });
+    events.push({
+      type: "content_block_start",
+      index: 1,
+      content_block: { type: "tool_use", id: answer.toolCall.id.replace("tooluse_", "toolu_bdrk_"), name: answer.toolCall.name, input: {} },
+    });
     events.push({ type: "content_block_delta", index: 1, delta: { type: "input_json_delta", partial_json: input.slice(0, 5) } });
     events.push({ type: "content_block_delta", index: 1, delta: { type: "input_json_delta", partial_json: input.slice(5) } });
     events.push({ type: "content_block_stop", index: 1 });
@@ -324,14 +382,22 @@ function converseEvents(answer: Reply): [string, Record<string, unknown>][] {
   }
   const output = words(answer.text).length + (answer.toolCall ? 5 : 0);
   events.push(["messageStop", { stopReason: answer.toolCall ? "tool_use" : "end_turn" }]);
-  events.push(["metadata", { usage: { ...CONVERSE_USAGE, outputTokens: output, totalTokens: CONVERSE_USAGE.inputTokens + CONVERSE_USAGE.cacheReadInputTokens + output }, metrics: { latencyMs: 95 } }]);
+  events.push([
+    "metadata",
+    { usage: { ...CONVERSE_USAGE, outputTokens: output, totalTokens: CONVERSE_USAGE.inputTokens + CONVERSE_USAGE.cacheReadInputTokens + output }, metrics: { latencyMs: 95 } },
+  ]);
   return events.map(([type, payload], index) => [type, { ...payload, p: padding(index) }]);
 }
 
 function converseResponse(answer: Reply): Record<string, unknown> {
   const output = words(answer.text).length + (answer.toolCall ? 5 : 0);
   return {
-    output: { message: { role: "assistant", content: [{ text: answer.text }, ...(answer.toolCall ? [{ toolUse: { toolUseId: answer.toolCall.id, name: answer.toolCall.name, input: answer.toolCall.input } }] : [])] } },
+    output: {
+      message: {
+        role: "assistant",
+        content: [{ text: answer.text }, ...(answer.toolCall ? [{ toolUse: { toolUseId: answer.toolCall.id, name: answer.toolCall.name, input: answer.toolCall.input } }] : [])],
+      },
+    },
     stopReason: answer.toolCall ? "tool_use" : "end_turn",
     usage: { ...CONVERSE_USAGE, outputTokens: output, totalTokens: CONVERSE_USAGE.inputTokens + CONVERSE_USAGE.cacheReadInputTokens + output },
     metrics: { latencyMs: 95 },
@@ -352,14 +418,37 @@ export function fixtureEvents(): string[] {
 const CONTROL_PLANE: Record<string, unknown> = {
   "/foundation-models": {
     modelSummaries: [
-      { modelId: "amazon.nova-pro-v1:0", modelName: "Nova Pro", providerName: "Amazon", outputModalities: ["TEXT"], inferenceTypesSupported: ["ON_DEMAND"], modelLifecycle: { status: "ACTIVE" } },
-      { modelId: "anthropic.claude-3-haiku-20240307-v1:0", modelName: "Claude 3 Haiku", providerName: "Anthropic", outputModalities: ["TEXT"], inferenceTypesSupported: ["ON_DEMAND"], modelLifecycle: { status: "ACTIVE" } },
+      {
+        modelId: "amazon.nova-pro-v1:0",
+        modelName: "Nova Pro",
+        providerName: "Amazon",
+        outputModalities: ["TEXT"],
+        inferenceTypesSupported: ["ON_DEMAND"],
+        modelLifecycle: { status: "ACTIVE" },
+      },
+      {
+        modelId: "anthropic.claude-3-haiku-20240307-v1:0",
+        modelName: "Claude 3 Haiku",
+        providerName: "Anthropic",
+        outputModalities: ["TEXT"],
+        inferenceTypesSupported: ["ON_DEMAND"],
+        modelLifecycle: { status: "ACTIVE" },
+      },
       // Callable only through an inference profile.
-      { modelId: "anthropic.claude-sonnet-4-5-20250929-v1:0", modelName: "Claude Sonnet 4.5", providerName: "Anthropic", outputModalities: ["TEXT"], inferenceTypesSupported: ["INFERENCE_PROFILE"], modelLifecycle: { status: "ACTIVE" } },
+      {
+        modelId: "anthropic.claude-sonnet-4-5-20250929-v1:0",
+        modelName: "Claude Sonnet 4.5",
+        providerName: "Anthropic",
+        outputModalities: ["TEXT"],
+        inferenceTypesSupported: ["INFERENCE_PROFILE"],
+        modelLifecycle: { status: "ACTIVE" },
+      },
     ],
   },
   "/inference-profiles": {
-    inferenceProfileSummaries: [{ inferenceProfileId: "us.anthropic.claude-sonnet-4-5-20250929-v1:0", inferenceProfileName: "US Claude Sonnet 4.5", status: "ACTIVE", type: "SYSTEM_DEFINED" }],
+    inferenceProfileSummaries: [
+      { inferenceProfileId: "us.anthropic.claude-sonnet-4-5-20250929-v1:0", inferenceProfileName: "US Claude Sonnet 4.5", status: "ACTIVE", type: "SYSTEM_DEFINED" },
+    ],
   },
 };
 
@@ -415,7 +504,18 @@ export async function startFakeBedrockUpstream(options: { region?: string } = {}
       rejected.push("body is not JSON");
       return sendError(response, new AwsError(400, "ValidationException", "Malformed input request, please reformat your input and try again."));
     }
-    const record: BedrockReceived = { method, path: rawPath, headers: headers as http.IncomingHttpHeaders, body: json, raw: body.toString("utf8"), bytes: body, closedEarly: false, auth, model, operation };
+    const record: BedrockReceived = {
+      method,
+      path: rawPath,
+      headers: headers as http.IncomingHttpHeaders,
+      body: json,
+      raw: body.toString("utf8"),
+      bytes: body,
+      closedEarly: false,
+      auth,
+      model,
+      operation,
+    };
     received.push(record);
     const claude = model.includes("anthropic.");
     if (operation === "count-tokens") {
@@ -437,7 +537,8 @@ export async function startFakeBedrockUpstream(options: { region?: string } = {}
       return response.end(JSON.stringify({ inputTokens: COUNTED_TOKENS }));
     }
     if (operation.startsWith("invoke") && !claude) return sendError(response, new AwsError(400, "ValidationException", "This fake serves InvokeModel for Claude models only."));
-    if (operation.startsWith("converse") && claude) return sendError(response, new AwsError(400, "ValidationException", "This fake serves Claude through InvokeModel only, as the gateway calls it."));
+    if (operation.startsWith("converse") && claude)
+      return sendError(response, new AwsError(400, "ValidationException", "This fake serves Claude through InvokeModel only, as the gateway calls it."));
     const violation = operation.startsWith("invoke") ? invokeViolation(json) : converseViolation(json);
     if (violation) {
       rejected.push(violation);

@@ -19,9 +19,28 @@ function fail(response: http.ServerResponse, code: number, status: string, messa
 
 // The fields of Gemini's Schema object: anything else is refused, as the real API does.
 const SCHEMA_FIELDS = new Set([
-  "type", "format", "title", "description", "nullable", "enum", "maxItems", "minItems", "properties", "required",
-  "minProperties", "maxProperties", "minLength", "maxLength", "pattern", "example", "anyOf", "propertyOrdering",
-  "default", "items", "minimum", "maximum",
+  "type",
+  "format",
+  "title",
+  "description",
+  "nullable",
+  "enum",
+  "maxItems",
+  "minItems",
+  "properties",
+  "required",
+  "minProperties",
+  "maxProperties",
+  "minLength",
+  "maxLength",
+  "pattern",
+  "example",
+  "anyOf",
+  "propertyOrdering",
+  "default",
+  "items",
+  "minimum",
+  "maximum",
 ]);
 
 function schemaViolation(schema: any, where: string): string | undefined {
@@ -124,7 +143,8 @@ async function handle(request: ReceivedRequest, response: http.ServerResponse, s
     return fail(response, 400, "INVALID_ARGUMENT", violation);
   }
   if (model === "gemini-overloaded") return fail(response, 503, "UNAVAILABLE", "The model is overloaded. Please try again later.");
-  if (model === "gemini-server-error") return fail(response, 500, "INTERNAL", "An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting");
+  if (model === "gemini-server-error")
+    return fail(response, 500, "INTERNAL", "An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting");
   // What Gemini answers for a prompt over the model's context window.
   if (model === "gemini-small-context") return fail(response, 400, "INVALID_ARGUMENT", "The input token count (1054016) exceeds the maximum number of tokens allowed (1048576).");
   const stream = method === "streamGenerateContent";
@@ -141,11 +161,22 @@ async function handle(request: ReceivedRequest, response: http.ServerResponse, s
       response.end(fs.readFileSync(path.join(FIXTURES, "stream-parallel-calls.sse")));
     } else {
       response.writeHead(200, { "content-type": "application/json" });
-      response.end(JSON.stringify({
-        candidates: [{ content: { role: "model", parts: [{ functionCall: { name: "get_weather", args: { city: "Paris" } } }, { functionCall: { name: "get_weather", args: { city: "Rome" } } }] }, finishReason: "STOP", index: 0 }],
-        usageMetadata: { promptTokenCount: 30, candidatesTokenCount: 12, totalTokenCount: 42 },
-        modelVersion: model,
-      }));
+      response.end(
+        JSON.stringify({
+          candidates: [
+            {
+              content: {
+                role: "model",
+                parts: [{ functionCall: { name: "get_weather", args: { city: "Paris" } } }, { functionCall: { name: "get_weather", args: { city: "Rome" } } }],
+              },
+              finishReason: "STOP",
+              index: 0,
+            },
+          ],
+          usageMetadata: { promptTokenCount: 30, candidatesTokenCount: 12, totalTokenCount: 42 },
+          modelVersion: model,
+        }),
+      );
     }
     return;
   }
@@ -154,10 +185,14 @@ async function handle(request: ReceivedRequest, response: http.ServerResponse, s
   const usage = (done: number) => ({ promptTokenCount: 17, candidatesTokenCount: done, totalTokenCount: 17 + done });
   if (!stream) {
     response.writeHead(200, { "content-type": "application/json" });
-    response.end(JSON.stringify({
-      candidates: [{ content: { role: "model", parts: [{ text: reply.join("") }] }, finishReason: "STOP", index: 0 }],
-      usageMetadata: usage(reply.length), modelVersion: model, responseId: "resp-fake",
-    }));
+    response.end(
+      JSON.stringify({
+        candidates: [{ content: { role: "model", parts: [{ text: reply.join("") }] }, finishReason: "STOP", index: 0 }],
+        usageMetadata: usage(reply.length),
+        modelVersion: model,
+        responseId: "resp-fake",
+      }),
+    );
     return;
   }
   response.writeHead(200, { "content-type": "text/event-stream" });
@@ -192,7 +227,12 @@ function scriptedTurn(body: any, model: string, stream: boolean, response: http.
       groundingSupports: [{ segment: { startIndex: 15, endIndex: text.length, text: SEARCH_ANSWER }, groundingChunkIndices: [0] }],
     };
   } else return false;
-  const chunk = { candidates: [candidate], usageMetadata: { promptTokenCount: 20, candidatesTokenCount: 8, totalTokenCount: 28 }, modelVersion: model, responseId: "resp-fake-scripted" };
+  const chunk = {
+    candidates: [candidate],
+    usageMetadata: { promptTokenCount: 20, candidatesTokenCount: 8, totalTokenCount: 28 },
+    modelVersion: model,
+    responseId: "resp-fake-scripted",
+  };
   if (!stream) {
     response.writeHead(200, { "content-type": "application/json" });
     response.end(JSON.stringify(chunk));

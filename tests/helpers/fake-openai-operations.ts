@@ -55,8 +55,22 @@ export function fakeVector(text: string, dimensions = 4): number[] {
 /** Answers a non-chat OpenAI path; returns false for paths it does not know. */
 // The tool types OpenAI's Responses API takes, and what some of them require.
 const RESPONSES_TOOL_TYPES = new Set([
-  "function", "custom", "namespace", "web_search", "web_search_preview", "web_search_2025_08_26", "web_search_preview_2025_03_11",
-  "file_search", "code_interpreter", "image_generation", "computer_use_preview", "mcp", "local_shell", "shell", "apply_patch", "tool_search",
+  "function",
+  "custom",
+  "namespace",
+  "web_search",
+  "web_search_preview",
+  "web_search_2025_08_26",
+  "web_search_preview_2025_03_11",
+  "file_search",
+  "code_interpreter",
+  "image_generation",
+  "computer_use_preview",
+  "mcp",
+  "local_shell",
+  "shell",
+  "apply_patch",
+  "tool_search",
 ]);
 
 function responsesToolViolation(tools: any[], where = "tools"): string | undefined {
@@ -79,17 +93,38 @@ function responsesToolViolation(tools: any[], where = "tools"): string | undefin
 /** OpenAI's own answers to the scripted turns (scripted-turns.ts): namespaced calls, hosted web search. */
 function scriptedResponsesOutput(body: any, prompt: string, toolOutput: any): any[] | undefined {
   if (toolOutput && asksForTool(prompt)) {
-    return [{ type: "message", id: "msg_native2", status: "completed", role: "assistant", content: [{ type: "output_text", text: `Tool said: ${toolOutput.output}`, annotations: [], logprobs: [] }] }];
+    return [
+      {
+        type: "message",
+        id: "msg_native2",
+        status: "completed",
+        role: "assistant",
+        content: [{ type: "output_text", text: `Tool said: ${toolOutput.output}`, annotations: [], logprobs: [] }],
+      },
+    ];
   }
   const tools: any[] = body.tools ?? [];
   const declared = tools.flatMap((tool) =>
-    tool.type === "namespace" ? tool.tools.map((inner: any) => ({ namespace: tool.name, name: inner.name, custom: inner.type === "custom" })) : tool.name ? [{ name: tool.name, custom: tool.type === "custom" }] : [],
+    tool.type === "namespace"
+      ? tool.tools.map((inner: any) => ({ namespace: tool.name, name: inner.name, custom: inner.type === "custom" }))
+      : tool.name
+        ? [{ name: tool.name, custom: tool.type === "custom" }]
+        : [],
   );
-  const wanted = toolOutput ? undefined : requestedTool(prompt, declared.map((tool) => tool.name));
+  const wanted = toolOutput
+    ? undefined
+    : requestedTool(
+        prompt,
+        declared.map((tool) => tool.name),
+      );
   const found = declared.find((entry) => entry.name === wanted);
   if (found) {
     const { custom, ...tool } = found;
-    return [custom ? { type: "custom_tool_call", id: "ctc_native2", call_id: "call_native2", ...tool, input: "" } : { type: "function_call", id: "fc_native2", call_id: "call_native2", ...tool, arguments: JSON.stringify(requestedArguments(prompt)), status: "completed" }];
+    return [
+      custom
+        ? { type: "custom_tool_call", id: "ctc_native2", call_id: "call_native2", ...tool, input: "" }
+        : { type: "function_call", id: "fc_native2", call_id: "call_native2", ...tool, arguments: JSON.stringify(requestedArguments(prompt)), status: "completed" },
+    ];
   }
   if (!toolOutput && wantsSearch(prompt) && tools.some((entry) => String(entry.type).startsWith("web_search"))) {
     const text = `Let me search. ${SEARCH_ANSWER}`;
@@ -109,14 +144,28 @@ export function serveOpenAIOperation(path: string, body: any, response: http.Ser
       const text = ` completed: ${String(body.prompt)}`;
       const usage = { prompt_tokens: 4, completion_tokens: 3, total_tokens: 7 };
       if (!body.stream) {
-        json(response, 200, { id: "cmpl-fake", object: "text_completion", created: 1_700_000_002, model: body.model, choices: [{ text, index: 0, logprobs: null, finish_reason: "stop" }], usage });
+        json(response, 200, {
+          id: "cmpl-fake",
+          object: "text_completion",
+          created: 1_700_000_002,
+          model: body.model,
+          choices: [{ text, index: 0, logprobs: null, finish_reason: "stop" }],
+          usage,
+        });
         return true;
       }
       response.writeHead(200, { "content-type": "text/event-stream" });
-      const chunk = (value: string, finish: string | null) => ({ id: "cmpl-fake", object: "text_completion", created: 1_700_000_002, model: body.model, choices: [{ text: value, index: 0, logprobs: null, finish_reason: finish }] });
+      const chunk = (value: string, finish: string | null) => ({
+        id: "cmpl-fake",
+        object: "text_completion",
+        created: 1_700_000_002,
+        model: body.model,
+        choices: [{ text: value, index: 0, logprobs: null, finish_reason: finish }],
+      });
       for (const word of text.split(/(?= )/)) response.write(`data: ${JSON.stringify(chunk(word, null))}\n\n`);
       response.write(`data: ${JSON.stringify(chunk("", "stop"))}\n\n`);
-      if (body.stream_options?.include_usage) response.write(`data: ${JSON.stringify({ id: "cmpl-fake", object: "text_completion", created: 1_700_000_002, model: body.model, choices: [], usage })}\n\n`);
+      if (body.stream_options?.include_usage)
+        response.write(`data: ${JSON.stringify({ id: "cmpl-fake", object: "text_completion", created: 1_700_000_002, model: body.model, choices: [], usage })}\n\n`);
       response.end("data: [DONE]\n\n");
       return true;
     }
@@ -138,7 +187,10 @@ export function serveOpenAIOperation(path: string, body: any, response: http.Ser
     }
     case "/v1/images/generations": {
       if (!body.prompt) return (invalid(response, "prompt", "'prompt' is a required property"), true);
-      const image = body.response_format === "b64_json" ? { b64_json: Buffer.from(`png:${body.prompt}`).toString("base64") } : { url: `https://images.example/${encodeURIComponent(body.prompt)}.png` };
+      const image =
+        body.response_format === "b64_json"
+          ? { b64_json: Buffer.from(`png:${body.prompt}`).toString("base64") }
+          : { url: `https://images.example/${encodeURIComponent(body.prompt)}.png` };
       json(response, 200, { created: 1_700_000_003, data: Array.from({ length: body.n ?? 1 }, () => image), usage: { input_tokens: 9, output_tokens: 1056, total_tokens: 1065 } });
       return true;
     }
@@ -183,7 +235,14 @@ export function serveOpenAIOperation(path: string, body: any, response: http.Ser
           response.end(`WEBVTT\n\n00:00:00.000 --> 00:00:01.000\n${text}\n\n`);
           return true;
         case "verbose_json":
-          json(response, 200, { task: "transcribe", language: "english", duration: 1, text, segments: [{ id: 0, start: 0, end: 1, text }], usage: { type: "duration", seconds: 1 } });
+          json(response, 200, {
+            task: "transcribe",
+            language: "english",
+            duration: 1,
+            text,
+            segments: [{ id: 0, start: 0, end: 1, text }],
+            usage: { type: "duration", seconds: 1 },
+          });
           return true;
         default:
           json(response, 200, { text, usage: { type: "tokens", input_tokens: 14, output_tokens: 6, total_tokens: 20 } });
@@ -205,11 +264,42 @@ export function serveOpenAIOperation(path: string, body: any, response: http.Ser
       const toolOutput = items.find((item: any) => item.type === "function_call_output");
       // resp-* and fake-tools call their first tool whenever they have tools (others only when asked).
       const callTool = /^(resp-|fake-tools)/.test(String(body.model)) && body.tools?.length && !toolOutput;
-      const output: any[] = scriptedResponsesOutput(body, userText, toolOutput) ?? (callTool
-        ? [{ type: "function_call", id: "fc_native1", call_id: "call_native1", name: body.tools[0].name, arguments: '{"city":"Paris"}', status: "completed" }]
-        : [{ type: "message", id: "msg_native1", status: "completed", role: "assistant", content: [{ type: "output_text", text: toolOutput ? `Tool said: ${toolOutput.output}` : `Native: ${userText}`, annotations: [], logprobs: [] }] }]);
+      const output: any[] =
+        scriptedResponsesOutput(body, userText, toolOutput) ??
+        (callTool
+          ? [{ type: "function_call", id: "fc_native1", call_id: "call_native1", name: body.tools[0].name, arguments: '{"city":"Paris"}', status: "completed" }]
+          : [
+              {
+                type: "message",
+                id: "msg_native1",
+                status: "completed",
+                role: "assistant",
+                content: [{ type: "output_text", text: toolOutput ? `Tool said: ${toolOutput.output}` : `Native: ${userText}`, annotations: [], logprobs: [] }],
+              },
+            ]);
       const usage = { input_tokens: 9, input_tokens_details: { cached_tokens: 2 }, output_tokens: 4, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 13 };
-      const base = { id: "resp_native1", object: "response", created_at: 1_700_000_005, model: body.model, instructions: body.instructions ?? null, tools: body.tools ?? [], parallel_tool_calls: true, tool_choice: "auto", text: { format: { type: "text" } }, error: null, incomplete_details: null, metadata: {}, temperature: 1, top_p: 1, truncation: "disabled", store: body.store ?? true, previous_response_id: body.previous_response_id ?? null, reasoning: { effort: null, summary: null }, max_output_tokens: null, user: null };
+      const base = {
+        id: "resp_native1",
+        object: "response",
+        created_at: 1_700_000_005,
+        model: body.model,
+        instructions: body.instructions ?? null,
+        tools: body.tools ?? [],
+        parallel_tool_calls: true,
+        tool_choice: "auto",
+        text: { format: { type: "text" } },
+        error: null,
+        incomplete_details: null,
+        metadata: {},
+        temperature: 1,
+        top_p: 1,
+        truncation: "disabled",
+        store: body.store ?? true,
+        previous_response_id: body.previous_response_id ?? null,
+        reasoning: { effort: null, summary: null },
+        max_output_tokens: null,
+        user: null,
+      };
       if (!body.stream) {
         json(response, 200, { ...base, status: "completed", output, usage });
         return true;
@@ -225,7 +315,9 @@ export function serveOpenAIOperation(path: string, body: any, response: http.Ser
           send("response.output_item.added", { output_index: index, item: { ...item, status: "in_progress", content: [] } });
           send("response.content_part.added", { ...ids, content_index: 0, part: { type: "output_text", text: "", annotations: [] } });
           for (const word of text.split(/(?= )/)) send("response.output_text.delta", { ...ids, content_index: 0, delta: word, logprobs: [] });
-          item.content[0].annotations.forEach((annotation: unknown, annotationIndex: number) => send("response.output_text.annotation.added", { ...ids, content_index: 0, annotation_index: annotationIndex, annotation }));
+          item.content[0].annotations.forEach((annotation: unknown, annotationIndex: number) => {
+            send("response.output_text.annotation.added", { ...ids, content_index: 0, annotation_index: annotationIndex, annotation });
+          });
           send("response.output_text.done", { ...ids, content_index: 0, text, logprobs: [] });
           send("response.content_part.done", { ...ids, content_index: 0, part: item.content[0] });
         } else if (item.type === "web_search_call") {
@@ -247,7 +339,10 @@ export function serveOpenAIOperation(path: string, body: any, response: http.Ser
       const words = new Set(body.query.toLowerCase().split(/\W+/).filter(Boolean));
       const scored = body.documents.map((document: string | { text: string }, index: number) => {
         const text = typeof document === "string" ? document : document.text;
-        const hits = text.toLowerCase().split(/\W+/).filter((word) => words.has(word)).length;
+        const hits = text
+          .toLowerCase()
+          .split(/\W+/)
+          .filter((word) => words.has(word)).length;
         return { index, relevance_score: hits / (hits + 1), document: { text } };
       });
       scored.sort((a: { relevance_score: number }, b: { relevance_score: number }) => b.relevance_score - a.relevance_score);

@@ -46,23 +46,28 @@ export function openAIChatViolation(body: Record<string, any>): string | undefin
   }
   for (const tool of body.tools ?? []) {
     if (tool.type !== "function" && tool.type !== "custom") return `Invalid value: '${tool.type}'. Supported values are: 'function' and 'custom'.`;
-    if (tool.type === "function" && !/^[a-zA-Z0-9_-]{1,64}$/.test(tool.function?.name ?? "")) return `Invalid 'tools[].function.name': '${tool.function?.name}' does not match '^[a-zA-Z0-9_-]{1,64}$'`;
+    if (tool.type === "function" && !/^[a-zA-Z0-9_-]{1,64}$/.test(tool.function?.name ?? ""))
+      return `Invalid 'tools[].function.name': '${tool.function?.name}' does not match '^[a-zA-Z0-9_-]{1,64}$'`;
   }
   let open: string[] = [];
   for (const [index, message] of messages.entries()) {
     if (message.role === "tool") {
-      if (!open.includes(message.tool_call_id)) return `Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls' (messages[${index}])`;
+      if (!open.includes(message.tool_call_id))
+        return `Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls' (messages[${index}])`;
       open = open.filter((id) => id !== message.tool_call_id);
       continue;
     }
-    if (open.length > 0) return `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${open.join(", ")}`;
+    if (open.length > 0)
+      return `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${open.join(", ")}`;
     if (!["system", "developer", "user", "assistant", "function"].includes(message.role)) return `Invalid value: '${message.role}' at messages[${index}].role`;
     if (message.role === "assistant") open = (message.tool_calls ?? []).map((call: { id: string }) => call.id);
     for (const part of Array.isArray(message.content) ? message.content : []) {
-      if (part.type === "image_url" && !/^(https?:|data:image\/[a-z+.-]+;base64,)/.test(part.image_url?.url ?? "")) return `Invalid 'messages[${index}].content[].image_url.url': expected a URL or a base64 data URL`;
+      if (part.type === "image_url" && !/^(https?:|data:image\/[a-z+.-]+;base64,)/.test(part.image_url?.url ?? ""))
+        return `Invalid 'messages[${index}].content[].image_url.url': expected a URL or a base64 data URL`;
     }
   }
-  if (open.length > 0) return `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${open.join(", ")}`;
+  if (open.length > 0)
+    return `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${open.join(", ")}`;
   return undefined;
 }
 
@@ -72,9 +77,7 @@ function lastUserText(body: Record<string, unknown>): string {
   const messages = (body.messages as Message[]) ?? [];
   const last = [...messages].reverse().find((message) => message.role === "user");
   if (!last) return "";
-  return typeof last.content === "string"
-    ? last.content
-    : (last.content as { type: string; text?: string }[]).map((part) => part.text ?? "").join("");
+  return typeof last.content === "string" ? last.content : (last.content as { type: string; text?: string }[]).map((part) => part.text ?? "").join("");
 }
 
 function chunk(model: string, delta: Record<string, unknown>, finishReason: string | null = null) {
@@ -87,9 +90,18 @@ function scriptedReply(body: Record<string, any>): { message: { content: string 
   const prompt = lastPromptText(messages);
   const last = messages.at(-1)!;
   if (last.role === "tool" && asksForTool(prompt)) return { message: { content: `Tool said: ${String(last.content)}` }, finish: "stop" };
-  const tool = last.role === "user" ? requestedTool(prompt, (body.tools ?? []).map((entry: any) => entry.function?.name ?? entry.name)) : undefined;
+  const tool =
+    last.role === "user"
+      ? requestedTool(
+          prompt,
+          (body.tools ?? []).map((entry: any) => entry.function?.name ?? entry.name),
+        )
+      : undefined;
   if (!tool) return undefined;
-  return { message: { content: null, tool_calls: [{ id: "call_fake_chat1", type: "function", function: { name: tool, arguments: JSON.stringify(requestedArguments(prompt)) } }] }, finish: "tool_calls" };
+  return {
+    message: { content: null, tool_calls: [{ id: "call_fake_chat1", type: "function", function: { name: tool, arguments: JSON.stringify(requestedArguments(prompt)) } }] },
+    finish: "tool_calls",
+  };
 }
 
 export async function startFakeOpenAIUpstream(): Promise<FakeUpstream> {
@@ -114,7 +126,11 @@ export async function startFakeOpenAIUpstream(): Promise<FakeUpstream> {
 
     if (request.headers.authorization !== `Bearer ${UPSTREAM_API_KEY}`) {
       response.writeHead(401, { "content-type": "application/json" });
-      response.end(JSON.stringify({ error: { message: `Incorrect API key provided: ${request.headers.authorization}.`, type: "invalid_request_error", param: null, code: "invalid_api_key" } }));
+      response.end(
+        JSON.stringify({
+          error: { message: `Incorrect API key provided: ${request.headers.authorization}.`, type: "invalid_request_error", param: null, code: "invalid_api_key" },
+        }),
+      );
       return;
     }
     if (request.method === "GET" && request.url === "/v1/models") {
@@ -153,23 +169,47 @@ export async function startFakeOpenAIUpstream(): Promise<FakeUpstream> {
 
     if (model === "fake-error") {
       response.writeHead(400, { "content-type": "application/json" });
-      response.end(JSON.stringify({ error: { message: `This model's maximum context length is 16 tokens; the key ${UPSTREAM_API_KEY} sent 20.`, type: "invalid_request_error", param: "messages", code: "context_length_exceeded" } }));
+      response.end(
+        JSON.stringify({
+          error: {
+            message: `This model's maximum context length is 16 tokens; the key ${UPSTREAM_API_KEY} sent 20.`,
+            type: "invalid_request_error",
+            param: "messages",
+            code: "context_length_exceeded",
+          },
+        }),
+      );
       return;
     }
     if (model === "fake-server-error") {
       response.writeHead(500, { "content-type": "application/json" });
-      response.end(JSON.stringify({ error: { message: "The server had an error while processing your request. Sorry about that!", type: "server_error", param: null, code: null } }));
+      response.end(
+        JSON.stringify({ error: { message: "The server had an error while processing your request. Sorry about that!", type: "server_error", param: null, code: null } }),
+      );
       return;
     }
     if (model === "fake-small-context") {
       // What OpenAI answers for a prompt over the model's context window.
       response.writeHead(400, { "content-type": "application/json" });
-      response.end(JSON.stringify({ error: { message: "This model's maximum context length is 8192 tokens. However, your messages resulted in 9120 tokens. Please reduce the length of the messages.", type: "invalid_request_error", param: "messages", code: "context_length_exceeded" } }));
+      response.end(
+        JSON.stringify({
+          error: {
+            message: "This model's maximum context length is 8192 tokens. However, your messages resulted in 9120 tokens. Please reduce the length of the messages.",
+            type: "invalid_request_error",
+            param: "messages",
+            code: "context_length_exceeded",
+          },
+        }),
+      );
       return;
     }
     if (model === "fake-missing") {
       response.writeHead(404, { "content-type": "application/json" });
-      response.end(JSON.stringify({ error: { message: `The model \`${model}\` does not exist or you do not have access to it.`, type: "invalid_request_error", param: null, code: "model_not_found" } }));
+      response.end(
+        JSON.stringify({
+          error: { message: `The model \`${model}\` does not exist or you do not have access to it.`, type: "invalid_request_error", param: null, code: "model_not_found" },
+        }),
+      );
       return;
     }
     if (model === "fake-rate-limited") {
@@ -208,34 +248,56 @@ export async function startFakeOpenAIUpstream(): Promise<FakeUpstream> {
     const scripted = scriptedReply(body);
     if (scripted && !stream) {
       response.writeHead(200, { "content-type": "application/json" });
-      response.end(JSON.stringify({
-        id: "chatcmpl-fake", object: "chat.completion", created: 1_700_000_001, model,
-        choices: [{ index: 0, message: { role: "assistant", refusal: null, annotations: [], ...scripted.message }, logprobs: null, finish_reason: scripted.finish }],
-        usage: { prompt_tokens: 20, completion_tokens: 6, total_tokens: 26 },
-      }));
+      response.end(
+        JSON.stringify({
+          id: "chatcmpl-fake",
+          object: "chat.completion",
+          created: 1_700_000_001,
+          model,
+          choices: [{ index: 0, message: { role: "assistant", refusal: null, annotations: [], ...scripted.message }, logprobs: null, finish_reason: scripted.finish }],
+          usage: { prompt_tokens: 20, completion_tokens: 6, total_tokens: 26 },
+        }),
+      );
       return;
     }
     if (scripted) {
       response.writeHead(200, { "content-type": "text/event-stream" });
-      const delta = scripted.message.tool_calls ? { role: "assistant", content: null, tool_calls: scripted.message.tool_calls.map((call, index) => ({ index, ...call })) } : { role: "assistant", content: scripted.message.content };
+      const delta = scripted.message.tool_calls
+        ? { role: "assistant", content: null, tool_calls: scripted.message.tool_calls.map((call, index) => ({ index, ...call })) }
+        : { role: "assistant", content: scripted.message.content };
       response.write(`data: ${JSON.stringify(chunk(model, delta))}\n\n`);
       response.write(`data: ${JSON.stringify(chunk(model, {}, scripted.finish))}\n\n`);
-      if (includeUsage) response.write(`data: ${JSON.stringify({ id: "chatcmpl-fake", object: "chat.completion.chunk", created: 1_700_000_001, model, choices: [], usage: { prompt_tokens: 20, completion_tokens: 6, total_tokens: 26 } })}\n\n`);
+      if (includeUsage)
+        response.write(
+          `data: ${JSON.stringify({ id: "chatcmpl-fake", object: "chat.completion.chunk", created: 1_700_000_001, model, choices: [], usage: { prompt_tokens: 20, completion_tokens: 6, total_tokens: 26 } })}\n\n`,
+        );
       response.end("data: [DONE]\n\n");
       return;
     }
 
     const words = `Echo: ${lastUserText(body)}`.match(/\S+\s*/g) ?? [];
     const withUsage = model !== "fake-no-usage";
-    const usage = { prompt_tokens: 11, completion_tokens: words.length, total_tokens: 11 + words.length, prompt_tokens_details: { cached_tokens: 3 }, completion_tokens_details: { reasoning_tokens: 0 } };
+    const usage = {
+      prompt_tokens: 11,
+      completion_tokens: words.length,
+      total_tokens: 11 + words.length,
+      prompt_tokens_details: { cached_tokens: 3 },
+      completion_tokens_details: { reasoning_tokens: 0 },
+    };
     if (!stream) {
       response.writeHead(200, { "content-type": "application/json" });
-      response.end(JSON.stringify({
-        id: "chatcmpl-fake", object: "chat.completion", created: 1_700_000_001, model, system_fingerprint: "fp_fake",
-        choices: [{ index: 0, message: { role: "assistant", content: words.join(""), refusal: null, annotations: [] }, logprobs: null, finish_reason: "stop" }],
-        ...(withUsage ? { usage } : {}),
-        echo_unknown_field: body.custom_field ?? null,
-      }));
+      response.end(
+        JSON.stringify({
+          id: "chatcmpl-fake",
+          object: "chat.completion",
+          created: 1_700_000_001,
+          model,
+          system_fingerprint: "fp_fake",
+          choices: [{ index: 0, message: { role: "assistant", content: words.join(""), refusal: null, annotations: [] }, logprobs: null, finish_reason: "stop" }],
+          ...(withUsage ? { usage } : {}),
+          echo_unknown_field: body.custom_field ?? null,
+        }),
+      );
       return;
     }
     response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });

@@ -25,8 +25,15 @@ const GOOGLE_TOKEN_URI = "https://oauth2.googleapis.com/token";
 // The betas Vertex takes in `anthropic-beta`; it refuses others (structured outputs,
 // the Files API, OAuth) with a 400 naming them.
 const VERTEX_BETAS = new Set([
-  "claude-code-20250219", "interleaved-thinking-2025-05-14", "context-management-2025-06-27", "fine-grained-tool-streaming-2025-05-14",
-  "token-efficient-tools-2025-02-19", "output-128k-2025-02-19", "computer-use-2025-01-24", "context-1m-2025-08-07", "tool-search-tool-2025-10-19",
+  "claude-code-20250219",
+  "interleaved-thinking-2025-05-14",
+  "context-management-2025-06-27",
+  "fine-grained-tool-streaming-2025-05-14",
+  "token-efficient-tools-2025-02-19",
+  "output-128k-2025-02-19",
+  "computer-use-2025-01-24",
+  "context-1m-2025-08-07",
+  "tool-search-tool-2025-10-19",
 ]);
 
 export interface ServiceAccount {
@@ -107,8 +114,14 @@ export async function startFakeVertexUpstream(options: { project?: string; locat
     const now = Math.floor(Date.now() / 1000);
     // The audience is the endpoint that redeems it: this one, or Google's, which the vendor SDKs always name.
     if (claims.aud !== fake.tokenUri && claims.aud !== GOOGLE_TOKEN_URI) return refuse("Invalid JWT: aud must be the token endpoint.");
-    if (!String(claims.scope ?? "").split(" ").includes(CLOUD_PLATFORM)) return refuse("Invalid JWT: scope must include cloud-platform.");
-    if (!(claims.iat <= now + 60 && claims.exp > now && claims.exp - claims.iat <= 3600)) return refuse("Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe.");
+    if (
+      !String(claims.scope ?? "")
+        .split(" ")
+        .includes(CLOUD_PLATFORM)
+    )
+      return refuse("Invalid JWT: scope must include cloud-platform.");
+    if (!(claims.iat <= now + 60 && claims.exp > now && claims.exp - claims.iat <= 3600))
+      return refuse("Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe.");
     const token = `ya29.fake-${randomBytes(24).toString("base64url")}`;
     tokens.set(token, Date.now() + fake.tokenLifetimeSeconds * 1000);
     response.writeHead(200, { "content-type": "application/json; charset=utf-8" });
@@ -122,18 +135,35 @@ export async function startFakeVertexUpstream(options: { project?: string; locat
     if (!expires || expires <= Date.now()) {
       // A GET without a token is the gateway's own loop probe of a new channel, not a call.
       if (request.method !== "GET") fake.rejected.push(`unauthenticated ${request.path}`);
-      return googleError(response, 401, "UNAUTHENTICATED", "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.");
+      return googleError(
+        response,
+        401,
+        "UNAUTHENTICATED",
+        "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.",
+      );
     }
     const match = /^\/v1\/projects\/([^/]+)\/locations\/([^/]+)\/publishers\/(google|anthropic)\/models\/([^/:]+):(\w+)(\?alt=sse)?$/.exec(request.path);
     if (!match) return googleError(response, 404, "NOT_FOUND", "The requested URL was not found on this server.");
     const [, pathProject, pathLocation, publisher, encodedModel, method, sse] = match;
-    if (pathProject !== project) return googleError(response, 403, "PERMISSION_DENIED", `Permission 'aiplatform.endpoints.predict' denied on resource '//aiplatform.googleapis.com/projects/${pathProject}/locations/${pathLocation}' (or it may not exist).`);
+    if (pathProject !== project)
+      return googleError(
+        response,
+        403,
+        "PERMISSION_DENIED",
+        `Permission 'aiplatform.endpoints.predict' denied on resource '//aiplatform.googleapis.com/projects/${pathProject}/locations/${pathLocation}' (or it may not exist).`,
+      );
     if (pathLocation !== location) return googleError(response, 400, "FAILED_PRECONDITION", `Location ${pathLocation} is not served by this endpoint.`);
     const model = decodeURIComponent(encodedModel!);
     if (model.includes("throttled")) {
-      return googleError(response, 429, "RESOURCE_EXHAUSTED", `Quota exceeded for aiplatform.googleapis.com/generate_content_requests_per_minute_per_project_per_base_model with base model: ${model}.`, {
-        details: [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "7s" }],
-      });
+      return googleError(
+        response,
+        429,
+        "RESOURCE_EXHAUSTED",
+        `Quota exceeded for aiplatform.googleapis.com/generate_content_requests_per_minute_per_project_per_base_model with base model: ${model}.`,
+        {
+          details: [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "7s" }],
+        },
+      );
     }
     if (publisher === "anthropic") return claude(request, response, model, method!);
     return gemini(request, response, model, method!, Boolean(sse));
@@ -149,17 +179,25 @@ export async function startFakeVertexUpstream(options: { project?: string; locat
       const instances = body.instances;
       if (!Array.isArray(instances) || instances.length === 0) return invalid("instances must not be empty");
       const limit = model.startsWith("gemini-embedding") ? 1 : 250;
-      if (instances.length > limit) return invalid(`Unable to submit request because it included too many instances. Reduce the number of instances and try again: batchSize must be ${limit} but the entered value was ${instances.length}.`);
+      if (instances.length > limit)
+        return invalid(
+          `Unable to submit request because it included too many instances. Reduce the number of instances and try again: batchSize must be ${limit} but the entered value was ${instances.length}.`,
+        );
       if (!instances.every((instance: any) => typeof instance?.content === "string" && instance.content)) return invalid("instances[].content must be a non-empty string");
       const dimensions = body.parameters?.outputDimensionality ?? 4;
       response.writeHead(200, { "content-type": "application/json; charset=UTF-8" });
-      response.end(JSON.stringify({
-        predictions: instances.map((instance: any) => ({ embeddings: { statistics: { truncated: false, token_count: words(instance.content).length + 1 }, values: fakeVector(instance.content, dimensions) } })),
-        metadata: { billableCharacterCount: instances.reduce((total: number, instance: any) => total + instance.content.length, 0) },
-      }));
+      response.end(
+        JSON.stringify({
+          predictions: instances.map((instance: any) => ({
+            embeddings: { statistics: { truncated: false, token_count: words(instance.content).length + 1 }, values: fakeVector(instance.content, dimensions) },
+          })),
+          metadata: { billableCharacterCount: instances.reduce((total: number, instance: any) => total + instance.content.length, 0) },
+        }),
+      );
       return;
     }
-    if (method === "countTokens" && body.generateContentRequest !== undefined) return invalid('Invalid JSON payload received. Unknown name "generateContentRequest": Cannot find field.');
+    if (method === "countTokens" && body.generateContentRequest !== undefined)
+      return invalid('Invalid JSON payload received. Unknown name "generateContentRequest": Cannot find field.');
     // Vertex, unlike the Gemini API, wants the role of every content.
     for (const [index, content] of (body.contents ?? []).entries()) {
       if (content.role !== "user" && content.role !== "model") return invalid(`Please use a valid role: user, model. (contents[${index}])`);
@@ -183,21 +221,36 @@ export async function startFakeVertexUpstream(options: { project?: string; locat
         return;
       }
       response.writeHead(200, { "content-type": "application/json; charset=UTF-8" });
-      response.end(JSON.stringify({
-        candidates: [{ content: { role: "model", parts: [{ functionCall: { name: "get_weather", args: { city: "Paris" } } }, { functionCall: { name: "get_weather", args: { city: "Rome" } } }] }, finishReason: "STOP" }],
-        usageMetadata: { promptTokenCount: 30, candidatesTokenCount: 12, totalTokenCount: 42, trafficType: "ON_DEMAND" },
-        modelVersion: model,
-      }));
+      response.end(
+        JSON.stringify({
+          candidates: [
+            {
+              content: {
+                role: "model",
+                parts: [{ functionCall: { name: "get_weather", args: { city: "Paris" } } }, { functionCall: { name: "get_weather", args: { city: "Rome" } } }],
+              },
+              finishReason: "STOP",
+            },
+          ],
+          usageMetadata: { promptTokenCount: 30, candidatesTokenCount: 12, totalTokenCount: 42, trafficType: "ON_DEMAND" },
+          modelVersion: model,
+        }),
+      );
       return;
     }
     const reply = words(`Echo: ${lastUserText(body.contents)}`);
     const usage = (done: number) => ({ promptTokenCount: 19, candidatesTokenCount: done, totalTokenCount: 19 + done, trafficType: "ON_DEMAND" });
     if (!stream) {
       response.writeHead(200, { "content-type": "application/json; charset=UTF-8" });
-      response.end(JSON.stringify({
-        candidates: [{ content: { role: "model", parts: [{ text: reply.join("") }] }, finishReason: "STOP", avgLogprobs: -0.1 }],
-        usageMetadata: usage(reply.length), modelVersion: model, createTime: new Date().toISOString(), responseId: "vertex-resp",
-      }));
+      response.end(
+        JSON.stringify({
+          candidates: [{ content: { role: "model", parts: [{ text: reply.join("") }] }, finishReason: "STOP", avgLogprobs: -0.1 }],
+          usageMetadata: usage(reply.length),
+          modelVersion: model,
+          createTime: new Date().toISOString(),
+          responseId: "vertex-resp",
+        }),
+      );
       return;
     }
     let bytes = "";
@@ -222,9 +275,15 @@ export async function startFakeVertexUpstream(options: { project?: string; locat
     if (version === undefined) return invalid("anthropic_version: Field required");
     // The documented value; the vendor's own SDK now also sends the API's date form here.
     if (version !== "vertex-2023-10-16" && !/^\d{4}-\d{2}-\d{2}$/.test(String(version))) return invalid(`anthropic_version: Input should be 'vertex-2023-10-16'`);
-    const betas = String(request.headers["anthropic-beta"] ?? "").split(",").map((beta) => beta.trim()).filter(Boolean);
+    const betas = String(request.headers["anthropic-beta"] ?? "")
+      .split(",")
+      .map((beta) => beta.trim())
+      .filter(Boolean);
     const refused = betas.filter((beta) => !VERTEX_BETAS.has(beta));
-    if (refused.length > 0) return invalid(`Unexpected value(s) \`${refused.join("`, `")}\` for the \`anthropic-beta\` header. Please consult our documentation at docs.anthropic.com or try again without the header.`);
+    if (refused.length > 0)
+      return invalid(
+        `Unexpected value(s) \`${refused.join("`, `")}\` for the \`anthropic-beta\` header. Please consult our documentation at docs.anthropic.com or try again without the header.`,
+      );
     if (model === "count-tokens") {
       if (method !== "rawPredict" || typeof body.model !== "string") return invalid("model: Field required");
       response.writeHead(200, { "content-type": "application/json" });
@@ -251,12 +310,25 @@ export async function startFakeVertexUpstream(options: { project?: string; locat
     const usage = { input_tokens: 23, cache_creation_input_tokens: 0, cache_read_input_tokens: 7, output_tokens: reply.length };
     if (!body.stream) {
       response.writeHead(200, { "content-type": "application/json" });
-      response.end(JSON.stringify({ id: "msg_vrtx_01", type: "message", role: "assistant", model, content: [{ type: "text", text: reply.join("") }], stop_reason: "end_turn", stop_sequence: null, usage }));
+      response.end(
+        JSON.stringify({
+          id: "msg_vrtx_01",
+          type: "message",
+          role: "assistant",
+          model,
+          content: [{ type: "text", text: reply.join("") }],
+          stop_reason: "end_turn",
+          stop_sequence: null,
+          usage,
+        }),
+      );
       return;
     }
     let bytes = "";
     const event = (type: string, data: Record<string, unknown>) => (bytes += `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
-    event("message_start", { message: { id: "msg_vrtx_02", type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } } });
+    event("message_start", {
+      message: { id: "msg_vrtx_02", type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } },
+    });
     event("ping", {});
     event("content_block_start", { index: 0, content_block: { type: "text", text: "" } });
     for (const word of reply) event("content_block_delta", { index: 0, delta: { type: "text_delta", text: word } });

@@ -5,16 +5,7 @@ import type { AddressInfo } from "node:net";
 // model name's first dot-separated part (`stall-stream.openai.stream.solo`), so every
 // test case can use a model of its own and never meet another case's cool-down.
 
-export const FAULTS = [
-  "http-500",
-  "http-429",
-  "reset",
-  "no-headers",
-  "stall-body",
-  "stall-stream",
-  "malformed-json",
-  "malformed-sse",
-] as const;
+export const FAULTS = ["http-500", "http-429", "reset", "no-headers", "stall-body", "stall-stream", "malformed-json", "malformed-sse"] as const;
 export type Fault = (typeof FAULTS)[number] | "ok" | "http-401" | "flaky";
 
 export interface FaultUpstream {

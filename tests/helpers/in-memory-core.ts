@@ -22,15 +22,37 @@ import { RequestLogWriter } from "@/lib/usage/request-log-writer";
 
 export function testChannel(id: string, fields: Partial<Channel> = {}): Channel {
   return {
-    id, name: id, type: "openai", baseUrl: "http://127.0.0.1:9/v1", apiKey: "sk-upstream", models: ["m"], modelMap: {},
-    priority: 0, weight: 1, enabled: true, autoDisabledReason: null, capabilities: [], prices: {}, timeouts: {}, settings: {}, ...fields,
+    id,
+    name: id,
+    type: "openai",
+    baseUrl: "http://127.0.0.1:9/v1",
+    apiKey: "sk-upstream",
+    models: ["m"],
+    modelMap: {},
+    priority: 0,
+    weight: 1,
+    enabled: true,
+    autoDisabledReason: null,
+    capabilities: [],
+    prices: {},
+    timeouts: {},
+    settings: {},
+    ...fields,
   };
 }
 
 const testLimits = { models: null, rpm: null, tpm: null, quotaTokens: null, budgetUsd: null, quotaPeriod: "none", windows: [] } as const;
 export const testToken: TokenRecord = {
-  id: "tok_test", name: "test", userId: null, enabled: true, expiresAt: null, usedTokens: 0, subject: { kind: "token", id: "tok_test" },
-  ...testLimits, cacheTtlSeconds: null, payers: [{ subject: { kind: "token", id: "tok_test" }, limits: testLimits }],
+  id: "tok_test",
+  name: "test",
+  userId: null,
+  enabled: true,
+  expiresAt: null,
+  usedTokens: 0,
+  subject: { kind: "token", id: "tok_test" },
+  ...testLimits,
+  cacheTtlSeconds: null,
+  payers: [{ subject: { kind: "token", id: "tok_test" }, limits: testLimits }],
 };
 
 export interface InMemoryCore {
@@ -68,11 +90,7 @@ export function inMemoryCore(options: {
   const entries: RequestLogEntry[] = [];
   // By channel object, as production keeps them: each key of a pool has its own.
   const transports = new WeakMap<Channel, Transport>();
-  const channelStates = new ChannelStates(
-    shared,
-    { consecutiveFailures: 2, errorRatio: 0.5, windowMs: 60_000, minimumRequests: 10, openMs: 30_000 },
-    now,
-  );
+  const channelStates = new ChannelStates(shared, { consecutiveFailures: 2, errorRatio: 0.5, windowMs: 60_000, minimumRequests: 10, openMs: 30_000 }, now);
   const services: CallServices = {
     providers: registry,
     channels: {
@@ -101,7 +119,14 @@ export function inMemoryCore(options: {
     now,
   };
   const writer = new RequestLogWriter(
-    { writeBatch: async () => undefined, usageSince: async () => ({ tokens: 0, usd: 0, requests: 0 }), sweepBefore: async () => 0, countRows: async () => 0, hourlyStats: async () => [], close: async () => undefined },
+    {
+      writeBatch: async () => undefined,
+      usageSince: async () => ({ tokens: 0, usd: 0, requests: 0 }),
+      sweepBefore: async () => 0,
+      countRows: async () => 0,
+      hourlyStats: async () => [],
+      close: async () => undefined,
+    },
     { onError: () => undefined, onUsageWritten: () => undefined, onEntry: (entry) => entries.push(entry), keepRows: true },
   );
   return {
@@ -114,13 +139,13 @@ export function inMemoryCore(options: {
     scope: (scopeOptions = {}) => {
       const log = new RequestLog(writer, "/test", "openai", "POST");
       return {
-      log,
-      call: log.call,
-      token: scopeOptions.token ?? testToken,
-      runtime: services,
-      upstream: http,
-      hops: scopeOptions.hops ?? "testdeployment",
-      request: { signal: scopeOptions.signal ?? new AbortController().signal },
+        log,
+        call: log.call,
+        token: scopeOptions.token ?? testToken,
+        runtime: services,
+        upstream: http,
+        hops: scopeOptions.hops ?? "testdeployment",
+        request: { signal: scopeOptions.signal ?? new AbortController().signal },
       };
     },
     advance: (ms) => {

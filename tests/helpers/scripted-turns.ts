@@ -43,7 +43,8 @@ export function lastPromptText(turns: Turn[]): string {
   for (const turn of [...turns].reverse()) {
     if (turn.role !== "user") continue;
     const content = turn.content ?? turn.parts;
-    const text = typeof content === "string" ? content : Array.isArray(content) ? content.map((part: { text?: unknown }) => (typeof part.text === "string" ? part.text : "")).join("") : "";
+    const text =
+      typeof content === "string" ? content : Array.isArray(content) ? content.map((part: { text?: unknown }) => (typeof part.text === "string" ? part.text : "")).join("") : "";
     if (text) return unquoted(text);
   }
   return "";

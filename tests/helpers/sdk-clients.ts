@@ -47,9 +47,7 @@ export function openAIFacade(baseUrl: string, key: string): ClientFacade & { cli
       const tools = options.tools?.map((tool) => ({ type: "function" as const, function: tool }));
       const params = { model, messages, max_tokens: options.maxTokens, ...(tools ? { tools } : {}) };
       if (options.stream) {
-        const completion = await client.chat.completions
-          .stream({ ...params, stream_options: { include_usage: true } })
-          .finalChatCompletion();
+        const completion = await client.chat.completions.stream({ ...params, stream_options: { include_usage: true } }).finalChatCompletion();
         return fromCompletion(completion);
       }
       return fromCompletion(await client.chat.completions.create(params));
@@ -92,9 +90,7 @@ export function anthropicFacade(baseUrl: string, key: string, auth: "apiKey" | "
       return {
         text: message.content.map((block) => (block.type === "text" ? block.text : "")).join(""),
         reasoning: message.content.map((block) => (block.type === "thinking" ? block.thinking : "")).join(""),
-        toolCalls: message.content.flatMap((block) =>
-          block.type === "tool_use" ? [{ id: block.id, name: block.name, args: block.input as Record<string, unknown> }] : [],
-        ),
+        toolCalls: message.content.flatMap((block) => (block.type === "tool_use" ? [{ id: block.id, name: block.name, args: block.input as Record<string, unknown> }] : [])),
         finish: message.stop_reason ?? "",
         promptTokens: message.usage.input_tokens + (message.usage.cache_read_input_tokens ?? 0) + (message.usage.cache_creation_input_tokens ?? 0),
         completionTokens: message.usage.output_tokens,
@@ -109,9 +105,7 @@ export function toGeminiSchema(schema: Record<string, unknown>): Record<string, 
   const result: Record<string, unknown> = { ...schema };
   if (typeof schema.type === "string") result.type = schema.type.toUpperCase();
   if (schema.properties) {
-    result.properties = Object.fromEntries(
-      Object.entries(schema.properties as Record<string, Record<string, unknown>>).map(([name, child]) => [name, toGeminiSchema(child)]),
-    );
+    result.properties = Object.fromEntries(Object.entries(schema.properties as Record<string, Record<string, unknown>>).map(([name, child]) => [name, toGeminiSchema(child)]));
   }
   return result;
 }

@@ -57,7 +57,10 @@ export async function startNextEntry(extraEnv: Record<string, string> = {}): Pro
   const deadline = Date.now() + 90_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`next start exited with ${child.exitCode}:\n${output}`);
-    const ready = await fetch(`${url}/api/health`).then((response) => response.status === 200, () => false);
+    const ready = await fetch(`${url}/api/health`).then(
+      (response) => response.status === 200,
+      () => false,
+    );
     if (ready) break;
     if (Date.now() > deadline) {
       child.kill("SIGKILL");

@@ -17,7 +17,10 @@ const users: Record<"alice" | "bob", { id: string; email: string; password: stri
 before(async () => {
   upstream = await startFakeOpenAIUpstream();
   gateway = await startGateway({ ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password });
-  assert.equal((await gateway.admin("POST", "/api/admin/channels", { name: "openai", type: "openai", baseUrl: upstream.baseUrl, apiKey: UPSTREAM_API_KEY, models: ["gpt-test"] })).status, 201);
+  assert.equal(
+    (await gateway.admin("POST", "/api/admin/channels", { name: "openai", type: "openai", baseUrl: upstream.baseUrl, apiKey: UPSTREAM_API_KEY, models: ["gpt-test"] })).status,
+    201,
+  );
   for (const name of ["alice", "bob"] as const) {
     const email = `${name}@example.com`;
     const password = `${name}-password-123`;
@@ -82,7 +85,11 @@ describe("objects by id", () => {
     const response = (await created.json()) as any;
     assert.equal(created.status, 200, JSON.stringify(response));
     const asAlice = { authorization: `Bearer ${users.alice.token.key}` };
-    for (const [method, path] of [["GET", `/v1/responses/${response.id}`], ["GET", `/v1/responses/${response.id}/input_items`], ["DELETE", `/v1/responses/${response.id}`]]) {
+    for (const [method, path] of [
+      ["GET", `/v1/responses/${response.id}`],
+      ["GET", `/v1/responses/${response.id}/input_items`],
+      ["DELETE", `/v1/responses/${response.id}`],
+    ]) {
       const attempt = await fetch(`${gateway.url}${path}`, { method, headers: asAlice });
       assert.equal(attempt.status, 404, `${method} ${path}`);
       await attempt.arrayBuffer();

@@ -15,7 +15,10 @@ after(async () => gateway?.stop());
 async function signIn(email: string, password: string): Promise<string | undefined> {
   const csrf = await fetch(`${gateway.url}/api/auth/csrf`);
   const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-  const cookies = csrf.headers.getSetCookie().map((cookie) => cookie.split(";")[0]).join("; ");
+  const cookies = csrf.headers
+    .getSetCookie()
+    .map((cookie) => cookie.split(";")[0])
+    .join("; ");
   const response = await fetch(`${gateway.url}/api/auth/callback/credentials`, {
     method: "POST",
     redirect: "manual",
@@ -54,7 +57,13 @@ describe("admin API", () => {
 
   test("channel CRUD never returns the key", async () => {
     const created = await gateway.admin("POST", "/api/admin/channels", {
-      name: "up", type: "openai", baseUrl: "http://127.0.0.1:9/v1", apiKey: "sk-channel-secret-123456", models: ["a"], priority: 5, weight: 2,
+      name: "up",
+      type: "openai",
+      baseUrl: "http://127.0.0.1:9/v1",
+      apiKey: "sk-channel-secret-123456",
+      models: ["a"],
+      priority: 5,
+      weight: 2,
     });
     assert.equal(created.status, 201);
     const id = created.body.id;

@@ -78,7 +78,10 @@ describe("each agent's recorded first turn, on every kind of upstream", () => {
 
   test("Codex's namespace tools reach translated upstreams as flat functions and its web search as the vendor's own", async () => {
     const fixture = load("codex");
-    assert.ok(fixture.body.tools.some((tool: any) => tool.type === "namespace"), "the recording declares a namespace");
+    assert.ok(
+      fixture.body.tools.some((tool: any) => tool.type === "namespace"),
+      "the recording declares a namespace",
+    );
     await replay(fixture, "claude-test");
     const anthropic = fakes.anthropic.received.at(-1)!.body;
     assert.ok(anthropic.tools.some((tool: any) => tool.name === "multi_agent_v1__spawn_agent"));

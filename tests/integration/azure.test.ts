@@ -49,13 +49,19 @@ describe("the Azure fake, driven by the openai SDK's own Azure clients", () => {
     const v1 = new OpenAI({ baseURL: `${azure.baseUrl}/openai/v1`, apiKey: AZURE_KEY, maxRetries: 0 });
     assert.equal((await v1.chat.completions.create({ model: "gpt4o-prod", messages: [{ role: "user", content: "v1" }] })).choices[0]!.message.content, "Echo: v1");
     assert.equal(azure.received.at(-1)!.path, "/openai/v1/chat/completions");
-    await assert.rejects(v1.chat.completions.create({ model: "no-such-deployment", messages: [{ role: "user", content: "x" }] }), (error) => error instanceof OpenAI.NotFoundError && error.code === "DeploymentNotFound");
+    await assert.rejects(
+      v1.chat.completions.create({ model: "no-such-deployment", messages: [{ role: "user", content: "x" }] }),
+      (error) => error instanceof OpenAI.NotFoundError && error.code === "DeploymentNotFound",
+    );
     const wrongKey = new AzureOpenAI({ endpoint: azure.baseUrl, apiKey: "wrong", apiVersion: "2024-10-21", deployment: "gpt4o-prod", maxRetries: 0 });
     await assert.rejects(wrongKey.chat.completions.create({ model: "", messages: [{ role: "user", content: "x" }] }), (error) => error instanceof OpenAI.AuthenticationError);
     const oldVersion = new AzureOpenAI({ endpoint: azure.baseUrl, apiKey: AZURE_KEY, apiVersion: "2019-01-01", deployment: "gpt4o-prod", maxRetries: 0 });
     await assert.rejects(oldVersion.chat.completions.create({ model: "", messages: [{ role: "user", content: "x" }] }), (error) => error instanceof OpenAI.BadRequestError);
     const filtered = new AzureOpenAI({ endpoint: azure.baseUrl, apiKey: AZURE_KEY, apiVersion: "2024-10-21", deployment: "gpt4o-filtered", maxRetries: 0 });
-    await assert.rejects(filtered.chat.completions.create({ model: "", messages: [{ role: "user", content: "x" }] }), (error) => error instanceof OpenAI.BadRequestError && error.code === "content_filter");
+    await assert.rejects(
+      filtered.chat.completions.create({ model: "", messages: [{ role: "user", content: "x" }] }),
+      (error) => error instanceof OpenAI.BadRequestError && error.code === "content_filter",
+    );
   });
 });
 
@@ -84,7 +90,14 @@ describe("Azure channels through the gateway", () => {
     const noUrl = await gateway.admin("POST", "/api/admin/channels", { name: "x", type: "azure", apiKey: AZURE_KEY, models: ["m"] });
     assert.equal(noUrl.status, 400);
     assert.match(JSON.stringify(noUrl.body), /baseUrl/);
-    const badVersion = await gateway.admin("POST", "/api/admin/channels", { name: "x", type: "azure", baseUrl: azure.baseUrl, apiKey: AZURE_KEY, models: ["m"], settings: { apiVersion: "latest" } });
+    const badVersion = await gateway.admin("POST", "/api/admin/channels", {
+      name: "x",
+      type: "azure",
+      baseUrl: azure.baseUrl,
+      apiKey: AZURE_KEY,
+      models: ["m"],
+      settings: { apiVersion: "latest" },
+    });
     assert.equal(badVersion.status, 400);
   });
 
@@ -107,7 +120,14 @@ describe("Azure channels through the gateway", () => {
   test("a tool round trip from each client format, streamed (Azure's stream opens with its filter-results chunk)", async () => {
     for (const client of clients) {
       const answer = await client.ask("tools-model", "weather please", { stream: true, tools: [WEATHER, TIME] });
-      assert.deepEqual(answer.toolCalls.map((call) => [call.name, call.args]), [["get_weather", { city: "Paris" }], ["get_time", { tz: "CET" }]], client.name);
+      assert.deepEqual(
+        answer.toolCalls.map((call) => [call.name, call.args]),
+        [
+          ["get_weather", { city: "Paris" }],
+          ["get_time", { tz: "CET" }],
+        ],
+        client.name,
+      );
     }
   });
 
@@ -148,7 +168,16 @@ describe("Azure channels through the gateway", () => {
   });
 
   test("a throttled deployment fails over to another channel; one log row with the upstream's usage", async () => {
-    const limited = { name: "azure limited", type: "azure", baseUrl: azure.baseUrl, apiKey: AZURE_KEY, settings: { apiVersion: "2024-10-21" }, priority: 10, models: ["busy-model"], modelMap: { "busy-model": "gpt4o-limited" } };
+    const limited = {
+      name: "azure limited",
+      type: "azure",
+      baseUrl: azure.baseUrl,
+      apiKey: AZURE_KEY,
+      settings: { apiVersion: "2024-10-21" },
+      priority: 10,
+      models: ["busy-model"],
+      modelMap: { "busy-model": "gpt4o-limited" },
+    };
     const spare = { name: "azure spare", type: "azure", baseUrl: azure.baseUrl, apiKey: AZURE_KEY, priority: 0, models: ["busy-model"], modelMap: { "busy-model": "gpt4o-prod" } };
     for (const channel of [limited, spare]) assert.equal((await gateway.admin("POST", "/api/admin/channels", channel)).status, 201);
     const openai = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: key, maxRetries: 0 });

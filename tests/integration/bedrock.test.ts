@@ -53,7 +53,8 @@ async function addChannel(name: string, fields: Record<string, unknown>): Promis
 before(async () => {
   fake = await startFakeBedrockUpstream();
   gateway = await startGateway();
-  for (const secret of [BEDROCK_CREDENTIALS.secretAccessKey, BEDROCK_SESSION_CREDENTIALS.secretAccessKey, BEDROCK_SESSION_CREDENTIALS.sessionToken, BEDROCK_API_KEY]) gateway.secrets.add(secret);
+  for (const secret of [BEDROCK_CREDENTIALS.secretAccessKey, BEDROCK_SESSION_CREDENTIALS.secretAccessKey, BEDROCK_SESSION_CREDENTIALS.sessionToken, BEDROCK_API_KEY])
+    gateway.secrets.add(secret);
   await addChannel("bedrock", { apiKey: JSON.stringify(BEDROCK_CREDENTIALS), models: Object.keys(MODELS), modelMap: MODELS, priority: 5 });
   await addChannel("bedrock-session", {
     apiKey: JSON.stringify(BEDROCK_SESSION_CREDENTIALS),
@@ -161,11 +162,15 @@ const ROUND_TRIPS: Record<string, (model: string, stream: boolean) => Promise<{ 
     const client = openai();
     const tools = [{ type: "function" as const, name: WEATHER.name, description: WEATHER.description, parameters: WEATHER.parameters, strict: false }];
     const input: OpenAI.Responses.ResponseInputItem[] = [{ role: "user", content: "Weather in Paris?" }];
-    const ask = async () => (stream ? await client.responses.stream({ model, input, tools, store: false }).finalResponse() : await client.responses.create({ model, input, tools, store: false }));
+    const ask = async () =>
+      stream ? await client.responses.stream({ model, input, tools, store: false }).finalResponse() : await client.responses.create({ model, input, tools, store: false });
     const first = await ask();
     const call = (first.output as OpenAI.Responses.ResponseOutputItem[]).find((item): item is OpenAI.Responses.ResponseFunctionToolCall => item.type === "function_call")!;
     assert.ok(call, JSON.stringify(first.output));
-    input.push({ type: "function_call", call_id: call.call_id, name: call.name, arguments: call.arguments }, { type: "function_call_output", call_id: call.call_id, output: "21 degrees" });
+    input.push(
+      { type: "function_call", call_id: call.call_id, name: call.name, arguments: call.arguments },
+      { type: "function_call_output", call_id: call.call_id, output: "21 degrees" },
+    );
     const second = await ask();
     return { call: { name: call.name, args: JSON.parse(call.arguments) }, answer: second.output_text };
   },
@@ -183,7 +188,10 @@ describe("Bedrock channels, every client format", () => {
           const sent = fake.received.slice(seen);
           assert.equal(sent.length, 2);
           const operation = model === "claude" ? (stream ? "invoke-with-response-stream" : "invoke") : stream ? "converse-stream" : "converse";
-          assert.deepEqual(sent.map((request) => request.operation), [operation, operation]);
+          assert.deepEqual(
+            sent.map((request) => request.operation),
+            [operation, operation],
+          );
           assert.ok(sent.every((request) => request.auth === "sigv4" && request.model === MODELS[model as keyof typeof MODELS]));
           assert.deepEqual(fake.rejected, []);
         });
@@ -194,7 +202,12 @@ describe("Bedrock channels, every client format", () => {
 
 describe("Bedrock requests as sent", () => {
   test("Claude: the model id percent-encoded in the path, Anthropic's body without model and stream, Bedrock's version inside", async () => {
-    await anthropic().messages.create({ model: "claude", max_tokens: 32, messages: [{ role: "user", content: "hi" }], temperature: 0.5 } as Anthropic.MessageCreateParamsNonStreaming);
+    await anthropic().messages.create({
+      model: "claude",
+      max_tokens: 32,
+      messages: [{ role: "user", content: "hi" }],
+      temperature: 0.5,
+    } as Anthropic.MessageCreateParamsNonStreaming);
     const sent = fake.received.at(-1)!;
     assert.equal(sent.path, "/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/invoke");
     assert.deepEqual(sent.body, { max_tokens: 32, messages: [{ role: "user", content: "hi" }], temperature: 0.5, anthropic_version: "bedrock-2023-05-31" });
@@ -220,7 +233,13 @@ describe("Bedrock requests as sent", () => {
       stop: ["END"],
       messages: [
         { role: "system", content: "Be brief." },
-        { role: "user", content: [{ type: "text", text: "What is this?" }, { type: "image_url", image_url: { url: `data:image/png;base64,${png}` } }] },
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "What is this?" },
+            { type: "image_url", image_url: { url: `data:image/png;base64,${png}` } },
+          ],
+        },
       ],
     });
     const sent = fake.received.at(-1)!;
@@ -294,7 +313,9 @@ describe("Claude Code on a Bedrock Claude model", () => {
 
 describe("Bedrock errors and usage", () => {
   test("ThrottlingException fails over to the next channel, which serves; the throttled one cools down", async () => {
-    const first = await anthropic().messages.create({ model: "claude-busy", max_tokens: 32, messages: [{ role: "user", content: "busy" }] }).withResponse();
+    const first = await anthropic()
+      .messages.create({ model: "claude-busy", max_tokens: 32, messages: [{ role: "user", content: "busy" }] })
+      .withResponse();
     assert.equal((first.data.content[0] as Anthropic.TextBlock).text, "Echo: busy");
     const row = await logRow(first.response.headers.get("x-request-id"));
     assert.deepEqual(
@@ -304,31 +325,55 @@ describe("Bedrock errors and usage", () => {
         [channels["bedrock-spare"], 200],
       ],
     );
-    const second = await anthropic().messages.create({ model: "claude-busy", max_tokens: 32, messages: [{ role: "user", content: "again" }] }).withResponse();
+    const second = await anthropic()
+      .messages.create({ model: "claude-busy", max_tokens: 32, messages: [{ role: "user", content: "again" }] })
+      .withResponse();
     const again = await logRow(second.response.headers.get("x-request-id"));
-    assert.deepEqual(again.attempts.map((attempt: any) => attempt.channelId), [channels["bedrock-spare"]], "the throttled channel rests");
+    assert.deepEqual(
+      again.attempts.map((attempt: any) => attempt.channelId),
+      [channels["bedrock-spare"]],
+      "the throttled channel rests",
+    );
     const state = (await gateway.admin("GET", `/api/admin/channels/${channels["bedrock-throttled"]}`)).body.state;
     assert.match(JSON.stringify(state), /ThrottlingException/);
   });
 
   test("a throttlingException as a stream's first frame fails over too, for an Anthropic client (relay) and an OpenAI one (Converse)", async () => {
-    const relayed = await anthropic().messages.create({ model: "claude-surge", max_tokens: 32, stream: true, messages: [{ role: "user", content: "surge" }] }).withResponse();
+    const relayed = await anthropic()
+      .messages.create({ model: "claude-surge", max_tokens: 32, stream: true, messages: [{ role: "user", content: "surge" }] })
+      .withResponse();
     let text = "";
     for await (const event of relayed.data) if (event.type === "content_block_delta" && event.delta.type === "text_delta") text += event.delta.text;
     assert.equal(text, "Echo: surge");
     const relayedRow = await logRow(relayed.response.headers.get("x-request-id"));
-    assert.deepEqual(relayedRow.attempts.map((attempt: any) => [attempt.channelId, attempt.status]), [[channels["bedrock-surge"], 429], [channels["bedrock-spare"], 200]]);
+    assert.deepEqual(
+      relayedRow.attempts.map((attempt: any) => [attempt.channelId, attempt.status]),
+      [
+        [channels["bedrock-surge"], 429],
+        [channels["bedrock-spare"], 200],
+      ],
+    );
 
-    const translated = await openai().chat.completions.create({ model: "nova-surge", stream: true, messages: [{ role: "user", content: "surge two" }] }).withResponse();
+    const translated = await openai()
+      .chat.completions.create({ model: "nova-surge", stream: true, messages: [{ role: "user", content: "surge two" }] })
+      .withResponse();
     let reply = "";
     for await (const chunk of translated.data) reply += chunk.choices[0]?.delta.content ?? "";
     assert.equal(reply, "Echo: surge two");
     const translatedRow = await logRow(translated.response.headers.get("x-request-id"));
-    assert.deepEqual(translatedRow.attempts.map((attempt: any) => [attempt.channelId, attempt.status]), [[channels["bedrock-surge"], 429], [channels["bedrock-spare"], 200]]);
+    assert.deepEqual(
+      translatedRow.attempts.map((attempt: any) => [attempt.channelId, attempt.status]),
+      [
+        [channels["bedrock-surge"], 429],
+        [channels["bedrock-spare"], 200],
+      ],
+    );
   });
 
   test("AccessDeniedException takes the channel out of rotation; the caller gets a 502, never the upstream's refusal as theirs", async () => {
-    const failed = await openai().chat.completions.create({ model: "claude-denied", messages: [{ role: "user", content: "hi" }] }).catch((error) => error);
+    const failed = await openai()
+      .chat.completions.create({ model: "claude-denied", messages: [{ role: "user", content: "hi" }] })
+      .catch((error) => error);
     assert.equal(failed.status, 502);
     assert.equal(failed.code, "upstream_auth_failed");
     await eventually(async () => {
@@ -344,14 +389,23 @@ describe("Bedrock errors and usage", () => {
       .catch((error) => error);
     assert.equal(failed.status, 400);
     // Bedrock's own refusal, of a metadata member Bedrock's Claude does not take, relayed from an Anthropic client.
-    const params = { model: "claude", max_tokens: 8, metadata: { user_id: "u1", tags: ["a"] }, messages: [{ role: "user", content: "hi" }] } as Anthropic.MessageCreateParamsNonStreaming;
-    const refused = await anthropic().messages.create(params).catch((error) => error);
+    const params = {
+      model: "claude",
+      max_tokens: 8,
+      metadata: { user_id: "u1", tags: ["a"] },
+      messages: [{ role: "user", content: "hi" }],
+    } as Anthropic.MessageCreateParamsNonStreaming;
+    const refused = await anthropic()
+      .messages.create(params)
+      .catch((error) => error);
     assert.equal(refused.status, 400);
     assert.match(refused.message, /ValidationException/);
   });
 
   test("one log row per request, with the upstream's own usage (Converse counts, cache reads included)", async () => {
-    const completion = await openai().chat.completions.create({ model: "nova", messages: [{ role: "user", content: "count these words" }] }).withResponse();
+    const completion = await openai()
+      .chat.completions.create({ model: "nova", messages: [{ role: "user", content: "count these words" }] })
+      .withResponse();
     assert.equal(completion.data.usage?.prompt_tokens, 20);
     assert.equal(completion.data.usage?.prompt_tokens_details?.cached_tokens, 3);
     const row = await logRow(completion.response.headers.get("x-request-id"));

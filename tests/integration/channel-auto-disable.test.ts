@@ -60,7 +60,11 @@ describe("an upstream that refuses the gateway's credentials", () => {
     const requestId = response.headers.get("x-request-id");
     const { body } = await gateway.admin("GET", "/api/admin/logs?limit=1000");
     const row = (body.data as { id: string; attempts: { channelName: string }[] }[]).find((entry) => entry.id === requestId)!;
-    assert.deepEqual(row.attempts.map((attempt) => attempt.channelName), ["healthy"], "no longer tried");
+    assert.deepEqual(
+      row.attempts.map((attempt) => attempt.channelName),
+      ["healthy"],
+      "no longer tried",
+    );
   });
 
   test("with no channel left the caller gets a 502 that names the upstream's refusal, not a 401", async () => {

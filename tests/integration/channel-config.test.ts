@@ -24,9 +24,10 @@ after(async () => {
 
 /** The API error a chat with `model` ends in. */
 function refusal(model: string): Promise<InstanceType<typeof OpenAI.APIError>> {
-  return client.chat.completions
-    .create({ model, messages: [{ role: "user", content: "hi" }] })
-    .then(() => assert.fail("expected an error"), (error: unknown) => error as InstanceType<typeof OpenAI.APIError>);
+  return client.chat.completions.create({ model, messages: [{ role: "user", content: "hi" }] }).then(
+    () => assert.fail("expected an error"),
+    (error: unknown) => error as InstanceType<typeof OpenAI.APIError>,
+  );
 }
 
 test("the start-up block is short: where the API and console are, the setup code and where it is kept, the admin key, how to stop", () => {

@@ -109,7 +109,9 @@ describe("Claude Code's requests", () => {
     const calls = fakes.openai.received.length;
     for (const stream of [false, true]) {
       const reply = stream
-        ? await client().messages.stream({ ...request, model: "gpt-test" }).finalMessage()
+        ? await client()
+            .messages.stream({ ...request, model: "gpt-test" })
+            .finalMessage()
         : await client().messages.create({ ...request, model: "gpt-test" });
       assert.equal(reply.stop_reason, "max_tokens");
       assert.deepEqual(reply.content, []);

@@ -74,7 +74,10 @@ describe("Codex's requests", () => {
     const chat = fakes.openai.received.findLast((request) => request.path === "/v1/chat/completions")!.body as Record<string, any>;
     assert.equal(chat.messages.flatMap((message: any) => message.tool_calls ?? []).length, CALLS);
     assert.equal(chat.messages.filter((message: any) => message.role === "tool").length, CALLS);
-    assert.deepEqual(chat.tools.map((tool: any) => tool.function.name), fixture.request.tools.map((tool: any) => tool.name));
+    assert.deepEqual(
+      chat.tools.map((tool: any) => tool.function.name),
+      fixture.request.tools.map((tool: any) => tool.name),
+    );
 
     const anthropic = fakes.anthropic.received.at(-1)!.body as Record<string, any>;
     const blocks = anthropic.messages.flatMap((message: any) => (Array.isArray(message.content) ? message.content : []));

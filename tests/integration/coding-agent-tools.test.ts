@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import Anthropic from "@anthropic-ai/sdk";
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import { GEMINI_KEY, startFakeGeminiUpstream } from "../helpers/fake-gemini-upstream";
 import { startFakeOpenAIUpstream, UPSTREAM_API_KEY, type FakeUpstream } from "../helpers/fake-openai-upstream";
 import type { FakeServer } from "../helpers/fake-upstream-server";
@@ -49,7 +49,10 @@ describe("coding agents' tools on any upstream", () => {
     assert.equal(message.content[0]?.type, "text");
     assert.deepEqual(gemini.rejected, []);
     const declarations = gemini.received.at(-1)!.body.tools[0].functionDeclarations as { name: string; parameters: any }[];
-    assert.deepEqual(declarations.map((declaration) => declaration.name), ["Bash", "TodoWrite", "Batch", "WebFetch"]);
+    assert.deepEqual(
+      declarations.map((declaration) => declaration.name),
+      ["Bash", "TodoWrite", "Batch", "WebFetch"],
+    );
     const todo = declarations[1]!.parameters.properties.todos.items;
     assert.deepEqual(todo.required, ["content", "status", "id"], "the $ref is inlined");
     assert.deepEqual(todo.properties.status.enum, ["pending", "in_progress", "completed"]);
@@ -67,11 +70,26 @@ describe("coding agents' tools on any upstream", () => {
         system_instruction: { parts: [{ text: "Be brief." }] },
         contents: [{ role: "user", parts: [{ text: "run ls" }] }],
         generation_config: { max_output_tokens: 50 },
-        tools: [{ function_declarations: [{ name: "run_shell", description: "Run a command", parameters_json_schema: { type: "object", properties: { shell_command: { type: "string" } }, required: ["shell_command"] } }] }],
+        tools: [
+          {
+            function_declarations: [
+              {
+                name: "run_shell",
+                description: "Run a command",
+                parameters_json_schema: { type: "object", properties: { shell_command: { type: "string" } }, required: ["shell_command"] },
+              },
+            ],
+          },
+        ],
       }),
     });
     assert.equal(response.status, 200, await response.clone().text());
-    const sent = openai.received.at(-1)!.body as { tools: OpenAI.Chat.ChatCompletionTool[]; messages: { role: string; content: unknown }[]; max_tokens?: number; max_completion_tokens?: number };
+    const sent = openai.received.at(-1)!.body as {
+      tools: OpenAI.Chat.ChatCompletionTool[];
+      messages: { role: string; content: unknown }[];
+      max_tokens?: number;
+      max_completion_tokens?: number;
+    };
     const tool = sent.tools[0] as OpenAI.Chat.ChatCompletionFunctionTool;
     assert.equal(tool.function.name, "run_shell");
     assert.deepEqual(tool.function.parameters?.required, ["shell_command"], "the schema arrives, property names untouched");

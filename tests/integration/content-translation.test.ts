@@ -70,19 +70,32 @@ describe("images", () => {
   test("OpenAI client -> Gemini: inline data, with URLs downloaded by the gateway", async () => {
     await openai().chat.completions.create({
       model: "gemini-test",
-      messages: [{ role: "user", content: [{ type: "text", text: "look" }, { type: "image_url", image_url: { url: imageUrl } }] }],
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "look" },
+            { type: "image_url", image_url: { url: imageUrl } },
+          ],
+        },
+      ],
     });
-    assert.deepEqual(fakes.gemini.received.at(-1).body.contents[0].parts, [
-      { text: "look" },
-      { inlineData: { mimeType: "image/png", data: PNG.toString("base64") } },
-    ]);
+    assert.deepEqual(fakes.gemini.received.at(-1).body.contents[0].parts, [{ text: "look" }, { inlineData: { mimeType: "image/png", data: PNG.toString("base64") } }]);
   });
 
   test("Anthropic and Gemini clients -> OpenAI: data URLs", async () => {
     await new Anthropic({ baseURL: gateway.url, apiKey: key, maxRetries: 0 }).messages.create({
       model: "gpt-test",
       max_tokens: 10,
-      messages: [{ role: "user", content: [{ type: "image", source: { type: "base64", media_type: "image/png", data: PNG.toString("base64") } }, { type: "text", text: "describe" }] }],
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "image", source: { type: "base64", media_type: "image/png", data: PNG.toString("base64") } },
+            { type: "text", text: "describe" },
+          ],
+        },
+      ],
     });
     assert.deepEqual(fakes.openai.received.at(-1).body.messages.at(-1).content, [
       { type: "image_url", image_url: { url: dataUrl } },

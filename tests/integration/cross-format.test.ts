@@ -85,16 +85,28 @@ describe("text, streaming and not, from every SDK to every upstream", () => {
 
 describe("tool calls survive the trip", () => {
   const expected = {
-    openai: [["get_weather", { city: "Paris" }], ["get_time", { tz: "CET" }]],
-    anthropic: [["get_weather", { city: "Paris" }], ["get_time", { tz: "CET" }]],
-    gemini: [["get_weather", { city: "Paris" }], ["get_weather", { city: "Rome" }]],
+    openai: [
+      ["get_weather", { city: "Paris" }],
+      ["get_time", { tz: "CET" }],
+    ],
+    anthropic: [
+      ["get_weather", { city: "Paris" }],
+      ["get_time", { tz: "CET" }],
+    ],
+    gemini: [
+      ["get_weather", { city: "Paris" }],
+      ["get_weather", { city: "Rome" }],
+    ],
   } as const;
   for (const clientName of ["openai", "anthropic", "gemini"] as const) {
     for (const upstream of UPSTREAMS.filter((entry) => entry.tools)) {
       test(`${clientName} SDK -> ${upstream.type} upstream, streamed parallel calls`, async () => {
         const client = clients.find((candidate) => candidate.name === clientName)!;
         const answer = await client.ask(upstream.tools!, "weather please", { stream: true, tools: [WEATHER, TIME] });
-        assert.deepEqual(answer.toolCalls.map((call) => [call.name, call.args]), expected[upstream.type as keyof typeof expected]);
+        assert.deepEqual(
+          answer.toolCalls.map((call) => [call.name, call.args]),
+          expected[upstream.type as keyof typeof expected],
+        );
         const ids = answer.toolCalls.map((call) => call.id);
         if (clientName === "gemini" && upstream.type === "gemini") {
           // Same-format relay: Gemini's own id-less calls reach the client untouched.
@@ -145,10 +157,21 @@ describe("what each upstream received is valid native format", () => {
     const client = clients[0]! as ReturnType<typeof openAIFacade>;
     await client.client.chat.completions.create({
       model: "gemini-test",
-      messages: [{ role: "system", content: "Sys." }, { role: "user", content: "hi" }],
+      messages: [
+        { role: "system", content: "Sys." },
+        { role: "user", content: "hi" },
+      ],
       max_tokens: 33,
       stop: ["a", "b"],
-      tools: [{ type: "function", function: { name: "f", parameters: { $schema: "http://json-schema.org/draft-07/schema#", type: "object", properties: { q: { type: "string" } }, additionalProperties: false } } }],
+      tools: [
+        {
+          type: "function",
+          function: {
+            name: "f",
+            parameters: { $schema: "http://json-schema.org/draft-07/schema#", type: "object", properties: { q: { type: "string" } }, additionalProperties: false },
+          },
+        },
+      ],
     });
     const sent = fakes.gemini.received.at(-1)!;
     assert.equal(sent.headers["x-goog-api-key"], GEMINI_KEY);
@@ -184,15 +207,29 @@ describe("what each upstream received is valid native format", () => {
     const tools = [{ type: "function" as const, function: WEATHER }];
     await openai.chat.completions.create({ model: "gemini-test", messages: history, tools });
     const gemini = fakes.gemini.received.at(-1)!.body.contents;
-    assert.deepEqual(gemini[1].parts.map((part: any) => part.functionCall.name), ["get_weather", "get_weather"]);
-    assert.deepEqual(gemini[2].parts.map((part: any) => part.functionResponse), [
-      { name: "get_weather", response: { content: "21C" } },
-      { name: "get_weather", response: { temp: 25 } },
-    ]);
+    assert.deepEqual(
+      gemini[1].parts.map((part: any) => part.functionCall.name),
+      ["get_weather", "get_weather"],
+    );
+    assert.deepEqual(
+      gemini[2].parts.map((part: any) => part.functionResponse),
+      [
+        { name: "get_weather", response: { content: "21C" } },
+        { name: "get_weather", response: { temp: 25 } },
+      ],
+    );
     await openai.chat.completions.create({ model: "claude-test", messages: history, tools });
     const anthropic = fakes.anthropic.received.at(-1)!.body.messages;
-    assert.deepEqual(anthropic[1].content.map((block: any) => block.id), ["call_a", "call_b"], "ids sanitized");
-    assert.deepEqual(anthropic[2].content.map((block: any) => block.tool_use_id), ["call_a", "call_b"], "results in one user turn");
+    assert.deepEqual(
+      anthropic[1].content.map((block: any) => block.id),
+      ["call_a", "call_b"],
+      "ids sanitized",
+    );
+    assert.deepEqual(
+      anthropic[2].content.map((block: any) => block.tool_use_id),
+      ["call_a", "call_b"],
+      "results in one user turn",
+    );
   });
 
   test("Gemini clients' id-less calls pair with their responses by name and order", async () => {
@@ -210,7 +247,10 @@ describe("what each upstream received is valid native format", () => {
     const uses = messages[1].content.map((block: any) => block.id);
     const results = messages[2].content.map((block: any) => [block.tool_use_id, block.content]);
     assert.equal(new Set(uses).size, 2);
-    assert.deepEqual(results, [[uses[0], '{"temp":21}'], [uses[1], '{"temp":25}']]);
+    assert.deepEqual(results, [
+      [uses[0], '{"temp":21}'],
+      [uses[1], '{"temp":25}'],
+    ]);
   });
 
   test("no fake upstream rejected any request as invalid", () => {

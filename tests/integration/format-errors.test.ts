@@ -121,7 +121,19 @@ describe("a model whose channels are all skipped", () => {
   }
 
   test("after an upstream 429 with Retry-After: 2 on the only channel, SDKs raise RateLimitError with a retry-after of at most 2", async () => {
-    assert.equal((await gateway.admin("POST", "/api/admin/channels", { name: "rate-limited", type: "openai", baseUrl: fakes.openai.baseUrl, apiKey: UPSTREAM_API_KEY, models: ["limited-model"], modelMap: { "limited-model": "fake-rate-limited" } })).status, 201);
+    assert.equal(
+      (
+        await gateway.admin("POST", "/api/admin/channels", {
+          name: "rate-limited",
+          type: "openai",
+          baseUrl: fakes.openai.baseUrl,
+          apiKey: UPSTREAM_API_KEY,
+          models: ["limited-model"],
+          modelMap: { "limited-model": "fake-rate-limited" },
+        })
+      ).status,
+      201,
+    );
     const upstream = await rejection(openai().chat.completions.create({ model: "limited-model", messages: user }));
     assert.ok(upstream instanceof OpenAI.RateLimitError);
     const fromOpenAI = await untilRefusedByGateway(() => openai().chat.completions.create({ model: "limited-model", messages: user }), /rate limited by its upstream/);
@@ -139,7 +151,19 @@ describe("a model whose channels are all skipped", () => {
   });
 
   test("with the only channel's circuit open instead, OpenAI clients get 503 and Anthropic clients 529 overloaded_error", async () => {
-    assert.equal((await gateway.admin("POST", "/api/admin/channels", { name: "broken", type: "openai", baseUrl: fakes.openai.baseUrl, apiKey: UPSTREAM_API_KEY, models: ["broken-model"], modelMap: { "broken-model": "fake-overloaded" } })).status, 201);
+    assert.equal(
+      (
+        await gateway.admin("POST", "/api/admin/channels", {
+          name: "broken",
+          type: "openai",
+          baseUrl: fakes.openai.baseUrl,
+          apiKey: UPSTREAM_API_KEY,
+          models: ["broken-model"],
+          modelMap: { "broken-model": "fake-overloaded" },
+        })
+      ).status,
+      201,
+    );
     const fromOpenAI = await untilRefusedByGateway(() => openai().chat.completions.create({ model: "broken-model", messages: user }), /temporarily unavailable/);
     assert.ok(fromOpenAI instanceof OpenAI.InternalServerError);
     assert.equal(fromOpenAI.status, 503);
@@ -204,7 +228,11 @@ describe("failures after streaming started arrive as in-stream errors", () => {
   });
 
   test("Anthropic SDK: an error event it throws on, relayed or translated", async () => {
-    for (const [model, type] of [["claude-midstream-error", "overloaded_error"], ["fake-midstream-error", "api_error"], ["gemini-midstream-error", "overloaded_error"]]) {
+    for (const [model, type] of [
+      ["claude-midstream-error", "overloaded_error"],
+      ["fake-midstream-error", "api_error"],
+      ["gemini-midstream-error", "overloaded_error"],
+    ]) {
       let text = "";
       const stream = anthropic().messages.stream({ model: model!, max_tokens: 50, messages: user });
       stream.on("text", (delta) => (text += delta));
@@ -227,7 +255,10 @@ describe("failures after streaming started arrive as in-stream errors", () => {
       assert.equal(text, "Partial", model);
     }
     // Translated from Anthropic, and relayed from Gemini as the upstream's own chunks.
-    for (const [model, message] of [["claude-midstream-error", "Overloaded"], ["gemini-midstream-error", "The model is overloaded."]]) {
+    for (const [model, message] of [
+      ["claude-midstream-error", "Overloaded"],
+      ["gemini-midstream-error", "The model is overloaded."],
+    ]) {
       const response = await fetch(`${gateway.url}/v1beta/models/${model}:streamGenerateContent?alt=sse`, {
         method: "POST",
         headers: { "x-goog-api-key": key, "content-type": "application/json" },
@@ -245,10 +276,7 @@ describe("failures after streaming started arrive as in-stream errors", () => {
 
 describe("Anthropic-specific plumbing", () => {
   test("anthropic-beta and the client's version reach Anthropic upstreams on relay", async () => {
-    await anthropic().messages.create(
-      { model: "claude-test", max_tokens: 5, messages: user },
-      { headers: { "anthropic-beta": "prompt-caching-2024-07-31,extra-beta" } },
-    );
+    await anthropic().messages.create({ model: "claude-test", max_tokens: 5, messages: user }, { headers: { "anthropic-beta": "prompt-caching-2024-07-31,extra-beta" } });
     const sent = fakes.anthropic.received.at(-1)!;
     assert.equal(sent.headers["anthropic-beta"], "prompt-caching-2024-07-31,extra-beta");
     assert.match(String(sent.headers["anthropic-version"]), /^\d{4}-\d{2}-\d{2}$/);
@@ -263,9 +291,14 @@ describe("Anthropic-specific plumbing", () => {
   });
 
   test("parameters an upstream cannot take are dropped with a warning in the log", async () => {
-    const result = await anthropic().messages.create({ model: "gpt-test", max_tokens: 5, messages: user, ...({ top_k: 5 } as object) }).withResponse();
+    const result = await anthropic()
+      .messages.create({ model: "gpt-test", max_tokens: 5, messages: user, ...({ top_k: 5 } as object) })
+      .withResponse();
     const row = await logRow(result.response.headers.get("x-request-id"));
-    assert.ok(row.warnings.some((warning: string) => warning.includes("top_k")), JSON.stringify(row.warnings));
+    assert.ok(
+      row.warnings.some((warning: string) => warning.includes("top_k")),
+      JSON.stringify(row.warnings),
+    );
     assert.equal(fakes.openai.received.at(-1)!.body.top_k, undefined);
   });
 });

@@ -32,7 +32,13 @@ before(async () => {
   });
   gateway = await startGateway();
   gateway.secrets.add(KEY);
-  const created = await gateway.admin("POST", "/api/admin/channels", { name: "cached", type: "openai", baseUrl: `${upstream.origin}/v1`, apiKey: KEY, models: ["plain", "no-finish", "cut-short", "windowed"] });
+  const created = await gateway.admin("POST", "/api/admin/channels", {
+    name: "cached",
+    type: "openai",
+    baseUrl: `${upstream.origin}/v1`,
+    apiKey: KEY,
+    models: ["plain", "no-finish", "cut-short", "windowed"],
+  });
   assert.equal(created.status, 201, JSON.stringify(created.body));
 });
 

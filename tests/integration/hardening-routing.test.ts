@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import OpenAI from "openai";
 import { eventually } from "../helpers/eventually";
 import { startFakeServer, type FakeServer, type ReceivedRequest } from "../helpers/fake-upstream-server";
 import { startGateway, type Gateway } from "../helpers/start-gateway";
@@ -44,7 +43,9 @@ before(async () => {
   openaiFake = await startFakeServer((request, response) => {
     const model = String(request.body?.model ?? "");
     if (model === "denied-model") {
-      return json(response, 403, { error: { message: `Project \`proj_abc\` does not have access to model \`${model}\``, type: "invalid_request_error", param: null, code: "model_not_found" } });
+      return json(response, 403, {
+        error: { message: `Project \`proj_abc\` does not have access to model \`${model}\``, type: "invalid_request_error", param: null, code: "model_not_found" },
+      });
     }
     if (model.startsWith("broken")) return json(response, 500, { error: { message: "upstream is down", type: "server_error", param: null, code: null } });
     if (model === "pricey") return json(response, 200, completion(model, { prompt_tokens: 10, completion_tokens: 1000, total_tokens: 1010 }));
@@ -111,7 +112,10 @@ async function chat(key: string, model: string, content = "hi", headers: Record<
 }
 
 async function channelByName(name: string) {
-  const { body } = await gateway.admin<{ data: { id: string; name: string; autoDisabledReason: string | null; keys: { key: string; state: string }[] }[] }>("GET", "/api/admin/channels");
+  const { body } = await gateway.admin<{ data: { id: string; name: string; autoDisabledReason: string | null; keys: { key: string; state: string }[] }[] }>(
+    "GET",
+    "/api/admin/channels",
+  );
   return body.data.find((channel) => channel.name === name)!;
 }
 
@@ -128,7 +132,11 @@ describe("a 403 that names one model", () => {
     }
     const channel = await channelByName("shared-pool");
     assert.equal(channel.autoDisabledReason, null, "the channel stays in rotation");
-    assert.deepEqual(channel.keys.map((key) => key.state), ["active", "active"], "no key was disabled");
+    assert.deepEqual(
+      channel.keys.map((key) => key.state),
+      ["active", "active"],
+      "no key was disabled",
+    );
     // Another tenant's requests for the channel's other model, on every process.
     for (let index = 0; index < 6; index++) {
       const served = await chat(bystander, "open-model");

@@ -12,7 +12,11 @@ import { startGateway, type Gateway } from "../helpers/start-gateway";
 
 let gateway: Gateway;
 let key: string;
-let fakes: { openai: Awaited<ReturnType<typeof startFakeOpenAIUpstream>>; anthropic: Awaited<ReturnType<typeof startFakeAnthropicUpstream>>; gemini: Awaited<ReturnType<typeof startFakeGeminiUpstream>> };
+let fakes: {
+  openai: Awaited<ReturnType<typeof startFakeOpenAIUpstream>>;
+  anthropic: Awaited<ReturnType<typeof startFakeAnthropicUpstream>>;
+  gemini: Awaited<ReturnType<typeof startFakeGeminiUpstream>>;
+};
 const MAX_BODY_BYTES = 512 * 1024;
 
 before(async () => {
@@ -106,7 +110,11 @@ describe("the cases found on main", () => {
   });
 
   test("a Gemini path naming models/... with a broken percent-encoded query is no 5xx", async () => {
-    for (const path of ["/v1beta/models/models/gemini-test:generateContent?x=%E0%A4%A", "/v1beta/models/models%2Fgemini-test:generateContent?alt=%ZZ", "/v1beta/models/%E0%A4%A:generateContent"]) {
+    for (const path of [
+      "/v1beta/models/models/gemini-test:generateContent?x=%E0%A4%A",
+      "/v1beta/models/models%2Fgemini-test:generateContent?alt=%ZZ",
+      "/v1beta/models/%E0%A4%A:generateContent",
+    ]) {
       const response = await send(path, { method: "POST", headers: { "x-goog-api-key": key }, body: JSON.stringify({ contents: [{ parts: [{ text: "hi" }] }] }) });
       assert.ok(response.status < 500 && response.status >= 200, `${path}: ${response.status}`);
       if (response.status >= 400) assert.ok(isGeminiError(response.json), response.text);
@@ -180,7 +188,11 @@ describe("bodies", () => {
     assert.match(utf8.json.error.message, /UTF-8/);
     const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(JSON.stringify(chat), "utf16le")]);
     assert.equal((await send("/v1/chat/completions", { method: "POST", headers: openaiHeaders(), body: utf16 })).status, 400);
-    const charset = await send("/v1/chat/completions", { method: "POST", headers: { ...openaiHeaders(), "content-type": "application/json; charset=utf-16" }, body: JSON.stringify(chat) });
+    const charset = await send("/v1/chat/completions", {
+      method: "POST",
+      headers: { ...openaiHeaders(), "content-type": "application/json; charset=utf-16" },
+      body: JSON.stringify(chat),
+    });
     assert.equal(charset.status, 415);
     // A UTF-8 byte order mark is tolerated.
     const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(chat))]);
@@ -207,7 +219,11 @@ describe("bodies", () => {
       const response = await send("/v1/chat/completions", { method: "POST", headers: { ...openaiHeaders(), "content-type": type }, body: JSON.stringify(chat) });
       assert.ok(response.status === 200 || response.status === 400 || response.status === 415, `${type}: ${response.status}`);
     }
-    const plain = await send("/api/admin/tokens", { method: "POST", headers: { authorization: `Bearer ${gateway.adminKey}`, "content-type": "text/plain" }, body: JSON.stringify({ name: "csrf" }) });
+    const plain = await send("/api/admin/tokens", {
+      method: "POST",
+      headers: { authorization: `Bearer ${gateway.adminKey}`, "content-type": "text/plain" },
+      body: JSON.stringify({ name: "csrf" }),
+    });
     assert.equal(plain.status, 415);
   });
 });
@@ -218,7 +234,10 @@ describe("CR/LF and control characters", () => {
     const openai = await send("/v1/chat/completions", { method: "POST", headers: openaiHeaders(), body: JSON.stringify({ ...chat, model: "gpt-test\r\nx-injected: 1" }) });
     assert.equal(openai.status, 400);
     assert.equal(openai.headers.get("x-injected"), null);
-    const gemini = await send(`/v1beta/models/gemini-test%0D%0Ax-injected:%201:generateContent?key=${key}`, { method: "POST", body: JSON.stringify({ contents: [{ parts: [{ text: "hi" }] }] }) });
+    const gemini = await send(`/v1beta/models/gemini-test%0D%0Ax-injected:%201:generateContent?key=${key}`, {
+      method: "POST",
+      body: JSON.stringify({ contents: [{ parts: [{ text: "hi" }] }] }),
+    });
     assert.equal(gemini.status, 400, gemini.text);
     assert.equal(gemini.headers.get("x-injected"), null);
     assert.equal(fakes.openai.received.length, before);
@@ -244,7 +263,13 @@ describe("CR/LF and control characters", () => {
 describe("secrets in upstream answers", () => {
   test("an upstream error quoting the channel's key reaches neither the client nor the log", async () => {
     const wrongKey = "sk-channel-key-that-is-wrong-0123456789";
-    const channel = await gateway.admin("POST", "/api/admin/channels", { name: "wrong key", type: "openai", baseUrl: fakes.openai.baseUrl, apiKey: wrongKey, models: ["gpt-wrong-key"] });
+    const channel = await gateway.admin("POST", "/api/admin/channels", {
+      name: "wrong key",
+      type: "openai",
+      baseUrl: fakes.openai.baseUrl,
+      apiKey: wrongKey,
+      models: ["gpt-wrong-key"],
+    });
     assert.equal(channel.status, 201);
     const response = await send("/v1/chat/completions", { method: "POST", headers: openaiHeaders(), body: JSON.stringify({ ...chat, model: "gpt-wrong-key" }) });
     assert.ok(response.status >= 400);
@@ -314,7 +339,7 @@ describe("base URL mistakes", () => {
 });
 
 describe("form posts and paths the API does not serve", () => {
-  const form = "--b\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nvalue\r\n--b--\r\n";
+  const form = '--b\r\nContent-Disposition: form-data; name="a"\r\n\r\nvalue\r\n--b--\r\n';
   const multipart = { "content-type": "multipart/form-data; boundary=b" };
 
   test("an API path in another letter case is a JSON 404 in that API's format naming the right spelling", async () => {
@@ -346,7 +371,7 @@ describe("form posts and paths the API does not serve", () => {
   });
 
   test("a malformed form body posted to a console page is a 400, not Next's 500", async () => {
-    for (const body of ["garbage", "--b\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\ncut short"]) {
+    for (const body of ["garbage", '--b\r\nContent-Disposition: form-data; name="a"\r\n\r\ncut short']) {
       const answer = await send("/login", { method: "POST", headers: multipart, body });
       assert.equal(answer.status, 400, answer.text.slice(0, 200));
     }

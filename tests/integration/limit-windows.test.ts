@@ -26,18 +26,25 @@ async function createToken(fields: Record<string, unknown>): Promise<{ id: strin
 }
 
 const sdkFor = (key: string) => new OpenAI({ apiKey: key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
-const ask = (client: OpenAI, model = "mock-chat") =>
-  client.chat.completions.create({ model, messages: [{ role: "user", content: "hello" }], max_tokens: 10 });
+const ask = (client: OpenAI, model = "mock-chat") => client.chat.completions.create({ model, messages: [{ role: "user", content: "hello" }], max_tokens: 10 });
 
 async function refusal(promise: Promise<unknown>): Promise<InstanceType<typeof OpenAI.RateLimitError>> {
-  const error = await promise.then(() => undefined, (thrown: unknown) => thrown);
+  const error = await promise.then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
   assert.ok(error instanceof OpenAI.RateLimitError, `expected a 429, got ${String(error)}`);
   return error;
 }
 
 describe("limit windows", () => {
   test("a 10s window of 2 requests beside a weekly token window: the third is a 429 naming the window, served again after Retry-After", async () => {
-    const token = await createToken({ limits: [{ window: "10s", requests: 2 }, { window: "week", tokens: 1_000_000 }] });
+    const token = await createToken({
+      limits: [
+        { window: "10s", requests: 2 },
+        { window: "week", tokens: 1_000_000 },
+      ],
+    });
     const client = sdkFor(token.key);
     const first = await ask(client);
     await ask(client);
@@ -125,14 +132,20 @@ describe("limit windows", () => {
 
     const user = await gateway.admin("POST", "/api/admin/users", { email: "windows@example.com", password: "windows-password-1", role: "user" });
     assert.equal(user.status, 201, JSON.stringify(user.body));
-    const limits = [{ window: "5h", requests: 100 }, { window: "month", usd: 50, models: ["mock-chat"] }];
+    const limits = [
+      { window: "5h", requests: 100 },
+      { window: "month", usd: 50, models: ["mock-chat"] },
+    ];
     const updated = await gateway.admin("PATCH", `/api/admin/users/${user.body.id}`, { limits });
     assert.equal(updated.status, 200, JSON.stringify(updated.body));
     assert.deepEqual(updated.body.limits, limits);
     const shown = await gateway.admin("GET", `/api/admin/users/${user.body.id}`);
-    assert.deepEqual(shown.body.windows.map((window: { window: string; used: unknown }) => [window.window, window.used]), [
-      ["5h", { tokens: 0, usd: 0, requests: 0 }],
-      ["month", { tokens: 0, usd: 0, requests: 0 }],
-    ]);
+    assert.deepEqual(
+      shown.body.windows.map((window: { window: string; used: unknown }) => [window.window, window.used]),
+      [
+        ["5h", { tokens: 0, usd: 0, requests: 0 }],
+        ["month", { tokens: 0, usd: 0, requests: 0 }],
+      ],
+    );
   });
 });

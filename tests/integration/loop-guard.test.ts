@@ -20,7 +20,10 @@ const rows = async (gateway: Gateway) => (await gateway.admin("GET", "/api/admin
 before(async () => {
   fake = await startFakeOpenAIUpstream();
   [first, second] = await Promise.all([startGateway(), startGateway()]);
-  for (const [name, gateway] of [["first", first], ["second", second]] as const) {
+  for (const [name, gateway] of [
+    ["first", first],
+    ["second", second],
+  ] as const) {
     const { body } = await gateway.admin("POST", "/api/admin/tokens", { name });
     keys[name] = body.key;
     gateway.secrets.add(body.key);
@@ -34,17 +37,33 @@ after(async () => {
 describe("loop guard", () => {
   test("a channel whose base URL leads back to its own gateway is refused on save, through the admin API", async () => {
     const { status, body } = await first.admin("POST", "/api/admin/channels", {
-      type: "openai", name: "self", baseUrl: `${first.url}/v1`, apiKey: keys.first, models: ["loop-self"],
+      type: "openai",
+      name: "self",
+      baseUrl: `${first.url}/v1`,
+      apiKey: keys.first,
+      models: ["loop-self"],
     });
     assert.equal(status, 400);
     assert.match(JSON.stringify(body), /leads back to this gateway/);
-    const gemini = await first.admin("POST", "/api/admin/channels", { type: "gemini", name: "self-gemini", baseUrl: `${first.url}/v1beta`, apiKey: keys.first, models: ["loop-gemini"] });
+    const gemini = await first.admin("POST", "/api/admin/channels", {
+      type: "gemini",
+      name: "self-gemini",
+      baseUrl: `${first.url}/v1beta`,
+      apiKey: keys.first,
+      models: ["loop-gemini"],
+    });
     assert.equal(gemini.status, 400, "whatever the channel type");
   });
 
   test("two gateways routing to each other: 508 loop_detected after two upstream calls, not a storm", async () => {
-    assert.equal((await first.admin("POST", "/api/admin/channels", { type: "openai", name: "to-second", baseUrl: `${second.url}/v1`, apiKey: keys.second, models: ["ping-pong"] })).status, 201);
-    assert.equal((await second.admin("POST", "/api/admin/channels", { type: "openai", name: "to-first", baseUrl: `${first.url}/v1`, apiKey: keys.first, models: ["ping-pong"] })).status, 201);
+    assert.equal(
+      (await first.admin("POST", "/api/admin/channels", { type: "openai", name: "to-second", baseUrl: `${second.url}/v1`, apiKey: keys.second, models: ["ping-pong"] })).status,
+      201,
+    );
+    assert.equal(
+      (await second.admin("POST", "/api/admin/channels", { type: "openai", name: "to-first", baseUrl: `${first.url}/v1`, apiKey: keys.first, models: ["ping-pong"] })).status,
+      201,
+    );
     const client = new OpenAI({ apiKey: keys.first, baseURL: `${first.url}/v1`, maxRetries: 0 });
     await assert.rejects(client.chat.completions.create({ model: "ping-pong", messages: [{ role: "user", content: "hi" }] }), (error: unknown) => {
       const status = (error as { status?: number }).status;
@@ -64,8 +83,14 @@ describe("loop guard", () => {
   });
 
   test("a chain of different gateways within the limit works, and names each hop upstream", async () => {
-    assert.equal((await second.admin("POST", "/api/admin/channels", { type: "openai", name: "fake", baseUrl: fake.baseUrl, apiKey: UPSTREAM_API_KEY, models: ["chained"] })).status, 201);
-    assert.equal((await first.admin("POST", "/api/admin/channels", { type: "openai", name: "chain", baseUrl: `${second.url}/v1`, apiKey: keys.second, models: ["chained"] })).status, 201);
+    assert.equal(
+      (await second.admin("POST", "/api/admin/channels", { type: "openai", name: "fake", baseUrl: fake.baseUrl, apiKey: UPSTREAM_API_KEY, models: ["chained"] })).status,
+      201,
+    );
+    assert.equal(
+      (await first.admin("POST", "/api/admin/channels", { type: "openai", name: "chain", baseUrl: `${second.url}/v1`, apiKey: keys.second, models: ["chained"] })).status,
+      201,
+    );
     const client = new OpenAI({ apiKey: keys.first, baseURL: `${first.url}/v1`, maxRetries: 0 });
     const completion = await client.chat.completions.create({ model: "chained", messages: [{ role: "user", content: "hi" }] });
     assert.ok(completion.choices[0]?.message.content);

@@ -48,7 +48,12 @@ describe("metrics", () => {
       completionTokens += completion.usage!.completion_tokens;
     }
     for (let index = 0; index < 3; index += 1) {
-      const stream = await client.chat.completions.create({ model: "mock-model", stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: "hi" }] });
+      const stream = await client.chat.completions.create({
+        model: "mock-model",
+        stream: true,
+        stream_options: { include_usage: true },
+        messages: [{ role: "user", content: "hi" }],
+      });
       for await (const chunk of stream) completionTokens += chunk.usage?.completion_tokens ?? 0;
     }
     for (let index = 0; index < 4; index += 1) await client.chat.completions.create({ model: "no-such-model", messages: [{ role: "user", content: "hi" }] }).catch(() => undefined);

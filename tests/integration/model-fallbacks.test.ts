@@ -47,21 +47,36 @@ before(async () => {
   gateway = await startGateway({ CIRCUIT_CONSECUTIVE_FAILURES: "100000", CIRCUIT_MIN_REQUESTS: "100000" });
   const channels = [
     {
-      name: "openai-broken", type: "openai", baseUrl: fakes.openai.baseUrl, apiKey: UPSTREAM_API_KEY,
+      name: "openai-broken",
+      type: "openai",
+      baseUrl: fakes.openai.baseUrl,
+      apiKey: UPSTREAM_API_KEY,
       models: ["gpt-broken", "gpt-broken-2", "gpt-broken-3"],
       modelMap: { "gpt-broken": "fake-server-error", "gpt-broken-2": "fake-server-error", "gpt-broken-3": "fake-server-error" },
     },
     {
-      name: "openai", type: "openai", baseUrl: fakes.openai.baseUrl, apiKey: UPSTREAM_API_KEY,
-      models: ["gpt-backup", "gpt-small", "gpt-small-twin"], modelMap: { "gpt-small": "fake-small-context", "gpt-small-twin": "fake-small-context" },
+      name: "openai",
+      type: "openai",
+      baseUrl: fakes.openai.baseUrl,
+      apiKey: UPSTREAM_API_KEY,
+      models: ["gpt-backup", "gpt-small", "gpt-small-twin"],
+      modelMap: { "gpt-small": "fake-small-context", "gpt-small-twin": "fake-small-context" },
     },
     {
-      name: "anthropic", type: "anthropic", baseUrl: fakes.anthropic.baseUrl, apiKey: ANTHROPIC_KEY,
-      models: ["claude-broken", "claude-backup", "claude-small", "claude-large"], modelMap: { "claude-broken": "claude-server-error", "claude-small": "claude-small-context" },
+      name: "anthropic",
+      type: "anthropic",
+      baseUrl: fakes.anthropic.baseUrl,
+      apiKey: ANTHROPIC_KEY,
+      models: ["claude-broken", "claude-backup", "claude-small", "claude-large"],
+      modelMap: { "claude-broken": "claude-server-error", "claude-small": "claude-small-context" },
     },
     {
-      name: "gemini", type: "gemini", baseUrl: fakes.gemini.baseUrl, apiKey: GEMINI_KEY,
-      models: ["gemini-broken", "gemini-backup", "gemini-small", "gemini-large"], modelMap: { "gemini-broken": "gemini-server-error", "gemini-small": "gemini-small-context" },
+      name: "gemini",
+      type: "gemini",
+      baseUrl: fakes.gemini.baseUrl,
+      apiKey: GEMINI_KEY,
+      models: ["gemini-broken", "gemini-backup", "gemini-small", "gemini-large"],
+      modelMap: { "gemini-broken": "gemini-server-error", "gemini-small": "gemini-small-context" },
     },
   ];
   for (const channel of channels) assert.equal((await gateway.admin("POST", "/api/admin/channels", channel)).status, 201);
@@ -95,7 +110,13 @@ describe("a model whose only channel answers 500 falls back to its fallback mode
         assert.ok(row, "one log row for the request");
         assert.equal(row.status, 200);
         assert.equal(row.servedModel, BACKUP[vendor]);
-        assert.deepEqual(row.attempts?.map((attempt) => [attempt.model, attempt.status]), [[BROKEN[vendor], 500], [BACKUP[vendor], 200]]);
+        assert.deepEqual(
+          row.attempts?.map((attempt) => [attempt.model, attempt.status]),
+          [
+            [BROKEN[vendor], 500],
+            [BACKUP[vendor], 200],
+          ],
+        );
       });
     }
   }
@@ -155,8 +176,17 @@ describe("a context-length refusal falls back to a model with a larger window", 
     assert.equal(answer.model, "claude-large");
     const row = (await logRows()).find((entry) => entry.model === "gpt-small");
     assert.equal(row?.servedModel, "claude-large");
-    assert.deepEqual(row?.attempts?.map((attempt) => [attempt.model, attempt.status]), [["gpt-small", 400], ["claude-large", 200]]);
-    assert.ok(row?.warnings?.some((warning) => warning.includes("gpt-small-twin") && warning.includes("context window")), JSON.stringify(row?.warnings));
+    assert.deepEqual(
+      row?.attempts?.map((attempt) => [attempt.model, attempt.status]),
+      [
+        ["gpt-small", 400],
+        ["claude-large", 200],
+      ],
+    );
+    assert.ok(
+      row?.warnings?.some((warning) => warning.includes("gpt-small-twin") && warning.includes("context window")),
+      JSON.stringify(row?.warnings),
+    );
   });
 
   test("Anthropic's 'prompt is too long' (Anthropic SDK, streamed, to a Gemini channel)", async () => {
@@ -165,7 +195,10 @@ describe("a context-length refusal falls back to a model with a larger window", 
     assert.equal(answer.model, "gemini-large");
     const row = (await logRows()).find((entry) => entry.model === "claude-small");
     assert.equal(row?.servedModel, "gemini-large");
-    assert.deepEqual(row?.attempts?.map((attempt) => attempt.status), [400, 200]);
+    assert.deepEqual(
+      row?.attempts?.map((attempt) => attempt.status),
+      [400, 200],
+    );
   });
 
   test("Gemini's token-limit 400 (Gemini SDK, to an OpenAI channel whose window is unknown)", async () => {
@@ -199,7 +232,10 @@ describe("fallbacks keep to the request's limits", () => {
     assert.equal(response.status, 500, await response.text());
     assert.equal(fakes.openai.received.filter((request) => request.body.model === "gpt-backup").length, before);
     const row = (await logRows()).find((entry) => entry.model === "gpt-broken-2");
-    assert.deepEqual(row?.attempts?.map((attempt) => attempt.model), ["gpt-broken-2", "gpt-broken-3", "gpt-broken"]);
+    assert.deepEqual(
+      row?.attempts?.map((attempt) => attempt.model),
+      ["gpt-broken-2", "gpt-broken-3", "gpt-broken"],
+    );
     assert.equal(row?.servedModel, null);
   });
 
@@ -214,14 +250,22 @@ describe("fallbacks keep to the request's limits", () => {
     assert.equal(response.headers.get("x-gateway-fallback-from"), null);
     const rows = await logRows();
     const row = rows.find((entry) => entry.model === "gpt-broken" && entry.status === 500);
-    assert.deepEqual(row?.attempts?.map((attempt) => attempt.model), ["gpt-broken"]);
-    assert.ok(row?.warnings?.some((warning) => warning.includes("gpt-backup") && warning.includes("may not use")), JSON.stringify(row?.warnings));
+    assert.deepEqual(
+      row?.attempts?.map((attempt) => attempt.model),
+      ["gpt-broken"],
+    );
+    assert.ok(
+      row?.warnings?.some((warning) => warning.includes("gpt-backup") && warning.includes("may not use")),
+      JSON.stringify(row?.warnings),
+    );
   });
 });
 
 describe("the models admin API", () => {
   test("lists every served name with its channels, records or not", async () => {
-    const listed = await gateway.admin<{ data: { id: string | null; name: string; strategy: string; fallbacks: string[]; channels: { name: string; upstreamModel: string | null }[] }[] }>("GET", "/api/admin/models");
+    const listed = await gateway.admin<{
+      data: { id: string | null; name: string; strategy: string; fallbacks: string[]; channels: { name: string; upstreamModel: string | null }[] }[];
+    }>("GET", "/api/admin/models");
     assert.equal(listed.status, 200);
     const backup = listed.body.data.find((entry) => entry.name === "gpt-backup");
     assert.deepEqual([backup?.id, backup?.strategy, backup?.channels.map((channel) => channel.name)], [null, "weighted", ["openai"]]);

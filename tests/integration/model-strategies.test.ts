@@ -83,7 +83,14 @@ describe("routing strategies", () => {
     const dear = await upstream(0);
     const prices = [{ "*": { input: 1, output: 2 } }, { "cost-model": { input: 3, output: 15 } }];
     for (const [index, fake] of [cheap, dear].entries()) {
-      await gateway.admin("POST", "/api/admin/channels", { name: `cost-${index}`, type: "openai", baseUrl: fake.baseUrl, apiKey: KEY, models: ["cost-model"], prices: prices[index] });
+      await gateway.admin("POST", "/api/admin/channels", {
+        name: `cost-${index}`,
+        type: "openai",
+        baseUrl: fake.baseUrl,
+        apiKey: KEY,
+        models: ["cost-model"],
+        prices: prices[index],
+      });
     }
     await gateway.admin("POST", "/api/admin/models", { name: "cost-model", strategy: "cost" });
     for (let index = 0; index < 10; index += 1) await ask("cost-model");

@@ -26,7 +26,14 @@ const gemini = { contents: [{ role: "user", parts: [{ text: "Hello there" }] }] 
 
 const PROBES: Probe[] = [
   { name: "OpenAI chat", method: "POST", path: "/v1/chat/completions", credential: "bearer", body: chat, status: 200 },
-  { name: "OpenAI chat, streamed", method: "POST", path: "/v1/chat/completions", credential: "bearer", body: { ...chat, stream: true, stream_options: { include_usage: true } }, status: 200 },
+  {
+    name: "OpenAI chat, streamed",
+    method: "POST",
+    path: "/v1/chat/completions",
+    credential: "bearer",
+    body: { ...chat, stream: true, stream_options: { include_usage: true } },
+    status: 200,
+  },
   { name: "OpenAI responses", method: "POST", path: "/v1/responses", credential: "bearer", body: { model: "mock-chat", input: "Hello there", store: false }, status: 200 },
   // The built-in mock serves chat only: these are the "no channel serves it" answers.
   { name: "OpenAI completions", method: "POST", path: "/v1/completions", credential: "bearer", body: { model: "mock-chat", prompt: "Once" }, status: 404 },
@@ -37,7 +44,15 @@ const PROBES: Probe[] = [
   { name: "OpenAI without a key", method: "POST", path: "/v1/chat/completions", credential: "none", body: chat, status: 401 },
   { name: "OpenAI bad JSON", method: "POST", path: "/v1/chat/completions", credential: "bearer", body: "{not json", status: 400 },
   { name: "Anthropic messages", method: "POST", path: "/v1/messages", credential: "x-api-key", headers: anthropicVersion, body: { ...chat, max_tokens: 64 }, status: 200 },
-  { name: "Anthropic messages, streamed", method: "POST", path: "/v1/messages", credential: "x-api-key", headers: anthropicVersion, body: { ...chat, max_tokens: 64, stream: true }, status: 200 },
+  {
+    name: "Anthropic messages, streamed",
+    method: "POST",
+    path: "/v1/messages",
+    credential: "x-api-key",
+    headers: anthropicVersion,
+    body: { ...chat, max_tokens: 64, stream: true },
+    status: 200,
+  },
   { name: "Anthropic count_tokens", method: "POST", path: "/v1/messages/count_tokens", credential: "x-api-key", headers: anthropicVersion, body: chat, status: 200 },
   { name: "Anthropic models", method: "GET", path: "/v1/models", credential: "x-api-key", headers: anthropicVersion, status: 200 },
   { name: "Anthropic one model", method: "GET", path: "/v1/models/mock-chat", credential: "x-api-key", headers: anthropicVersion, status: 200 },
@@ -67,18 +82,57 @@ const PROBES: Probe[] = [
   { name: "unknown /v1 path", method: "POST", path: "/v1/no/such/endpoint", credential: "bearer", body: {}, status: 404 },
   { name: "unknown /v1beta path", method: "GET", path: "/v1beta/tunedModels", credential: "goog-header", status: 404 },
   // Writes nobody serves, form posts, and the files in public/.
-  { name: "a form post to the home page", method: "POST", path: "/", credential: "none", headers: { "content-type": "multipart/form-data; boundary=b" }, body: "--b\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nv\r\n--b--\r\n", status: 404 },
+  {
+    name: "a form post to the home page",
+    method: "POST",
+    path: "/",
+    credential: "none",
+    headers: { "content-type": "multipart/form-data; boundary=b" },
+    body: '--b\r\nContent-Disposition: form-data; name="a"\r\n\r\nv\r\n--b--\r\n',
+    status: 404,
+  },
   { name: "a DELETE of a console page", method: "DELETE", path: "/console/tokens", credential: "none", status: 404 },
-  { name: "a malformed form post to a console page", method: "POST", path: "/login", credential: "none", headers: { "content-type": "multipart/form-data; boundary=b" }, body: "garbage", status: 400 },
+  {
+    name: "a malformed form post to a console page",
+    method: "POST",
+    path: "/login",
+    credential: "none",
+    headers: { "content-type": "multipart/form-data; boundary=b" },
+    body: "garbage",
+    status: 400,
+  },
   { name: "favicon", method: "GET", path: "/favicon.ico", credential: "none", status: 200 },
   { name: "robots.txt", method: "GET", path: "/robots.txt", credential: "none", status: 200 },
-  { name: "preflight", method: "OPTIONS", path: "/v1/chat/completions", credential: "none", headers: { origin: "https://app.example", "access-control-request-method": "POST", "access-control-request-headers": "authorization, content-type" }, status: 204 },
-  { name: "a browser's call gets CORS headers", method: "POST", path: "/v1/chat/completions", credential: "bearer", headers: { origin: "https://app.example" }, body: chat, status: 200 },
+  {
+    name: "preflight",
+    method: "OPTIONS",
+    path: "/v1/chat/completions",
+    credential: "none",
+    headers: { origin: "https://app.example", "access-control-request-method": "POST", "access-control-request-headers": "authorization, content-type" },
+    status: 204,
+  },
+  {
+    name: "a browser's call gets CORS headers",
+    method: "POST",
+    path: "/v1/chat/completions",
+    credential: "bearer",
+    headers: { origin: "https://app.example" },
+    body: chat,
+    status: 200,
+  },
 ];
 
 // Headers a client or browser reads; the rest (Next's security headers on every page,
 // dates, lengths) may differ between the entries.
-const KEY_HEADERS = ["content-type", "allow", "access-control-allow-origin", "access-control-allow-methods", "access-control-allow-headers", "access-control-expose-headers", "access-control-max-age"];
+const KEY_HEADERS = [
+  "content-type",
+  "allow",
+  "access-control-allow-origin",
+  "access-control-allow-methods",
+  "access-control-allow-headers",
+  "access-control-expose-headers",
+  "access-control-max-age",
+];
 
 interface Entry {
   url: string;
@@ -109,7 +163,11 @@ async function send(entry: Entry, probe: Probe) {
 function shape(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(shape);
   if (value !== null && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).sort(([a], [b]) => a.localeCompare(b)).map(([key, child]) => [key, shape(child)]));
+    return Object.fromEntries(
+      Object.entries(value)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([key, child]) => [key, shape(child)]),
+    );
   }
   return value === null ? "null" : typeof value;
 }
@@ -175,7 +233,7 @@ describe("npm start and next start answer alike", () => {
     const byApi = async (name: string) => (await send(entries.next, PROBES.find((probe) => probe.name === name)!)).body;
     assert.deepEqual(await byApi("OpenAI one model"), { created: "number", id: "string", object: "string", owned_by: "string" });
     assert.deepEqual(await byApi("Anthropic one model"), { created_at: "string", display_name: "string", id: "string", type: "string" });
-    assert.equal((await byApi("Gemini one model, v1") as { name: string }).name, "string");
+    assert.equal(((await byApi("Gemini one model, v1")) as { name: string }).name, "string");
     assert.deepEqual(await byApi("Gemini one model, unknown"), { error: { code: "number", message: "string", status: "string" } });
   });
 });

@@ -66,7 +66,11 @@ describe("chat completions through an OpenAI-compatible upstream", () => {
 
   test("the upstream gets the client's own bytes, with only the model and usage reporting rewritten", async () => {
     const sent = '{ "model" : "gpt-test", "stream": true,\n  "temperature": 1.0, "seed": 1e3,\n  "messages": [{"role":"user","content":"caf\\u00e9 \\"quoted\\" \u2713"}] }';
-    const response = await fetch(`${gateway.url}/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: sent });
+    const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: sent,
+    });
     assert.equal(response.status, 200);
     assert.match(await response.text(), /data: \[DONE\]/);
     assert.equal(
@@ -121,8 +125,14 @@ describe("chat completions through an OpenAI-compatible upstream", () => {
     const chunks = [];
     for await (const chunk of stream) chunks.push(chunk);
     assert.ok(chunks.length >= 3);
-    assert.ok(chunks.every((chunk) => chunk.choices.length === 1), "no usage-only chunk");
-    assert.ok(chunks.every((chunk) => !("usage" in chunk)), "no usage field the client did not ask for");
+    assert.ok(
+      chunks.every((chunk) => chunk.choices.length === 1),
+      "no usage-only chunk",
+    );
+    assert.ok(
+      chunks.every((chunk) => !("usage" in chunk)),
+      "no usage field the client did not ask for",
+    );
     const sent = upstream.received.at(-1)!;
     assert.deepEqual(sent.body.stream_options, { include_usage: true });
   });

@@ -23,7 +23,14 @@ before(async () => {
   gemini = await startFakeGeminiUpstream();
   gateway = await startGateway();
   const channels = [
-    { type: "openai", name: "openai", baseUrl: upstream.baseUrl, apiKey: UPSTREAM_API_KEY, models: ["text-davinci", "embed-small", "image-model", "tts-model", "rerank-model", "whisper-model"], modelMap: { "embed-small": "text-embedding-3-small", "image-model": "gpt-image-1" } },
+    {
+      type: "openai",
+      name: "openai",
+      baseUrl: upstream.baseUrl,
+      apiKey: UPSTREAM_API_KEY,
+      models: ["text-davinci", "embed-small", "image-model", "tts-model", "rerank-model", "whisper-model"],
+      modelMap: { "embed-small": "text-embedding-3-small", "image-model": "gpt-image-1" },
+    },
     { type: "gemini", name: "gemini", baseUrl: gemini.baseUrl, apiKey: GEMINI_KEY, models: ["gemini-embedding"] },
     { type: "openai", name: "chat only", baseUrl: upstream.baseUrl, apiKey: UPSTREAM_API_KEY, models: ["chat-only-model"], capabilities: ["chat"] },
   ];
@@ -41,7 +48,9 @@ const lastUpstreamRequest = () => upstream.received.at(-1)!;
 
 async function logRow(model: string) {
   const { body } = await gateway.admin("GET", "/api/admin/logs?limit=1000");
-  return (body.data as { model: string; endpoint: string; status: number; promptTokens: number; completionTokens: number; channelId: string }[]).filter((row) => row.model === model);
+  return (body.data as { model: string; endpoint: string; status: number; promptTokens: number; completionTokens: number; channelId: string }[]).filter(
+    (row) => row.model === model,
+  );
 }
 
 describe("OpenAI-format operations", () => {
@@ -66,7 +75,10 @@ describe("OpenAI-format operations", () => {
 
   test("embeddings.create: the SDK's base64 default and floats, with the model map applied and other fields intact", async () => {
     const result = await client.embeddings.create({ model: "embed-small", input: ["hello", "gateway"], dimensions: 3 });
-    assert.deepEqual(result.data.map((item) => item.embedding), [fakeVector("hello", 3), fakeVector("gateway", 3)]);
+    assert.deepEqual(
+      result.data.map((item) => item.embedding),
+      [fakeVector("hello", 3), fakeVector("gateway", 3)],
+    );
     const sent = lastUpstreamRequest().body;
     assert.equal(sent.model, "text-embedding-3-small");
     assert.equal(sent.encoding_format, "base64");
@@ -80,7 +92,10 @@ describe("OpenAI-format operations", () => {
   test("embeddings on a Gemini channel come back in OpenAI's shape, base64 and float", async () => {
     const result = await client.embeddings.create({ model: "gemini-embedding", input: ["one", "three"] });
     assert.equal(result.object, "list");
-    assert.deepEqual(result.data.map((item) => item.embedding), [fakeVector("one"), fakeVector("three")]);
+    assert.deepEqual(
+      result.data.map((item) => item.embedding),
+      [fakeVector("one"), fakeVector("three")],
+    );
     assert.ok(result.usage.prompt_tokens > 0);
     const floats = await client.embeddings.create({ model: "gemini-embedding", input: "shorter", dimensions: 2, encoding_format: "float" });
     assert.deepEqual(floats.data[0]!.embedding, fakeVector("shorter", 2));
@@ -119,14 +134,23 @@ describe("OpenAI-format operations", () => {
     });
     assert.equal(Buffer.from(result.data![0]!.b64_json!, "base64").toString(), "edited:first.png(70000),second.webp(18):add a hat");
     const form = lastUpstreamRequest().body as unknown as import("../helpers/fake-openai-operations").ReceivedForm;
-    assert.deepEqual(form.fields.find(([name]) => name === "model"), ["model", "gpt-image-1"]);
+    assert.deepEqual(
+      form.fields.find(([name]) => name === "model"),
+      ["model", "gpt-image-1"],
+    );
     // openai 7 sends the mask before the images, 6 after them: the images' own order is what counts.
     const parts = form.files.map((file) => [file.name, file.filename, file.contentType, file.bytes.length]);
-    assert.deepEqual(parts.filter(([name]) => name === "image[]"), [
-      ["image[]", "first.png", "image/png", 70_000],
-      ["image[]", "second.webp", "image/webp", 18],
-    ]);
-    assert.deepEqual(parts.filter(([name]) => name !== "image[]"), [["mask", "mask.png", "image/png", 4]]);
+    assert.deepEqual(
+      parts.filter(([name]) => name === "image[]"),
+      [
+        ["image[]", "first.png", "image/png", 70_000],
+        ["image[]", "second.webp", "image/webp", 18],
+      ],
+    );
+    assert.deepEqual(
+      parts.filter(([name]) => name !== "image[]"),
+      [["mask", "mask.png", "image/png", 4]],
+    );
     assert.ok(form.files.find((file) => file.filename === "first.png")!.bytes.equals(first));
   });
 
@@ -144,14 +168,15 @@ describe("OpenAI-format operations", () => {
     assert.equal(verbose.segments?.[0]?.text, "heard 1234 bytes of speech.mp3");
     const rows = await logRow("whisper-model");
     assert.equal(rows.length, 5);
-    assert.ok(rows.some((row) => row.promptTokens === 14 && row.completionTokens === 6), "token usage of gpt-4o-transcribe-style answers is logged");
+    assert.ok(
+      rows.some((row) => row.promptTokens === 14 && row.completionTokens === 6),
+      "token usage of gpt-4o-transcribe-style answers is logged",
+    );
   });
 
   test("an upload without a model, or not multipart, is a 400 before any upstream call", async () => {
     const calls = upstream.received.length;
-    const missing = await client.audio.transcriptions
-      .create({ model: "", file: await toFile(Buffer.from("x"), "a.mp3") })
-      .catch((error: unknown) => error);
+    const missing = await client.audio.transcriptions.create({ model: "", file: await toFile(Buffer.from("x"), "a.mp3") }).catch((error: unknown) => error);
     assert.ok(missing instanceof OpenAI.BadRequestError);
     assert.equal(missing.param, "model");
     const notMultipart = await fetch(`${gateway.url}/v1/images/edits`, {
@@ -172,7 +197,10 @@ describe("OpenAI-format operations", () => {
     });
     assert.equal(response.status, 200);
     const body = (await response.json()) as { results: { index: number; relevance_score: number }[] };
-    assert.deepEqual(body.results.map((result) => result.index), [1, 2]);
+    assert.deepEqual(
+      body.results.map((result) => result.index),
+      [1, 2],
+    );
     assert.ok(body.results[0]!.relevance_score >= body.results[1]!.relevance_score);
   });
 
@@ -219,19 +247,32 @@ for (const lane of [
 
     test("embedContent (the SDK's batchEmbedContents) on a Gemini channel and on an OpenAI channel", async () => {
       const fromGemini = await gemini3().models.embedContent({ model: "gemini-embedding", contents: ["one", "three"], config: { outputDimensionality: 3 } });
-      assert.deepEqual(fromGemini.embeddings?.map((embedding) => embedding.values), [fakeVector("one", 3), fakeVector("three", 3)]);
+      assert.deepEqual(
+        fromGemini.embeddings?.map((embedding) => embedding.values),
+        [fakeVector("one", 3), fakeVector("three", 3)],
+      );
       assert.match(gemini.received.at(-1)!.path, /^\/v1beta\/models\/gemini-embedding:batchEmbedContents/);
       const fromOpenAI = await gemini3().models.embedContent({ model: "embed-small", contents: "hello" });
-      assert.deepEqual(fromOpenAI.embeddings?.map((embedding) => embedding.values), [fakeVector("hello")]);
+      assert.deepEqual(
+        fromOpenAI.embeddings?.map((embedding) => embedding.values),
+        [fakeVector("hello")],
+      );
       assert.equal(lastUpstreamRequest().path, "/v1/embeddings");
       assert.equal(lastUpstreamRequest().body.model, "text-embedding-3-small");
       const rows = await logRow("embed-small");
-      assert.ok(rows.some((row) => row.endpoint === `${lane.version}/models/{model}:batchEmbedContents` && row.status === 200 && row.promptTokens > 0), JSON.stringify(rows));
+      assert.ok(
+        rows.some((row) => row.endpoint === `${lane.version}/models/{model}:batchEmbedContents` && row.status === 200 && row.promptTokens > 0),
+        JSON.stringify(rows),
+      );
     });
 
     test(":embedContent by REST: one embedding; a content without text is Gemini's 400", async () => {
       const send = (body: unknown) =>
-        fetch(`${gateway.url}${lane.version}/models/embed-small:embedContent`, { method: "POST", headers: { "content-type": "application/json", "x-goog-api-key": key }, body: JSON.stringify(body) });
+        fetch(`${gateway.url}${lane.version}/models/embed-small:embedContent`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-goog-api-key": key },
+          body: JSON.stringify(body),
+        });
       const one = await send({ content: { parts: [{ text: "hi" }] } });
       assert.equal(one.status, 200);
       assert.deepEqual(await one.json(), { embedding: { values: fakeVector("hi") } });

@@ -16,7 +16,14 @@ let key: string;
 before(async () => {
   upstream = await startFakeRealtimeUpstream(UPSTREAM_KEY);
   gateway = await startGateway();
-  await gateway.admin("POST", "/api/admin/channels", { type: "openai", name: "realtime", baseUrl: upstream.baseUrl, apiKey: UPSTREAM_KEY, models: ["gpt-realtime"], modelMap: { "gpt-realtime": "gpt-realtime-2025" } });
+  await gateway.admin("POST", "/api/admin/channels", {
+    type: "openai",
+    name: "realtime",
+    baseUrl: upstream.baseUrl,
+    apiKey: UPSTREAM_KEY,
+    models: ["gpt-realtime"],
+    modelMap: { "gpt-realtime": "gpt-realtime-2025" },
+  });
   key = (await gateway.admin("POST", "/api/admin/tokens", { name: "realtime" })).body.key;
 });
 after(async () => {
@@ -40,7 +47,8 @@ function events(socket: WebSocket): { list: { type: string; [key: string]: unkno
   };
 }
 
-const closed = (socket: WebSocket) => new Promise<{ code: number; reason: string }>((resolve) => socket.once("close", (code, reason) => resolve({ code, reason: reason.toString() })));
+const closed = (socket: WebSocket) =>
+  new Promise<{ code: number; reason: string }>((resolve) => socket.once("close", (code, reason) => resolve({ code, reason: reason.toString() })));
 
 describe("realtime WebSocket", () => {
   test("a browser-style client (key in the subprotocol) talks to the upstream both ways; the key never goes upstream; usage is logged", async () => {
@@ -51,7 +59,10 @@ describe("realtime WebSocket", () => {
     // Sent at once, while the gateway may still be connecting upstream: it must not be lost.
     socket.send(JSON.stringify({ type: "response.create" }));
     await received.until("response.done");
-    assert.deepEqual(received.list.map((event) => event.type), ["session.created", "response.created", "response.output_text.delta", "response.done"]);
+    assert.deepEqual(
+      received.list.map((event) => event.type),
+      ["session.created", "response.created", "response.output_text.delta", "response.done"],
+    );
     const connection = upstream.connections.at(-1)!;
     assert.equal(connection.headers.authorization, `Bearer ${UPSTREAM_KEY}`);
     assert.ok(connection.url.includes("model=gpt-realtime-2025"), "the model map applies");
@@ -61,7 +72,9 @@ describe("realtime WebSocket", () => {
     await done;
     await eventually(async () => {
       const { body } = await gateway.admin("GET", "/api/admin/logs?limit=100");
-      const rows = (body.data as { endpoint: string; status: number; promptTokens: number; completionTokens: number; cachedTokens: number }[]).filter((row) => row.endpoint === "/v1/realtime" && row.status === 101);
+      const rows = (body.data as { endpoint: string; status: number; promptTokens: number; completionTokens: number; cachedTokens: number }[]).filter(
+        (row) => row.endpoint === "/v1/realtime" && row.status === 101,
+      );
       assert.equal(rows.length, 1);
       assert.deepEqual([rows[0]!.promptTokens, rows[0]!.completionTokens, rows[0]!.cachedTokens], [18, 12, 4]);
     });
@@ -136,7 +149,12 @@ describe("realtime failover", () => {
   });
 
   const open = (model: string) => new WebSocket(`${failover.url.replace(/^http/, "ws")}/v1/realtime?model=${model}`, { headers: { authorization: `Bearer ${token}` } });
-  const state = async (name: string) => (await failover.admin("GET", `/api/admin/channels/${ids[name]}`)).body.state as { circuit: string; until: number | null; models: Record<string, { circuit: string; coolDownUntil: number | null }> };
+  const state = async (name: string) =>
+    (await failover.admin("GET", `/api/admin/channels/${ids[name]}`)).body.state as {
+      circuit: string;
+      until: number | null;
+      models: Record<string, { circuit: string; coolDownUntil: number | null }>;
+    };
 
   test("a channel that refuses the upgrade (500) is failed over to a healthy one, and its circuit opens", async () => {
     const socket = open("rt-failover");
@@ -152,7 +170,13 @@ describe("realtime failover", () => {
       const row = (body.data as { model: string; status: number; attempts: { channelName: string; status: number }[] }[]).find((entry) => entry.model === "rt-failover");
       assert.ok(row, "one row for the session");
       assert.equal(row.status, 101);
-      assert.deepEqual(row.attempts.map((attempt) => [attempt.channelName, attempt.status]), [["broken", 500], ["healthy", 101]]);
+      assert.deepEqual(
+        row.attempts.map((attempt) => [attempt.channelName, attempt.status]),
+        [
+          ["broken", 500],
+          ["healthy", 101],
+        ],
+      );
     });
     await eventually(async () => assert.notEqual((await state("broken")).models["rt-failover"]?.circuit ?? "closed", "closed"));
   });

@@ -22,7 +22,18 @@ let gateway: Gateway;
 /** Two tokens of one user, one of another user, one that allows no caching. */
 let alice: string, aliceLaptop: string, bob: string, uncached: string;
 
-type LogRow = { id: string; model: string; status: number; stream: boolean; costUsd: number; promptTokens: number; completionTokens: number; cacheStatus: string | null; cacheSavedUsd: number; warnings: string[] | null };
+type LogRow = {
+  id: string;
+  model: string;
+  status: number;
+  stream: boolean;
+  costUsd: number;
+  promptTokens: number;
+  completionTokens: number;
+  cacheStatus: string | null;
+  cacheSavedUsd: number;
+  warnings: string[] | null;
+};
 
 async function logRow(requestId: string): Promise<LogRow> {
   let found: LogRow | undefined;
@@ -38,8 +49,7 @@ const chats = () => fakes.openai.received.filter((request) => request.path === "
 const messages = () => fakes.anthropic.received.filter((request) => request.path === "/v1/messages").length;
 const generations = () => fakes.gemini.received.filter((request) => request.path.includes(":generateContent") || request.path.includes(":streamGenerateContent")).length;
 
-const openai = (key: string, headers: Record<string, string> = CACHE) =>
-  new OpenAI({ apiKey: key, baseURL: `${gateway.url}/v1`, maxRetries: 0, defaultHeaders: headers });
+const openai = (key: string, headers: Record<string, string> = CACHE) => new OpenAI({ apiKey: key, baseURL: `${gateway.url}/v1`, maxRetries: 0, defaultHeaders: headers });
 
 before(async () => {
   fakes = await startVendorFakes();
@@ -140,11 +150,15 @@ describe("exact response cache", () => {
     assert.equal(other.response.headers.get("x-gateway-cache"), "miss", "never across users");
     assert.equal(chats(), before + 2);
 
-    const warmer = await openai(alice).chat.completions.create({ ...question, temperature: 1.5 }).withResponse();
+    const warmer = await openai(alice)
+      .chat.completions.create({ ...question, temperature: 1.5 })
+      .withResponse();
     assert.equal(warmer.response.headers.get("x-gateway-cache"), "miss", "a parameter that changes the answer changes the key");
     assert.equal(chats(), before + 3);
 
-    const bypass = await openai(alice, { ...CACHE, "x-gateway-cache": "no-store" }).chat.completions.create(question).withResponse();
+    const bypass = await openai(alice, { ...CACHE, "x-gateway-cache": "no-store" })
+      .chat.completions.create(question)
+      .withResponse();
     assert.equal(bypass.response.headers.get("x-gateway-cache"), null);
     assert.equal(chats(), before + 4, "no-store reaches the upstream");
     // Without the opt-in header nothing is read either.
@@ -164,7 +178,9 @@ describe("exact response cache", () => {
     assert.match(row.warnings?.join("\n") ?? "", /does not allow response caching/);
 
     // Asking for more than the token allows is lowered to the token's ceiling, and said so.
-    const long = await openai(aliceLaptop, { "x-gateway-cache-ttl": "86400" }).chat.completions.create({ ...question, model: OPENAI_MODEL, temperature: 0.3 }).withResponse();
+    const long = await openai(aliceLaptop, { "x-gateway-cache-ttl": "86400" })
+      .chat.completions.create({ ...question, model: OPENAI_MODEL, temperature: 0.3 })
+      .withResponse();
     assert.equal(long.response.headers.get("x-gateway-cache"), "miss");
     assert.match((await logRow(long.response.headers.get("x-request-id")!)).warnings?.join("\n") ?? "", /lowered to this API key's 30 seconds/);
 

@@ -106,7 +106,10 @@ describe("namespace tools on every upstream", () => {
 
   test("translated upstreams get one flat name per namespaced tool, within every vendor's limits", async () => {
     const chat = fakes.openai.received.findLast((request) => request.path === "/v1/chat/completions")!.body as any;
-    assert.ok(chat.tools.some((tool: any) => tool.function.name === "multi_agent_v1__close_agent"), JSON.stringify(chat.tools));
+    assert.ok(
+      chat.tools.some((tool: any) => tool.function.name === "multi_agent_v1__close_agent"),
+      JSON.stringify(chat.tools),
+    );
     const anthropic = fakes.anthropic.received.at(-1)!.body;
     assert.ok(anthropic.tools.some((tool: any) => tool.name === "multi_agent_v1__write_note"));
     const gemini = fakes.gemini.received.at(-1)!.body;
@@ -131,7 +134,12 @@ describe("hosted tools", () => {
   const extra = { client_metadata: { session: "s-1" }, prompt_cache_key: "k-1", safety_identifier: "u-1" };
 
   test("native Responses: web_search and OpenAI-only fields go up as sent; the search comes back as OpenAI made it", async () => {
-    const response = await client.responses.create({ model: "gpt-test", input: "search the web for gateway news", tools: [webSearch], ...extra } as OpenAI.Responses.ResponseCreateParamsNonStreaming);
+    const response = await client.responses.create({
+      model: "gpt-test",
+      input: "search the web for gateway news",
+      tools: [webSearch],
+      ...extra,
+    } as OpenAI.Responses.ResponseCreateParamsNonStreaming);
     const sent = fakes.openai.received.at(-1)!.body as any;
     assert.deepEqual(sent.client_metadata, extra.client_metadata);
     assert.equal(sent.prompt_cache_key, "k-1");
@@ -160,7 +168,10 @@ describe("hosted tools", () => {
       const final = await stream.finalResponse();
       assert.ok(types.has("response.web_search_call.completed") && types.has("response.output_text.annotation.added"), [...types].join());
       const streamedText = (final.output.findLast((item) => item.type === "message") as OpenAI.Responses.ResponseOutputMessage).content[0] as OpenAI.Responses.ResponseOutputText;
-      assert.deepEqual(streamedText.annotations.map((annotation) => (annotation as { url: string }).url), [SEARCH_PAGE.url]);
+      assert.deepEqual(
+        streamedText.annotations.map((annotation) => (annotation as { url: string }).url),
+        [SEARCH_PAGE.url],
+      );
       noRejections();
       // The fields only OpenAI reads mean nothing to the translation.
       const sent = (model.startsWith("claude") ? fakes.anthropic : fakes.gemini).received.at(-1)!.body;
@@ -170,7 +181,11 @@ describe("hosted tools", () => {
   }
 
   test("Anthropic gets its web search server tool with the domains and location carried over", async () => {
-    const tool = { type: "web_search", filters: { allowed_domains: ["example.com"] }, user_location: { type: "approximate", city: "Paris", country: "FR" } } as OpenAI.Responses.Tool;
+    const tool = {
+      type: "web_search",
+      filters: { allowed_domains: ["example.com"] },
+      user_location: { type: "approximate", city: "Paris", country: "FR" },
+    } as OpenAI.Responses.Tool;
     await client.responses.create({ model: "claude-test", input: "search the web", tools: [tool], store: false });
     assert.deepEqual(fakes.anthropic.received.at(-1)!.body.tools, [
       { type: "web_search_20250305", name: "web_search", allowed_domains: ["example.com"], user_location: { type: "approximate", city: "Paris", country: "FR" } },
@@ -186,19 +201,31 @@ describe("hosted tools", () => {
       { model: "gemini-test", dropped: ["web_search", "file_search"] },
     ]) {
       const tools = [webSearch, { type: "file_search", vector_store_ids: ["vs_1"] } as OpenAI.Responses.Tool, SHELL];
-      const { data, response } = await client.responses.create({ model, input: "hello", tools, store: false, ...extra } as OpenAI.Responses.ResponseCreateParamsNonStreaming).withResponse();
+      const { data, response } = await client.responses
+        .create({ model, input: "hello", tools, store: false, ...extra } as OpenAI.Responses.ResponseCreateParamsNonStreaming)
+        .withResponse();
       assert.equal(data.status, "completed", model);
       const header = response.headers.get("x-gateway-warning") ?? "";
       for (const name of dropped) assert.match(header, new RegExp(name), `${model}: ${header}`);
       const row = await logRow(response.headers.get("x-request-id"));
-      for (const name of dropped) assert.ok(row.warnings.some((warning: string) => warning.includes(`'${name}'`)), JSON.stringify(row.warnings));
+      for (const name of dropped)
+        assert.ok(
+          row.warnings.some((warning: string) => warning.includes(`'${name}'`)),
+          JSON.stringify(row.warnings),
+        );
     }
     noRejections();
   });
 
   test("a tool_choice forcing a dropped tool is a 400 naming it", async () => {
     const error = await client.responses
-      .create({ model: "claude-test", input: "find it", tools: [{ type: "file_search", vector_store_ids: ["vs_1"] } as OpenAI.Responses.Tool], tool_choice: { type: "file_search" }, store: false })
+      .create({
+        model: "claude-test",
+        input: "find it",
+        tools: [{ type: "file_search", vector_store_ids: ["vs_1"] } as OpenAI.Responses.Tool],
+        tool_choice: { type: "file_search" },
+        store: false,
+      })
       .catch((thrown: unknown) => thrown);
     assert.ok(error instanceof OpenAI.BadRequestError, String(error));
     assert.match(error.message, /file_search/);

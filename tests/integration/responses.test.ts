@@ -70,7 +70,10 @@ describe("/v1/responses on every kind of upstream", () => {
       assert.equal(final.output_text, expected);
       assert.equal(events[0]!.type, "response.created");
       assert.equal(events.at(-1)!.type, "response.completed");
-      assert.ok(events.every((event, index) => index === 0 || event.sequence_number > events[index - 1]!.sequence_number), "sequence numbers increase");
+      assert.ok(
+        events.every((event, index) => index === 0 || event.sequence_number > events[index - 1]!.sequence_number),
+        "sequence numbers increase",
+      );
       assert.ok(events.some((event) => event.type === "response.output_text.delta"));
     });
   }
@@ -118,7 +121,10 @@ describe("/v1/responses on every kind of upstream", () => {
     const second = await client.responses.create({
       model: "resp-native",
       tools: [weatherTool],
-      input: [{ type: "function_call", call_id: call.call_id, name: call.name, arguments: call.arguments }, { type: "function_call_output", call_id: call.call_id, output: "sunny" }],
+      input: [
+        { type: "function_call", call_id: call.call_id, name: call.name, arguments: call.arguments },
+        { type: "function_call_output", call_id: call.call_id, output: "sunny" },
+      ],
     });
     assert.equal(second.output_text, "Tool said: sunny");
     assert.deepEqual(openai.received.at(-1)!.body.tools, [weatherTool]);

@@ -34,7 +34,12 @@ async function logRowsOf(tokenId: string): Promise<{ id: string }[]> {
 /** Waits for one request's log row as soon as the request ends: with a 3 s retention, a row looked for later may be swept already. */
 async function logged(tokenId: string, requestId: string | null | undefined): Promise<void> {
   assert.ok(requestId, "the answer names its request");
-  await eventually(async () => assert.ok((await logRowsOf(tokenId)).some((row) => row.id === requestId), `the row of ${requestId}`));
+  await eventually(async () =>
+    assert.ok(
+      (await logRowsOf(tokenId)).some((row) => row.id === requestId),
+      `the row of ${requestId}`,
+    ),
+  );
 }
 
 async function sweptRows(kind: string): Promise<number> {
@@ -75,7 +80,12 @@ describe("retention", () => {
     const outcomes: string[] = [];
     const traffic = (async () => {
       while (!stop) {
-        outcomes.push(await ask(background).then(() => "ok", (error: unknown) => String(error)));
+        outcomes.push(
+          await ask(background).then(
+            () => "ok",
+            (error: unknown) => String(error),
+          ),
+        );
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     })();
@@ -108,6 +118,10 @@ describe("retention", () => {
       stop = true;
       await traffic;
     }
-    assert.deepEqual(outcomes.filter((outcome) => outcome !== "ok"), [], "no request failed during sweeps");
+    assert.deepEqual(
+      outcomes.filter((outcome) => outcome !== "ok"),
+      [],
+      "no request failed during sweeps",
+    );
   });
 });

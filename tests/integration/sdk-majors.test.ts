@@ -98,10 +98,12 @@ for (const lane of GEMINI_LANES) {
     });
 
     test("a wrong key is Gemini's 401", async () => {
-      const error = await client("sk-wrong-key-0000000000").models.generateContent({ model: "mock-chat", contents: "hi" }).then(
-        () => assert.fail("expected an error"),
-        (thrown: unknown) => thrown,
-      );
+      const error = await client("sk-wrong-key-0000000000")
+        .models.generateContent({ model: "mock-chat", contents: "hi" })
+        .then(
+          () => assert.fail("expected an error"),
+          (thrown: unknown) => thrown,
+        );
       assert.ok(error instanceof lane.module.ApiError, String(error));
       assert.equal(error.status, 401);
     });

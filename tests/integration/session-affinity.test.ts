@@ -35,7 +35,11 @@ before(async () => {
   fronts = { a: await front(keysA), b: await front(keysB), c: await front(keysC) };
   gateway = await startGateway({ ROUTING_BACKOFF_MS: "0", CHANNEL_PROBE_INTERVAL_MS: "300" });
   for (const key of [...keysA, ...keysB, ...keysC]) gateway.secrets.add(key);
-  for (const [name, keys, model] of [["a", keysA, "claude-pool"], ["b", keysB, "claude-pool"], ["c", keysC, "claude-keys"]] as const) {
+  for (const [name, keys, model] of [
+    ["a", keysA, "claude-pool"],
+    ["b", keysB, "claude-pool"],
+    ["c", keysC, "claude-keys"],
+  ] as const) {
     const created = await gateway.admin("POST", "/api/admin/channels", { type: "anthropic", name: `pool ${name}`, baseUrl: fronts[name].baseUrl, apiKeys: keys, models: [model] });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     channelIds[name] = created.body.id;
@@ -157,7 +161,10 @@ describe("upstream key pools", () => {
       assert.equal(channel.autoDisabledReason, null, "the channel stays in rotation");
       assert.deepEqual(
         channel.keys.map((key: { key: string; state: string }) => [key.key, key.state]),
-        [[`…${keysC[0]!.slice(-4)}`, "disabled"], [`…${keysC[1]!.slice(-4)}`, "active"]],
+        [
+          [`…${keysC[0]!.slice(-4)}`, "disabled"],
+          [`…${keysC[1]!.slice(-4)}`, "active"],
+        ],
       );
     });
   });
@@ -166,7 +173,10 @@ describe("upstream key pools", () => {
     fronts.c.refused.clear();
     await eventually(async () => {
       const channel = (await gateway.admin("GET", `/api/admin/channels/${channelIds.c}`)).body;
-      assert.deepEqual(channel.keys.map((key: { state: string }) => key.state), ["active", "active"]);
+      assert.deepEqual(
+        channel.keys.map((key: { state: string }) => key.state),
+        ["active", "active"],
+      );
     }, 5000);
   });
 
@@ -194,4 +204,3 @@ describe("a cache hint for an OpenAI upstream", () => {
     assert.deepEqual(openAI.rejected, []);
   });
 });
-

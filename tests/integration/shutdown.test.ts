@@ -112,10 +112,7 @@ async function npmStart(extraEnv: Record<string, string>, options: { detached?: 
 
 /** The processes of `tree` still running 30 s on (none, once they have all exited). */
 function survivors(tree: number[]): Promise<number[]> {
-  return Promise.race([
-    Promise.all(tree.map((pid) => exited(pid))).then(() => []),
-    new Promise<number[]>((resolve) => setTimeout(() => resolve(tree.filter(alive)), 30_000)),
-  ]);
+  return Promise.race([Promise.all(tree.map((pid) => exited(pid))).then(() => []), new Promise<number[]>((resolve) => setTimeout(() => resolve(tree.filter(alive)), 30_000))]);
 }
 
 /** Every process started under `pid`, from /proc (Linux, where the suite runs). */
@@ -163,10 +160,7 @@ describe("graceful shutdown", () => {
       // (the signal handled late) from failing the test.
       await outputMatches(gateway, /waiting for \d+ open request/);
       const { port } = new URL(gateway.url);
-      await assert.rejects(
-        new Promise((resolve, reject) => net.connect(Number(port), "127.0.0.1").once("connect", resolve).once("error", reject)),
-        /ECONNREFUSED/,
-      );
+      await assert.rejects(new Promise((resolve, reject) => net.connect(Number(port), "127.0.0.1").once("connect", resolve).once("error", reject)), /ECONNREFUSED/);
       const results = await Promise.all(streams.map((stream) => stream.rest));
       for (const result of results) {
         assert.ok(result.complete, "served to the end");
@@ -193,9 +187,15 @@ describe("graceful shutdown", () => {
       await exited(gateway.pids[0]!);
       assert.ok(Date.now() - started < 5000, "prompt exit");
       const results = await Promise.all(streams.map((stream) => stream.rest));
-      assert.ok(results.every((result) => !result.text.includes("[DONE]")), "the streams were cut");
+      assert.ok(
+        results.every((result) => !result.text.includes("[DONE]")),
+        "the streams were cut",
+      );
       const stored = await gateway.storedText();
-      assert.deepEqual(streams.filter((stream) => !stored.includes(stream.id)), []);
+      assert.deepEqual(
+        streams.filter((stream) => !stored.includes(stream.id)),
+        [],
+      );
     } finally {
       await gateway.stop();
     }
@@ -206,7 +206,18 @@ describe("graceful shutdown", () => {
     const adminKey = "cluster-admin-key-0123456789";
     const child = spawn(process.execPath, ["scripts/start.mjs"], {
       cwd: path.resolve(import.meta.dirname, "..", ".."),
-      env: { ...process.env, PROCESSES: "2", PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, DATABASE_URL: "", REDIS_URL: "", ADMIN_API_KEY: adminKey, LOG_LEVEL: "warn", NODE_ENV: "production" },
+      env: {
+        ...process.env,
+        PROCESSES: "2",
+        PORT: "0",
+        HOST: "127.0.0.1",
+        DATA_DIR: dataDir,
+        DATABASE_URL: "",
+        REDIS_URL: "",
+        ADMIN_API_KEY: adminKey,
+        LOG_LEVEL: "warn",
+        NODE_ENV: "production",
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";
@@ -249,13 +260,28 @@ describe("graceful shutdown", () => {
     // Longer than the SQLite driver's default 5 s wait, which a loaded machine's start-up passed.
     const holder = spawn(
       process.execPath,
-      ["-e", `const db = new (require("better-sqlite3"))(process.argv[1]); db.exec("BEGIN EXCLUSIVE"); console.log("locked"); setTimeout(() => { db.exec("COMMIT"); db.close(); }, 15000);`, path.join(dataDir, "gateway.db")],
+      [
+        "-e",
+        `const db = new (require("better-sqlite3"))(process.argv[1]); db.exec("BEGIN EXCLUSIVE"); console.log("locked"); setTimeout(() => { db.exec("COMMIT"); db.close(); }, 15000);`,
+        path.join(dataDir, "gateway.db"),
+      ],
       { cwd: path.resolve(import.meta.dirname, "..", ".."), stdio: ["ignore", "pipe", "inherit"] },
     );
     await new Promise((resolve) => holder.stdout.once("data", resolve));
     const child = spawn(process.execPath, ["scripts/start.mjs"], {
       cwd: path.resolve(import.meta.dirname, "..", ".."),
-      env: { ...process.env, PROCESSES: "2", PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, DATABASE_URL: "", REDIS_URL: "", ADMIN_API_KEY: "locked-admin-key-0123456789", LOG_LEVEL: "warn", NODE_ENV: "production" },
+      env: {
+        ...process.env,
+        PROCESSES: "2",
+        PORT: "0",
+        HOST: "127.0.0.1",
+        DATA_DIR: dataDir,
+        DATABASE_URL: "",
+        REDIS_URL: "",
+        ADMIN_API_KEY: "locked-admin-key-0123456789",
+        LOG_LEVEL: "warn",
+        NODE_ENV: "production",
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";

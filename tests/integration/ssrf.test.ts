@@ -53,7 +53,10 @@ before(async () => {
   redirectorUrl = `http://127.0.0.2:${await listen(redirector, "127.0.0.2")}`;
   fake = await startFakeGeminiUpstream();
   gateway = await startGateway({ FETCH_ALLOWED_HOSTS: "127.0.0.2" });
-  assert.equal((await gateway.admin("POST", "/api/admin/channels", { name: "gemini", type: "gemini", baseUrl: fake.baseUrl, apiKey: GEMINI_KEY, models: ["gemini-test"] })).status, 201);
+  assert.equal(
+    (await gateway.admin("POST", "/api/admin/channels", { name: "gemini", type: "gemini", baseUrl: fake.baseUrl, apiKey: GEMINI_KEY, models: ["gemini-test"] })).status,
+    201,
+  );
   key = (await gateway.admin("POST", "/api/admin/tokens", { name: "ssrf" })).body.key;
 });
 
@@ -69,7 +72,18 @@ async function chatWithImage(url: string) {
   const response = await fetch(`${gateway.url}/v1/chat/completions`, {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: JSON.stringify({ model: "gemini-test", messages: [{ role: "user", content: [{ type: "text", text: "what is this" }, { type: "image_url", image_url: { url } }] }] }),
+    body: JSON.stringify({
+      model: "gemini-test",
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "what is this" },
+            { type: "image_url", image_url: { url } },
+          ],
+        },
+      ],
+    }),
   });
   return { status: response.status, body: (await response.json()) as any };
 }
@@ -136,7 +150,15 @@ describe("SSRF guard on image URLs", () => {
     const client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: key, maxRetries: 0 });
     const completion = await client.chat.completions.create({
       model: "gemini-test",
-      messages: [{ role: "user", content: [{ type: "text", text: "look" }, { type: "image_url", image_url: { url: `${redirectorUrl}/image.png` } }] }],
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "look" },
+            { type: "image_url", image_url: { url: `${redirectorUrl}/image.png` } },
+          ],
+        },
+      ],
     });
     assert.ok(completion.choices[0]!.message);
     const sent = fake.received.at(-1)!.body as any;

@@ -48,7 +48,10 @@ before(async () => {
   const created = await gateway.admin("POST", "/api/admin/channels", { type: "openai", name: "faulty", baseUrl: faulty.baseUrl, apiKey: UPSTREAM_KEY, models: all, priority: 10 });
   assert.equal(created.status, 201);
   const fallbackModels = all.filter((name) => name.endsWith(".fallback"));
-  assert.equal((await gateway.admin("POST", "/api/admin/channels", { type: "openai", name: "fallback", baseUrl: fallback.baseUrl, apiKey: UPSTREAM_KEY, models: fallbackModels })).status, 201);
+  assert.equal(
+    (await gateway.admin("POST", "/api/admin/channels", { type: "openai", name: "fallback", baseUrl: fallback.baseUrl, apiKey: UPSTREAM_KEY, models: fallbackModels })).status,
+    201,
+  );
   const key = (await gateway.admin("POST", "/api/admin/tokens", { name: "faults" })).body.key as string;
   clients = [openAIFacade(gateway.url, key), anthropicFacade(gateway.url, key), geminiFacade(gateway.url, key)];
 });
@@ -98,17 +101,22 @@ for (const clientName of ["openai", "anthropic", "gemini"] as const) {
           const row = await logRow(name);
           assert.equal(row.status, 200);
           assert.equal(row.errorMessage, null);
-          assert.deepEqual(row.attempts.map((attempt) => attempt.channelName), ["faulty", "fallback"]);
+          assert.deepEqual(
+            row.attempts.map((attempt) => attempt.channelName),
+            ["faulty", "fallback"],
+          );
           assert.ok(row.attempts[0]!.error, "the failed attempt says why");
           assert.equal(row.attempts[1]!.error, null);
         });
 
         test(`${fault}, ${stream ? "streamed" : "whole"}, no fallback: ${startedStream ? "in-stream error" : `HTTP ${SOLO_STATUS[fault]}`}`, async () => {
           const name = `${fault}.${clientName}.${stream ? "stream" : "whole"}.solo`;
-          const error = await client().ask(name, "hello", { stream, maxTokens: 50 }).then(
-            () => assert.fail("expected an error"),
-            (thrown: unknown) => thrown,
-          );
+          const error = await client()
+            .ask(name, "hello", { stream, maxTokens: 50 })
+            .then(
+              () => assert.fail("expected an error"),
+              (thrown: unknown) => thrown,
+            );
           const row = await logRow(name);
           assert.equal(row.attempts.length, 1);
           assert.ok(row.errorMessage, "the row says what went wrong");

@@ -11,9 +11,21 @@ let client: OpenAI;
 let channelId: string;
 
 type LogRow = {
-  id: string; endpoint: string; model: string | null; status: number; stream: boolean; tokenId: string | null;
-  channelId: string | null; promptTokens: number; completionTokens: number; cachedTokens: number;
-  usageEstimated: boolean; latencyMs: number; firstTokenMs: number | null; errorMessage: string | null; upstreamModel: string | null;
+  id: string;
+  endpoint: string;
+  model: string | null;
+  status: number;
+  stream: boolean;
+  tokenId: string | null;
+  channelId: string | null;
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens: number;
+  usageEstimated: boolean;
+  latencyMs: number;
+  firstTokenMs: number | null;
+  errorMessage: string | null;
+  upstreamModel: string | null;
 };
 
 async function logs(limit = 1000): Promise<LogRow[]> {
@@ -26,7 +38,10 @@ before(async () => {
   upstream = await startFakeOpenAIUpstream();
   gateway = await startGateway();
   const channel = await gateway.admin("POST", "/api/admin/channels", {
-    name: "fake", type: "openai", baseUrl: upstream.baseUrl, apiKey: UPSTREAM_API_KEY,
+    name: "fake",
+    type: "openai",
+    baseUrl: upstream.baseUrl,
+    apiKey: UPSTREAM_API_KEY,
     models: ["gpt-test", "fake-no-usage", "fake-slow-stream"],
   });
   channelId = channel.body.id;

@@ -84,7 +84,10 @@ describe("the service account's token", () => {
     const answers = await Promise.all(
       Array.from({ length: 8 }, (_, index) => openai.chat.completions.create({ model: "vx-gemini", messages: [{ role: "user", content: `burst ${index}` }] })),
     );
-    assert.deepEqual(answers.map((answer) => answer.choices[0]!.message.content), Array.from({ length: 8 }, (_, index) => `Echo: burst ${index}`));
+    assert.deepEqual(
+      answers.map((answer) => answer.choices[0]!.message.content),
+      Array.from({ length: 8 }, (_, index) => `Echo: burst ${index}`),
+    );
     assert.equal(fake.tokenRequests - before, gateway.instances.length);
     assert.deepEqual(fake.rejected, []);
   });
@@ -104,7 +107,13 @@ describe("the service account's token", () => {
     const account = fake.newServiceAccount();
     gateway.secrets.add(JSON.parse(account.json).private_key.split("\n")[1]);
     const created = await gateway.admin("POST", "/api/admin/channels", {
-      name: "vertex-refresh", type: "vertex", baseUrl: fake.baseUrl, apiKey: account.json, settings, models: ["vx-refresh"], modelMap: { "vx-refresh": "gemini-2.5-flash" },
+      name: "vertex-refresh",
+      type: "vertex",
+      baseUrl: fake.baseUrl,
+      apiKey: account.json,
+      settings,
+      models: ["vx-refresh"],
+      modelMap: { "vx-refresh": "gemini-2.5-flash" },
     });
     assert.equal(created.status, 201);
     const ask = (instance: string) =>
@@ -153,7 +162,13 @@ describe("every client format to a Vertex Gemini model and a Vertex Claude model
   });
 
   test("streamed tool calls from every client, and the results sent back the way each family takes them", async () => {
-    const expected = { "vx-gemini-tools": [["get_weather", { city: "Paris" }], ["get_weather", { city: "Rome" }]], "vx-claude-tools": [["get_weather", { city: "Paris" }]] };
+    const expected = {
+      "vx-gemini-tools": [
+        ["get_weather", { city: "Paris" }],
+        ["get_weather", { city: "Rome" }],
+      ],
+      "vx-claude-tools": [["get_weather", { city: "Paris" }]],
+    };
     for (const client of clients) {
       for (const [model, calls] of Object.entries(expected)) {
         const answer = await client.ask(model, "weather please", { stream: true, tools: [WEATHER] });
@@ -171,7 +186,10 @@ describe("every client format to a Vertex Gemini model and a Vertex Claude model
       assert.equal(completion.choices[0]!.finish_reason, "stop", model);
     }
     const sent = fake.received.filter((request) => request.body?.contents || request.body?.messages).slice(-2);
-    assert.deepEqual(sent[0]!.body.contents.map((content: any) => content.role), ["user", "model", "user"]);
+    assert.deepEqual(
+      sent[0]!.body.contents.map((content: any) => content.role),
+      ["user", "model", "user"],
+    );
     assert.deepEqual(sent[0]!.body.contents[2].parts[0].functionResponse, { name: "get_weather", response: { content: "21C" } });
     assert.equal(sent[1]!.body.messages[2].content[0].type, "tool_result");
     assert.deepEqual(fake.rejected, []);
@@ -195,10 +213,22 @@ describe("every client format to a Vertex Gemini model and a Vertex Claude model
 
     const openai = (clients[0] as ReturnType<typeof openAIFacade>).client;
     const embedded = await openai.embeddings.create({ model: "vx-embed", input: ["alpha", "beta gamma"], dimensions: 3 });
-    assert.deepEqual(embedded.data.map((item) => item.embedding), [[5, 0.25, 0.5], [10, 0.25, 0.5]]);
+    assert.deepEqual(
+      embedded.data.map((item) => item.embedding),
+      [
+        [5, 0.25, 0.5],
+        [10, 0.25, 0.5],
+      ],
+    );
     assert.equal(embedded.usage.prompt_tokens, 5, "the tokens Vertex counted");
     const fromGemini = await gemini.models.embedContent({ model: "vx-embed", contents: ["one", "three"], config: { outputDimensionality: 3 } });
-    assert.deepEqual(fromGemini.embeddings?.map((embedding) => embedding.values), [[3, 0.25, 0.5], [5, 0.25, 0.5]]);
+    assert.deepEqual(
+      fromGemini.embeddings?.map((embedding) => embedding.values),
+      [
+        [3, 0.25, 0.5],
+        [5, 0.25, 0.5],
+      ],
+    );
     assert.match(fake.received.at(-1)!.path, /\/publishers\/google\/models\/text-embedding-005:predict$/);
     await assert.rejects(openai.embeddings.create({ model: "vx-claude", input: "x" }), (error: any) => error.status === 404);
     assert.deepEqual(fake.rejected, []);
@@ -211,10 +241,20 @@ describe("failover, the log, the channel's JSON", () => {
     const { data, response } = await openai.chat.completions.create({ model: "vx-busy", messages: [{ role: "user", content: "busy?" }] }).withResponse();
     assert.equal(data.choices[0]!.message.content, "Echo: busy?");
     const row = await logRow(response.headers.get("x-request-id"));
-    assert.deepEqual(row.attempts.map((attempt: any) => [attempt.channelName, attempt.status]), [["vertex", 429], ["vertex-backup", 200]]);
+    assert.deepEqual(
+      row.attempts.map((attempt: any) => [attempt.channelName, attempt.status]),
+      [
+        ["vertex", 429],
+        ["vertex-backup", 200],
+      ],
+    );
     const again = await openai.chat.completions.create({ model: "vx-busy", messages: [{ role: "user", content: "still busy?" }] }).withResponse();
     const second = await logRow(again.response.headers.get("x-request-id"));
-    assert.deepEqual(second.attempts.map((attempt: any) => attempt.channelName), ["vertex-backup"], "cooling down for Vertex's retry delay");
+    assert.deepEqual(
+      second.attempts.map((attempt: any) => attempt.channelName),
+      ["vertex-backup"],
+      "cooling down for Vertex's retry delay",
+    );
   });
 
   test("a token endpoint that cannot be reached fails over and keeps the channel: never blamed on the key", async () => {
@@ -223,14 +263,26 @@ describe("failover, the log, the channel's JSON", () => {
     const ids: Record<string, string> = {};
     for (const [name, tokenUri] of Object.entries(unreachable)) {
       const created = await gateway.admin("POST", "/api/admin/channels", {
-        type: "vertex", baseUrl: fake.baseUrl, apiKey: JSON.stringify({ ...account, token_uri: tokenUri }), settings,
-        name, models: ["vx-token-down"], modelMap: { "vx-token-down": "gemini-2.5-flash" }, priority: 5,
+        type: "vertex",
+        baseUrl: fake.baseUrl,
+        apiKey: JSON.stringify({ ...account, token_uri: tokenUri }),
+        settings,
+        name,
+        models: ["vx-token-down"],
+        modelMap: { "vx-token-down": "gemini-2.5-flash" },
+        priority: 5,
       });
       assert.equal(created.status, 201, JSON.stringify(created.body));
       ids[name] = created.body.id;
     }
     const backup = await gateway.admin("POST", "/api/admin/channels", {
-      type: "vertex", baseUrl: fake.baseUrl, apiKey: fake.serviceAccount.json, settings, name: "token-backup", models: ["vx-token-down"], modelMap: { "vx-token-down": "gemini-2.5-flash" },
+      type: "vertex",
+      baseUrl: fake.baseUrl,
+      apiKey: fake.serviceAccount.json,
+      settings,
+      name: "token-backup",
+      models: ["vx-token-down"],
+      modelMap: { "vx-token-down": "gemini-2.5-flash" },
     });
     assert.equal(backup.status, 201, JSON.stringify(backup.body));
     const openai = (clients[0] as ReturnType<typeof openAIFacade>).client;
@@ -259,17 +311,36 @@ describe("failover, the log, the channel's JSON", () => {
       const account = createServiceAccount(`http://${host}/token`, VERTEX_PROJECT, "portal");
       gateway.secrets.add(JSON.parse(account.json).private_key.split("\n")[1]);
       const created = await gateway.admin("POST", "/api/admin/channels", {
-        type: "vertex", baseUrl: fake.baseUrl, apiKey: account.json, settings, name: "token-portal", models: ["vx-portal"], modelMap: { "vx-portal": "gemini-2.5-flash" }, priority: 5,
+        type: "vertex",
+        baseUrl: fake.baseUrl,
+        apiKey: account.json,
+        settings,
+        name: "token-portal",
+        models: ["vx-portal"],
+        modelMap: { "vx-portal": "gemini-2.5-flash" },
+        priority: 5,
       });
       assert.equal(created.status, 201, JSON.stringify(created.body));
       await gateway.admin("POST", "/api/admin/channels", {
-        type: "vertex", baseUrl: fake.baseUrl, apiKey: fake.serviceAccount.json, settings, name: "portal-backup", models: ["vx-portal"], modelMap: { "vx-portal": "gemini-2.5-flash" },
+        type: "vertex",
+        baseUrl: fake.baseUrl,
+        apiKey: fake.serviceAccount.json,
+        settings,
+        name: "portal-backup",
+        models: ["vx-portal"],
+        modelMap: { "vx-portal": "gemini-2.5-flash" },
       });
       const openai = (clients[0] as ReturnType<typeof openAIFacade>).client;
       const { data, response } = await openai.chat.completions.create({ model: "vx-portal", messages: [{ role: "user", content: "portal?" }] }).withResponse();
       assert.equal(data.choices[0]!.message.content, "Echo: portal?");
       const row = await logRow(response.headers.get("x-request-id"));
-      assert.deepEqual(row.attempts.map((attempt: any) => [attempt.channelName, attempt.status]), [["token-portal", 0], ["portal-backup", 200]]);
+      assert.deepEqual(
+        row.attempts.map((attempt: any) => [attempt.channelName, attempt.status]),
+        [
+          ["token-portal", 0],
+          ["portal-backup", 200],
+        ],
+      );
       // The console's health column: each process writes its channels' last errors every few seconds.
       await eventually(async () => {
         const channel = (await gateway.admin("GET", `/api/admin/channels/${created.body.id}`)).body;
@@ -289,11 +360,24 @@ describe("failover, the log, the channel's JSON", () => {
     gateway.secrets.add(impostor.private_key.split("\n")[1]);
     impostor.client_email = fake.serviceAccount.clientEmail;
     const created = await gateway.admin("POST", "/api/admin/channels", {
-      type: "vertex", baseUrl: fake.baseUrl, apiKey: JSON.stringify(impostor), settings, name: "token-refused-grant", models: ["vx-grant"], modelMap: { "vx-grant": "gemini-2.5-flash" }, priority: 5,
+      type: "vertex",
+      baseUrl: fake.baseUrl,
+      apiKey: JSON.stringify(impostor),
+      settings,
+      name: "token-refused-grant",
+      models: ["vx-grant"],
+      modelMap: { "vx-grant": "gemini-2.5-flash" },
+      priority: 5,
     });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     await gateway.admin("POST", "/api/admin/channels", {
-      type: "vertex", baseUrl: fake.baseUrl, apiKey: fake.serviceAccount.json, settings, name: "grant-backup", models: ["vx-grant"], modelMap: { "vx-grant": "gemini-2.5-flash" },
+      type: "vertex",
+      baseUrl: fake.baseUrl,
+      apiKey: fake.serviceAccount.json,
+      settings,
+      name: "grant-backup",
+      models: ["vx-grant"],
+      modelMap: { "vx-grant": "gemini-2.5-flash" },
     });
     const openai = (clients[0] as ReturnType<typeof openAIFacade>).client;
     const answer = await openai.chat.completions.create({ model: "vx-grant", messages: [{ role: "user", content: "grant?" }] });
@@ -323,7 +407,13 @@ describe("failover, the log, the channel's JSON", () => {
     assert.equal(body.hasApiKey, true);
     assert.deepEqual(body.settings, settings);
     assert.doesNotMatch(JSON.stringify(body), /PRIVATE KEY|private_key|ya29\./);
-    const noLocation = await gateway.admin("POST", "/api/admin/channels", { name: "bad", type: "vertex", apiKey: fake.serviceAccount.json, settings: { project: VERTEX_PROJECT }, models: ["x"] });
+    const noLocation = await gateway.admin("POST", "/api/admin/channels", {
+      name: "bad",
+      type: "vertex",
+      apiKey: fake.serviceAccount.json,
+      settings: { project: VERTEX_PROJECT },
+      models: ["x"],
+    });
     assert.equal(noLocation.status, 400);
     assert.match(noLocation.body.error.message, /settings\.location/);
   });
@@ -341,7 +431,11 @@ describe("Claude Code on a Vertex Claude model", () => {
     assert.equal(response.status, 200, text);
     const received = fake.received.at(-1)!;
     assert.match(received.path, /\/publishers\/anthropic\/models\/claude-sonnet-4@20250514:streamRawPredict$/);
-    assert.equal(received.raw, rewriteJsonObject(Buffer.from(body), { model: undefined, anthropic_version: "vertex-2023-10-16" })!.toString("utf8"), "the client's bytes, model out, version in");
+    assert.equal(
+      received.raw,
+      rewriteJsonObject(Buffer.from(body), { model: undefined, anthropic_version: "vertex-2023-10-16" })!.toString("utf8"),
+      "the client's bytes, model out, version in",
+    );
     const { model: _model, ...rest } = fixture.request;
     assert.deepEqual(received.body, { ...rest, anthropic_version: "vertex-2023-10-16" });
     assert.equal(received.headers["anthropic-beta"], fixture.headers["anthropic-beta"]);
@@ -368,15 +462,16 @@ describe("Claude Code on a Vertex Claude model", () => {
     assert.equal(refused!.headers["anthropic-beta"], "interleaved-thinking-2025-05-14,structured-outputs-2025-11-13");
     assert.equal(retried!.headers["anthropic-beta"], "interleaved-thinking-2025-05-14");
     const row = await logRow(response.headers.get("x-request-id"));
-    assert.ok(row.warnings.some((warning: string) => warning.includes("structured-outputs-2025-11-13 dropped")), JSON.stringify(row.warnings));
+    assert.ok(
+      row.warnings.some((warning: string) => warning.includes("structured-outputs-2025-11-13 dropped")),
+      JSON.stringify(row.warnings),
+    );
     fake.rejected.length = 0;
   });
 
   test("through the SDK's beta client, streamed: thinking blocks and signatures of a tool turn come back as Vertex sent them", async () => {
     const client = new Anthropic({ apiKey: key, baseURL: gateway.url, maxRetries: 0, defaultHeaders: fixture.headers });
-    const message = await client.beta.messages
-      .stream({ ...fixture.request, model: "vx-claude-tools" } as Anthropic.Beta.MessageCreateParamsStreaming)
-      .finalMessage();
+    const message = await client.beta.messages.stream({ ...fixture.request, model: "vx-claude-tools" } as Anthropic.Beta.MessageCreateParamsStreaming).finalMessage();
     assert.equal(message.content[0]?.type, "thinking");
     assert.match((message.content[0] as Anthropic.Beta.BetaThinkingBlock).signature, /^EqQBCgIYAhIM/);
     assert.equal(message.stop_reason, "tool_use");

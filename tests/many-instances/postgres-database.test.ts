@@ -14,7 +14,12 @@ describe("a freshly migrated PostgreSQL database", () => {
     if (!services) throw new Error("This suite needs TEST_POSTGRES_URL and TEST_REDIS_URL: run it through `npm test`.");
     const url = await createTestDatabase(services.postgresUrl);
     const runs = await Promise.all([migrate({ kind: "postgresql", url }), migrate({ kind: "postgresql", url }), migrate({ kind: "postgresql", url })]);
-    assert.deepEqual(runs.flat().sort(), listMigrations("postgresql").map((migration) => migration.name).sort());
+    assert.deepEqual(
+      runs.flat().sort(),
+      listMigrations("postgresql")
+        .map((migration) => migration.name)
+        .sort(),
+    );
     assert.deepEqual(await migrate({ kind: "postgresql", url }), []);
     const database = await createDatabase({ kind: "postgresql", url });
     try {

@@ -48,7 +48,12 @@ describe("two processes, one PostgreSQL, one Redis", () => {
   });
 
   test("a channel created through one process serves through the other, and once disabled is left alone by it within 2 s", async () => {
-    const created = await gateway.admin("POST", "/api/admin/channels", { type: "openai", name: "shared", baseUrl: upstream.baseUrl, apiKey: UPSTREAM_KEY, models: ["ok.shared"] }, 0);
+    const created = await gateway.admin(
+      "POST",
+      "/api/admin/channels",
+      { type: "openai", name: "shared", baseUrl: upstream.baseUrl, apiKey: UPSTREAM_KEY, models: ["ok.shared"] },
+      0,
+    );
     assert.equal(created.status, 201);
     const key = (await gateway.admin("POST", "/api/admin/tokens", { name: "channel" }, 1)).body.key as string;
     await eventually(async () => (await chat(1, key, "ok.shared")).status === 200, 3000);
@@ -59,7 +64,12 @@ describe("two processes, one PostgreSQL, one Redis", () => {
   });
 
   test("a circuit opened by failures in one process is skipped by the other", async () => {
-    const created = await gateway.admin("POST", "/api/admin/channels", { type: "openai", name: "failing", baseUrl: upstream.baseUrl, apiKey: UPSTREAM_KEY, models: ["http-500.circuit"] }, 0);
+    const created = await gateway.admin(
+      "POST",
+      "/api/admin/channels",
+      { type: "openai", name: "failing", baseUrl: upstream.baseUrl, apiKey: UPSTREAM_KEY, models: ["http-500.circuit"] },
+      0,
+    );
     const key = (await gateway.admin("POST", "/api/admin/tokens", { name: "circuit" }, 0)).body.key as string;
     await eventually(async () => (await chat(0, key, "http-500.circuit")).status === 500, 3000);
     assert.equal((await chat(0, key, "http-500.circuit")).status, 500);

@@ -19,7 +19,10 @@ describe("same-format Anthropic stream, passed through as bytes", () => {
     for (let seed = 1; seed < 60; seed += 1) {
       const { text, meter, pieces } = await relay(fixture, seed);
       assert.equal(text, fixture.toString("utf8"), `seed ${seed}`);
-      assert.ok(pieces.every((piece) => Buffer.from(piece).toString("utf8").endsWith("\n\n")), "whole events only");
+      assert.ok(
+        pieces.every((piece) => Buffer.from(piece).toString("utf8").endsWith("\n\n")),
+        "whole events only",
+      );
       assert.equal(meter.usage?.promptTokens, 712);
       assert.ok((meter.usage?.completionTokens ?? 0) > 1, "output tokens from the final delta");
       assert.equal(meter.usage?.cachedTokens, 100);
@@ -55,7 +58,8 @@ describe("same-format Anthropic stream, passed through as bytes", () => {
   });
 
   test("an error event is recorded and ends the stream; comments and spaced JSON are read too", async () => {
-    const text = ': keep-alive\n\nevent: message_start\ndata: {"type": "message_start", "message": {"usage": {"input_tokens": 5, "output_tokens": 1}}}\n\nevent: error\ndata: {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}\n\n';
+    const text =
+      ': keep-alive\n\nevent: message_start\ndata: {"type": "message_start", "message": {"usage": {"input_tokens": 5, "output_tokens": 1}}}\n\nevent: error\ndata: {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}\n\n';
     const { text: out, meter } = await relay(Buffer.from(text), 2);
     assert.equal(out, text);
     assert.equal(meter.error?.message, "Overloaded");

@@ -12,9 +12,9 @@ import { collect, fromPieces, splitAtRandom } from "../helpers/split-chunks";
 const fixture = (name: string) => fs.readFileSync(path.join(import.meta.dirname, "..", "fixtures", "anthropic", name));
 // message-start carries the arrival time; it is zeroed so runs compare equal.
 const parse = async (bytes: Uint8Array, seed: number) =>
-  (await collect(parseAnthropicStream(decodeSseBatches(fromPieces(splitAtRandom(bytes, seed)))))).flat().map((event) =>
-    event.type === "message-start" ? { ...event, created: 0 } : event,
-  );
+  (await collect(parseAnthropicStream(decodeSseBatches(fromPieces(splitAtRandom(bytes, seed))))))
+    .flat()
+    .map((event) => (event.type === "message-start" ? { ...event, created: 0 } : event));
 /** Events in batches of two, as a parser yields them per upstream read. */
 async function* from(events: StreamEvent[]): AsyncGenerator<StreamEvent[]> {
   for (let start = 0; start < events.length; start += 2) yield events.slice(start, start + 2);
@@ -91,7 +91,13 @@ describe("canonical events -> Anthropic SSE", () => {
     assert.equal(out[0]![1].message.id, "msg_chatcmpl-1");
     assert.deepEqual(names.slice(-2), ["message_delta", "message_stop"]);
     const starts = out.filter(([name]) => name === "content_block_start").map(([, data]) => [data.index, data.content_block.type]);
-    assert.deepEqual(starts, [[0, "thinking"], [1, "text"], [2, "thinking"], [3, "tool_use"], [4, "tool_use"]]);
+    assert.deepEqual(starts, [
+      [0, "thinking"],
+      [1, "text"],
+      [2, "thinking"],
+      [3, "tool_use"],
+      [4, "tool_use"],
+    ]);
     const stops = out.filter(([name]) => name === "content_block_stop").map(([, data]) => data.index);
     assert.deepEqual(stops, [0, 1, 2, 3, 4]);
     assert.equal(out.find(([name, data]) => name === "content_block_start" && data.index === 3)![1].content_block.id, "call_1");
@@ -106,9 +112,22 @@ describe("canonical events -> Anthropic SSE", () => {
   test("an error after the stream started becomes an error event with no message_stop", async () => {
     const { GatewayError } = await import("@/lib/canonical/gateway-error");
     const out = frames(
-      (await collect(renderMessageStream(from([{ type: "text-delta", text: "a" }, { type: "error", error: new GatewayError("overloaded", "Overloaded") }]), { model: "m" }))).join(""),
+      (
+        await collect(
+          renderMessageStream(
+            from([
+              { type: "text-delta", text: "a" },
+              { type: "error", error: new GatewayError("overloaded", "Overloaded") },
+            ]),
+            { model: "m" },
+          ),
+        )
+      ).join(""),
     );
     assert.deepEqual(out.at(-1), ["error", { type: "error", error: { type: "overloaded_error", message: "Overloaded" } }]);
-    assert.equal(out.some(([name]) => name === "message_stop"), false);
+    assert.equal(
+      out.some(([name]) => name === "message_stop"),
+      false,
+    );
   });
 });

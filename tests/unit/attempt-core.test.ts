@@ -29,16 +29,25 @@ let origin = "";
 
 const completion = (text: string) =>
   JSON.stringify({
-    id: "chatcmpl-1", object: "chat.completion", created: 1, model: "up",
+    id: "chatcmpl-1",
+    object: "chat.completion",
+    created: 1,
+    model: "up",
     choices: [{ index: 0, message: { role: "assistant", content: text }, finish_reason: "stop" }],
     usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 },
   });
-const answer = (text: string): Script => (_request, _body, response) => {
-  response.writeHead(200, { "content-type": "application/json" }).end(completion(text));
-};
-const fail = (status: number, headers: Record<string, string> = {}): Script => (_request, _body, response) => {
-  response.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify({ error: { message: `status ${status}`, type: "server_error", code: null } }));
-};
+const answer =
+  (text: string): Script =>
+  (_request, _body, response) => {
+    response.writeHead(200, { "content-type": "application/json" }).end(completion(text));
+  };
+const fail =
+  (status: number, headers: Record<string, string> = {}): Script =>
+  (_request, _body, response) => {
+    response
+      .writeHead(status, { "content-type": "application/json", ...headers })
+      .end(JSON.stringify({ error: { message: `status ${status}`, type: "server_error", code: null } }));
+  };
 
 before(async () => {
   server = http.createServer((request, response) => {
@@ -100,8 +109,17 @@ describe("the attempt core", () => {
     const response = await call(core);
     assert.equal(response.status, 200);
     assert.match(await bodyText(response), /from b/);
-    assert.deepEqual(received.map((request) => request.channel), ["a", "b"]);
-    assert.deepEqual(core.health.map((sample) => [sample.channelId, sample.error !== null]), [["a", true], ["b", false]]);
+    assert.deepEqual(
+      received.map((request) => request.channel),
+      ["a", "b"],
+    );
+    assert.deepEqual(
+      core.health.map((sample) => [sample.channelId, sample.error !== null]),
+      [
+        ["a", true],
+        ["b", false],
+      ],
+    );
     assert.equal(received[1]!.headers.authorization, "Bearer sk-upstream");
     await core.close();
   });
@@ -111,7 +129,10 @@ describe("the attempt core", () => {
     scripts.set("a", fail(400));
     scripts.set("b", answer("never"));
     await assert.rejects(call(core), (error) => isGatewayError(error) && error.status === 400);
-    assert.deepEqual(received.map((request) => request.channel), ["a"]);
+    assert.deepEqual(
+      received.map((request) => request.channel),
+      ["a"],
+    );
     assert.deepEqual(core.health, []);
     await core.close();
   });
@@ -121,15 +142,25 @@ describe("the attempt core", () => {
     scripts.set("a", fail(429, { "retry-after": "2" }));
     scripts.set("b", answer("from b"));
     await call(core);
-    assert.deepEqual(received.map((request) => request.channel), ["a", "b"]);
+    assert.deepEqual(
+      received.map((request) => request.channel),
+      ["a", "b"],
+    );
     received.length = 0;
     await call(core);
-    assert.deepEqual(received.map((request) => request.channel), ["b"], "a is cooling down");
+    assert.deepEqual(
+      received.map((request) => request.channel),
+      ["b"],
+      "a is cooling down",
+    );
     core.advance(2500);
     received.length = 0;
     scripts.set("a", answer("from a"));
     assert.match(await bodyText(await call(core)), /from a/);
-    assert.deepEqual(received.map((request) => request.channel), ["a"]);
+    assert.deepEqual(
+      received.map((request) => request.channel),
+      ["a"],
+    );
     await core.close();
   });
 
@@ -180,11 +211,19 @@ describe("the attempt core", () => {
     await call(core);
     received.length = 0;
     await call(core);
-    assert.deepEqual(received.map((request) => request.channel), ["b"], "a's circuit is open");
+    assert.deepEqual(
+      received.map((request) => request.channel),
+      ["b"],
+      "a's circuit is open",
+    );
     core.advance(31_000);
     received.length = 0;
     await call(core);
-    assert.deepEqual(received.map((request) => request.channel), ["a", "b"], "one probe goes to a once it is due");
+    assert.deepEqual(
+      received.map((request) => request.channel),
+      ["a", "b"],
+      "one probe goes to a once it is due",
+    );
     await core.close();
   });
 
@@ -201,7 +240,10 @@ describe("the attempt core", () => {
     const core = inMemoryCore({ channels: [channelAt("a", 30), channelAt("b", 20), channelAt("c", 10)], maxAttempts: 2 });
     for (const id of ["a", "b", "c"]) scripts.set(id, fail(500));
     await assert.rejects(call(core), (error) => isGatewayError(error) && error.status === 500);
-    assert.deepEqual(received.map((request) => request.channel), ["a", "b"]);
+    assert.deepEqual(
+      received.map((request) => request.channel),
+      ["a", "b"],
+    );
     await core.close();
   });
 
@@ -212,12 +254,15 @@ describe("the attempt core", () => {
       response.writeHead(200, { "content-type": "text/event-stream" });
       const chunk = (delta: object, finish: string | null) =>
         `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "up", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-      response.end(chunk({ role: "assistant", content: "streamed" }, null) + chunk({}, "stop") + "data: [DONE]\n\n");
+      response.end(`${chunk({ role: "assistant", content: "streamed" }, null) + chunk({}, "stop")}data: [DONE]\n\n`);
     });
     const response = await call(core, openAIChatCall(true));
     const text = await bodyText(response);
     assert.match(text, /streamed/);
-    assert.deepEqual(received.map((request) => request.channel), ["a", "b"]);
+    assert.deepEqual(
+      received.map((request) => request.channel),
+      ["a", "b"],
+    );
     await core.close();
   });
 
@@ -225,7 +270,12 @@ describe("the attempt core", () => {
     const core = inMemoryCore({ channels: [channelAt("a", 10)] });
     scripts.set("a", answer("ok"));
     await runCall(core.scope({ hops: "upstreamgw,thisgw" }), {
-      operation: "chat", model: "m", stream: false, estimate: { inputTokens: 1, outputTokens: 1 }, call: openAIChatCall(), renderStreamError: openAIFormat.renderStreamError,
+      operation: "chat",
+      model: "m",
+      stream: false,
+      estimate: { inputTokens: 1, outputTokens: 1 },
+      call: openAIChatCall(),
+      renderStreamError: openAIFormat.renderStreamError,
     });
     assert.equal(received[0]!.headers[HOPS_HEADER], "upstreamgw,thisgw");
     await core.close();
@@ -234,7 +284,14 @@ describe("the attempt core", () => {
   test("a channel whose provider has no member for the operation is no candidate", async () => {
     const core = inMemoryCore({ channels: [channelAt("a", 10, { type: "anthropic" })] });
     await assert.rejects(
-      runCall(core.scope(), { operation: "images", model: "m", stream: false, estimate: { inputTokens: 1, outputTokens: 0 }, call: { body: { model: "m", prompt: "x" }, model: "m", stream: false, includeUsage: false, clientHeaders: { get: () => null } }, renderStreamError: () => undefined }),
+      runCall(core.scope(), {
+        operation: "images",
+        model: "m",
+        stream: false,
+        estimate: { inputTokens: 1, outputTokens: 0 },
+        call: { body: { model: "m", prompt: "x" }, model: "m", stream: false, includeUsage: false, clientHeaders: { get: () => null } },
+        renderStreamError: () => undefined,
+      }),
       (error) => isGatewayError(error) && error.status === 404 && error.code === "model_not_found",
     );
     assert.equal(received.length, 0);

@@ -5,7 +5,12 @@ import { classifyAttemptError, isCredentialRejection, MODEL_REST_SECONDS } from 
 import { isMissingPath } from "@/lib/providers/base-url";
 
 const upstream = (status: number, options: { code?: string; retryAfterSeconds?: number; message?: string } = {}) =>
-  new GatewayError("upstream_error", options.message ?? `upstream said ${status}`, { status, upstreamStatus: status, code: options.code, retryAfterSeconds: options.retryAfterSeconds });
+  new GatewayError("upstream_error", options.message ?? `upstream said ${status}`, {
+    status,
+    upstreamStatus: status,
+    code: options.code,
+    retryAfterSeconds: options.retryAfterSeconds,
+  });
 
 describe("what one failed attempt means for routing", () => {
   // [what failed, fail over, channel's fault, disables, cool-down seconds]

@@ -5,14 +5,7 @@ import { fetchUpstreamModels } from "@/lib/channels/fetch-models";
 import { providers } from "@/lib/providers/registry";
 import { UpstreamHttp } from "@/lib/providers/upstream-http";
 import type { Runtime } from "@/lib/runtime/runtime-types";
-import {
-  BEDROCK_API_KEY,
-  BEDROCK_CREDENTIALS,
-  BEDROCK_REGION,
-  BEDROCK_SESSION_CREDENTIALS,
-  startFakeBedrockUpstream,
-  type FakeBedrock,
-} from "../helpers/fake-bedrock-upstream";
+import { BEDROCK_API_KEY, BEDROCK_CREDENTIALS, BEDROCK_REGION, BEDROCK_SESSION_CREDENTIALS, startFakeBedrockUpstream, type FakeBedrock } from "../helpers/fake-bedrock-upstream";
 import { testChannel } from "../helpers/in-memory-core";
 
 // What the console does with a Bedrock channel before saving it: the check sends one
@@ -83,7 +76,10 @@ describe("a Bedrock channel before its save", () => {
   test("the default base URL is the region's runtime endpoint; the model list is on its control plane", () => {
     const channel = { ...draft(), baseUrl: providers.bedrock.defaultBaseUrl, settings: { region: "us-west-2" } };
     const transport = providers.bedrock.transport(channel);
-    assert.equal(transport.url({ path: "/messages", model: "anthropic.claude-x-v1:0", stream: true }), "https://bedrock-runtime.us-west-2.amazonaws.com/model/anthropic.claude-x-v1%3A0/invoke-with-response-stream");
+    assert.equal(
+      transport.url({ path: "/messages", model: "anthropic.claude-x-v1:0", stream: true }),
+      "https://bedrock-runtime.us-west-2.amazonaws.com/model/anthropic.claude-x-v1%3A0/invoke-with-response-stream",
+    );
     assert.equal(transport.url({ path: "/converse", model: "amazon.nova-pro-v1:0" }), "https://bedrock-runtime.us-west-2.amazonaws.com/model/amazon.nova-pro-v1%3A0/converse");
     assert.equal(transport.url({ path: "/foundation-models", query: "byOutputModality=TEXT" }), "https://bedrock.us-west-2.amazonaws.com/foundation-models?byOutputModality=TEXT");
   });

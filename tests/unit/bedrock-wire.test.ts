@@ -25,7 +25,10 @@ const codec = new EventStreamCodec(toUtf8, fromUtf8);
 const FIXTURE = fs.readFileSync(path.join(import.meta.dirname, "..", "fixtures", "anthropic", "stream-thinking-text-tool.sse"), "utf8");
 
 const frame = (headers: Record<string, string>, payload: unknown) =>
-  codec.encode({ headers: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, { type: "string" as const, value }])), body: fromUtf8(JSON.stringify(payload)) });
+  codec.encode({
+    headers: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, { type: "string" as const, value }])),
+    body: fromUtf8(JSON.stringify(payload)),
+  });
 const event = (type: string, payload: unknown) => frame({ ":message-type": "event", ":event-type": type, ":content-type": "application/json" }, payload);
 const exception = (type: string, message: string) => frame({ ":message-type": "exception", ":exception-type": type, ":content-type": "application/json" }, { message });
 const chunk = (data: string) => event("chunk", { bytes: Buffer.from(data).toString("base64") });
@@ -36,7 +39,9 @@ async function sse(bytes: Uint8Array, seed: number): Promise<string> {
 }
 
 describe("InvokeModelWithResponseStream as Anthropic's SSE", () => {
-  const dataLines = FIXTURE.split("\n").filter((line) => line.startsWith("data: ")).map((line) => line.slice(6));
+  const dataLines = FIXTURE.split("\n")
+    .filter((line) => line.startsWith("data: "))
+    .map((line) => line.slice(6));
 
   test("the chunks of a recorded Anthropic stream, split at any byte, come out as that stream byte for byte", async () => {
     const bytes = joined(dataLines.map(chunk));
@@ -52,7 +57,11 @@ describe("InvokeModelWithResponseStream as Anthropic's SSE", () => {
 
   test("AWS exceptions inside the stream become Anthropic error events of the matching type", async () => {
     const text = await sse(joined([chunk(dataLines[0]!), exception("throttlingException", "Too many tokens"), exception("modelStreamErrorException", "boom")]), 3);
-    const errors = text.split("\n").filter((line) => line.startsWith("data: ")).slice(1).map((line) => JSON.parse(line.slice(6)));
+    const errors = text
+      .split("\n")
+      .filter((line) => line.startsWith("data: "))
+      .slice(1)
+      .map((line) => JSON.parse(line.slice(6)));
     assert.deepEqual(errors, [
       { type: "error", error: { type: "rate_limit_error", message: "Too many tokens" } },
       { type: "error", error: { type: "api_error", message: "boom" } },
@@ -166,7 +175,13 @@ describe("Converse request bodies", () => {
       messages: [
         { role: "assistant", content: [{ type: "text", text: "Hello." }] },
         { role: "user", content: [{ type: "text", text: "Weather?" }] },
-        { role: "assistant", content: [{ type: "reasoning", text: "unsigned" }, { type: "tool-call", id: "call.1", name: "get_weather", arguments: '{"city":"Paris"}' }] },
+        {
+          role: "assistant",
+          content: [
+            { type: "reasoning", text: "unsigned" },
+            { type: "tool-call", id: "call.1", name: "get_weather", arguments: '{"city":"Paris"}' },
+          ],
+        },
         { role: "user", content: [{ type: "text", text: "(also this)" }] },
         { role: "tool", content: [{ type: "tool-result", toolCallId: "call.1", content: "21", isError: true }] },
       ],
@@ -260,7 +275,10 @@ describe("AWS's errors", () => {
     assert.equal(parseBedrockError(502, "<html>bad gateway</html>", {}, []), undefined, "not AWS's shape: left to the format's parser");
     const mismatch = parseBedrockError(
       403,
-      JSON.stringify({ message: "The request signature we calculated does not match the signature you provided.\n\nThe Canonical String for this request should have been\n'POST\n/model\nx-amz-security-token:FwoGZXIvYXdzEXAMPLE'" }),
+      JSON.stringify({
+        message:
+          "The request signature we calculated does not match the signature you provided.\n\nThe Canonical String for this request should have been\n'POST\n/model\nx-amz-security-token:FwoGZXIvYXdzEXAMPLE'",
+      }),
       headers("InvalidSignatureException"),
       ["FwoGZXIvYXdzEXAMPLE"],
     )!;

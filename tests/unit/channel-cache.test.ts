@@ -12,9 +12,26 @@ import { ChannelCache } from "@/lib/channels/channel-cache";
 const key = randomBytes(32);
 type Row = Record<string, unknown> & { id: string };
 const baseRow: Row = {
-  id: "c1", name: "one", type: "openai", baseUrl: "http://127.0.0.1:9/v1", apiKeyEncrypted: encryptSecret("sk-upstream", key),
-  models: ["m"], modelMap: {}, priority: 0, weight: 1, enabled: true, capabilities: [], prices: {}, timeouts: {}, settings: {},
-  autoDisabledReason: null, autoDisabledAt: null, lastError: null, lastLatencyMs: null, createdAt: new Date(0), updatedAt: new Date(0),
+  id: "c1",
+  name: "one",
+  type: "openai",
+  baseUrl: "http://127.0.0.1:9/v1",
+  apiKeyEncrypted: encryptSecret("sk-upstream", key),
+  models: ["m"],
+  modelMap: {},
+  priority: 0,
+  weight: 1,
+  enabled: true,
+  capabilities: [],
+  prices: {},
+  timeouts: {},
+  settings: {},
+  autoDisabledReason: null,
+  autoDisabledAt: null,
+  lastError: null,
+  lastLatencyMs: null,
+  createdAt: new Date(0),
+  updatedAt: new Date(0),
 };
 
 function cacheOver(rows: () => Row[]) {

@@ -18,8 +18,7 @@ let webSite: http.Server;
 let webOrigin = "";
 const upstreamHttp = new UpstreamHttp({ connections: 4 });
 const runtime = { upstream: upstreamHttp, providers, deploymentId: "check-test" } as unknown as Runtime;
-const draft = (baseUrl: string) =>
-  testChannel("draft", { baseUrl, apiKey: UPSTREAM_API_KEY, models: ["gpt-test"], modelMap: { "gpt-test": "fake-upstream-model" } });
+const draft = (baseUrl: string) => testChannel("draft", { baseUrl, apiKey: UPSTREAM_API_KEY, models: ["gpt-test"], modelMap: { "gpt-test": "fake-upstream-model" } });
 
 before(async () => {
   upstream = await startFakeOpenAIUpstream();

@@ -19,8 +19,16 @@ function rejects(body: Record<string, unknown>): string | null {
 describe("OpenAI chat request validation", () => {
   test("accepts the documented bounds", () => {
     for (const fields of [
-      { temperature: 0 }, { temperature: 2 }, { top_p: 1 }, { n: 1 }, { presence_penalty: -2 }, { frequency_penalty: 2 },
-      { reasoning_effort: "low" }, { reasoning_effort: "high" }, { stop: ["a", "b", "c", "d"] }, { max_tokens: 1 },
+      { temperature: 0 },
+      { temperature: 2 },
+      { top_p: 1 },
+      { n: 1 },
+      { presence_penalty: -2 },
+      { frequency_penalty: 2 },
+      { reasoning_effort: "low" },
+      { reasoning_effort: "high" },
+      { stop: ["a", "b", "c", "d"] },
+      { max_tokens: 1 },
       { stream: true, stream_options: { include_usage: true } },
     ]) {
       assert.equal(rejects({ ...base, ...fields }), "accepted", JSON.stringify(fields));
@@ -44,7 +52,13 @@ describe("OpenAI chat request validation", () => {
       messages: [
         { role: "system", content: "sys one" },
         { role: "developer", content: [{ type: "text", text: "sys two" }] },
-        { role: "user", content: [{ type: "text", text: "look" }, { type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } }] },
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "look" },
+            { type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } },
+          ],
+        },
         { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "f", arguments: "{}" } }] },
         { role: "tool", tool_call_id: "call_1", content: "42" },
       ],

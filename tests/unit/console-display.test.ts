@@ -47,11 +47,15 @@ function unpriced(id: string) {
 }
 
 test("the dashboard files a deleted channel's model as served and a refused name as unknown", () => {
-  const group = (model: string | null, channelId: string | null, tokenId: string | null, costUsd = 0): UsageGroup => ({ model, channelId, tokenId, requests: 1, tokens: 10, costUsd });
-  const pricing = channelPricing([
-    unpriced("mock"),
-    { ...unpriced("free"), prices: { "free-model": { input: 0, output: 0 } } },
-  ]);
+  const group = (model: string | null, channelId: string | null, tokenId: string | null, costUsd = 0): UsageGroup => ({
+    model,
+    channelId,
+    tokenId,
+    requests: 1,
+    tokens: 10,
+    costUsd,
+  });
+  const pricing = channelPricing([unpriced("mock"), { ...unpriced("free"), prices: { "free-model": { input: 0, output: 0 } } }]);
   const usage = summarizeUsage(
     [
       group("mock-chat", "mock", "t1"),
@@ -69,7 +73,10 @@ test("the dashboard files a deleted channel's model as served and a refused name
     ["mock-chat", false],
     ["retired-model", false],
   ]);
-  assert.deepEqual(usage.unknownModels.map((row) => [row.model, row.errors]), [["gpt-tset", 1]]);
+  assert.deepEqual(
+    usage.unknownModels.map((row) => [row.model, row.errors]),
+    [["gpt-tset", 1]],
+  );
   const tokens = new Map(usage.byToken.map((row) => [row.tokenId, row]));
   assert.equal(tokens.get("t1")!.priced, true);
   assert.equal(tokens.get("t2")!.costUsd, 0.5);

@@ -14,7 +14,10 @@ after(() => fs.rmSync(directory, { recursive: true, force: true }));
 
 describe("a freshly migrated SQLite database", () => {
   test("applies every migration once", () => {
-    assert.deepEqual(migrateSqlite(file), listMigrations("sqlite").map((migration) => migration.name));
+    assert.deepEqual(
+      migrateSqlite(file),
+      listMigrations("sqlite").map((migration) => migration.name),
+    );
     assert.deepEqual(migrateSqlite(file), []);
   });
 

@@ -55,7 +55,16 @@ class Sha256 extends Hash {
 async function signedFetch(path: string, body: string, options: { region?: string; service?: string; tamper?: (headers: Record<string, string>) => string } = {}) {
   const url = new URL(`${fake.origin}${path}`);
   const signer = new SignatureV4({ service: options.service ?? "bedrock", region: options.region ?? BEDROCK_REGION, credentials: BEDROCK_CREDENTIALS, sha256: Sha256 });
-  const signed = await signer.sign({ method: "POST", protocol: "http:", hostname: url.hostname, port: Number(url.port), path: url.pathname, query: {}, headers: { host: url.host, "content-type": "application/json" }, body });
+  const signed = await signer.sign({
+    method: "POST",
+    protocol: "http:",
+    hostname: url.hostname,
+    port: Number(url.port),
+    path: url.pathname,
+    query: {},
+    headers: { host: url.host, "content-type": "application/json" },
+    body,
+  });
   const headers = { ...(signed.headers as Record<string, string>) };
   const sent = options.tamper ? options.tamper(headers) : body;
   delete headers.host;
@@ -77,14 +86,30 @@ describe("the Bedrock fake, driven by AWS's SDK", () => {
     for await (const part of streamed.body!) if (part.chunk?.bytes) events.push(JSON.parse(Buffer.from(part.chunk.bytes).toString("utf8")));
     assert.equal(events[0].type, "message_start");
     assert.equal(events.at(-1).type, "message_stop");
-    assert.equal(events.filter((event) => event.type === "content_block_delta").map((event) => event.delta.text).join(""), "Echo: hello bedrock");
+    assert.equal(
+      events
+        .filter((event) => event.type === "content_block_delta")
+        .map((event) => event.delta.text)
+        .join(""),
+      "Echo: hello bedrock",
+    );
     client.destroy();
   });
 
   test("Converse and ConverseStream, with session credentials and a tool round trip", async () => {
     const client = awsClient({ credentials: BEDROCK_SESSION_CREDENTIALS });
-    const toolConfig = { tools: [{ toolSpec: { name: "get_weather", description: "Weather", inputSchema: { json: { type: "object", properties: { city: { type: "string" } } } } } }] };
-    const first = await client.send(new ConverseCommand({ modelId: NOVA, system: [{ text: "Be brief." }], messages: [{ role: "user", content: [{ text: "Weather?" }] }], toolConfig, inferenceConfig: { maxTokens: 50 } }));
+    const toolConfig = {
+      tools: [{ toolSpec: { name: "get_weather", description: "Weather", inputSchema: { json: { type: "object", properties: { city: { type: "string" } } } } } }],
+    };
+    const first = await client.send(
+      new ConverseCommand({
+        modelId: NOVA,
+        system: [{ text: "Be brief." }],
+        messages: [{ role: "user", content: [{ text: "Weather?" }] }],
+        toolConfig,
+        inferenceConfig: { maxTokens: 50 },
+      }),
+    );
     assert.equal(first.stopReason, "tool_use");
     const call = first.output!.message!.content!.find((block) => block.toolUse)!.toolUse!;
     assert.deepEqual(call.input, { city: "Paris" });
@@ -120,7 +145,9 @@ describe("the Bedrock fake, driven by AWS's SDK", () => {
     const counted = await client.send(new CountTokensCommand({ modelId: CLAUDE, input: { invokeModel: { body: Buffer.from(claudeBody()) } } }));
     assert.equal(counted.inputTokens, COUNTED_TOKENS);
     assert.equal(fake.received.at(-1)!.path, "/model/anthropic.claude-sonnet-4-5-20250929-v1%3A0/count-tokens");
-    await assert.rejects(client.send(new CountTokensCommand({ modelId: CLAUDE, input: { invokeModel: { body: Buffer.from(claudeBody({ model: CLAUDE })) } } })), { name: "ValidationException" });
+    await assert.rejects(client.send(new CountTokensCommand({ modelId: CLAUDE, input: { invokeModel: { body: Buffer.from(claudeBody({ model: CLAUDE })) } } })), {
+      name: "ValidationException",
+    });
     fake.rejected.pop();
     client.destroy();
   });
@@ -150,7 +177,9 @@ describe("the Bedrock fake, driven by AWS's SDK", () => {
     await assert.rejects(unknown.send(new ConverseCommand({ modelId: NOVA, messages: [{ role: "user", content: [{ text: "hi" }] }] })), { name: "UnrecognizedClientException" });
     unknown.destroy();
     const client = awsClient();
-    await assert.rejects(client.send(new ConverseCommand({ modelId: "amazon.nova-throttled-v1:0", messages: [{ role: "user", content: [{ text: "hi" }] }] })), { name: "ThrottlingException" });
+    await assert.rejects(client.send(new ConverseCommand({ modelId: "amazon.nova-throttled-v1:0", messages: [{ role: "user", content: [{ text: "hi" }] }] })), {
+      name: "ThrottlingException",
+    });
     await assert.rejects(client.send(new ConverseCommand({ modelId: NOVA, messages: [{ role: "assistant", content: [{ text: "hi" }] }] })), { name: "ValidationException" });
     client.destroy();
     assert.equal(fake.rejected.length, refusals + 3, "two signatures and one body refused");
@@ -190,13 +219,22 @@ describe("the Bedrock fake's SigV4 check, against requests signed by smithy's si
 describe("the Bedrock fake, driven by Anthropic's Bedrock SDK", () => {
   const anthropic = (auth: "sigv4" | "api-key") =>
     auth === "sigv4"
-      ? new AnthropicBedrock({ awsRegion: BEDROCK_REGION, awsAccessKey: BEDROCK_CREDENTIALS.accessKeyId, awsSecretKey: BEDROCK_CREDENTIALS.secretAccessKey, baseURL: fake.origin, maxRetries: 0 })
+      ? new AnthropicBedrock({
+          awsRegion: BEDROCK_REGION,
+          awsAccessKey: BEDROCK_CREDENTIALS.accessKeyId,
+          awsSecretKey: BEDROCK_CREDENTIALS.secretAccessKey,
+          baseURL: fake.origin,
+          maxRetries: 0,
+        })
       : new AnthropicBedrock({ awsRegion: BEDROCK_REGION, apiKey: BEDROCK_API_KEY, baseURL: fake.origin, maxRetries: 0 });
 
   for (const auth of ["sigv4", "api-key"] as const) {
     test(`messages.create and messages.stream (${auth}), betas in the body`, async () => {
       const client = anthropic(auth);
-      const message = await client.messages.create({ model: CLAUDE, max_tokens: 64, messages: [{ role: "user", content: "hello sdk" }] }, { headers: { "anthropic-beta": "context-1m-2025-08-07" } });
+      const message = await client.messages.create(
+        { model: CLAUDE, max_tokens: 64, messages: [{ role: "user", content: "hello sdk" }] },
+        { headers: { "anthropic-beta": "context-1m-2025-08-07" } },
+      );
       assert.equal((message.content[0] as { text: string }).text, "Echo: hello sdk");
       assert.equal(fake.received.at(-1)!.auth, auth);
       assert.deepEqual(fake.received.at(-1)!.body.anthropic_beta, ["context-1m-2025-08-07"]);
@@ -208,9 +246,19 @@ describe("the Bedrock fake, driven by Anthropic's Bedrock SDK", () => {
 
   test("the recorded Anthropic stream comes through the SDK event for event (the SDK passes no pings on)", async () => {
     const events: unknown[] = [];
-    const stream = await anthropic("sigv4").messages.create({ model: "anthropic.claude-fixture-v1:0", max_tokens: 64, stream: true, messages: [{ role: "user", content: "weather" }] });
+    const stream = await anthropic("sigv4").messages.create({
+      model: "anthropic.claude-fixture-v1:0",
+      max_tokens: 64,
+      stream: true,
+      messages: [{ role: "user", content: "weather" }],
+    });
     for await (const event of stream) events.push(event);
-    assert.deepEqual(events, fixtureEvents().map((data) => JSON.parse(data)).filter((event) => event.type !== "ping"));
+    assert.deepEqual(
+      events,
+      fixtureEvents()
+        .map((data) => JSON.parse(data))
+        .filter((event) => event.type !== "ping"),
+    );
   });
 
   test("a wrong API key is refused", async () => {

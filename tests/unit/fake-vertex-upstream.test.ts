@@ -48,7 +48,13 @@ describe("the Vertex fake, driven by @google/genai (vertexai: true)", () => {
     const count = await ai.models.countTokens({ model: "gemini-2.5-flash", contents: "count me" });
     assert.equal(count.totalTokens, 555);
     const embedded = await ai.models.embedContent({ model: "text-embedding-005", contents: ["alpha", "beta"], config: { outputDimensionality: 3 } });
-    assert.deepEqual(embedded.embeddings?.map((embedding) => embedding.values), [[5, 0.25, 0.5], [4, 0.25, 0.5]]);
+    assert.deepEqual(
+      embedded.embeddings?.map((embedding) => embedding.values),
+      [
+        [5, 0.25, 0.5],
+        [4, 0.25, 0.5],
+      ],
+    );
     assert.deepEqual(fake.rejected, []);
     assert.equal(fake.tokenRequests - before, 1, "the SDK bought one token and reused it");
     const sent = fake.received.filter((request) => request.path.includes("/publishers/google/"));
@@ -120,13 +126,21 @@ describe("what the fake refuses", () => {
     const noToken = await post(path("google", "gemini-2.5-flash", "generateContent"), { contents: [{ role: "user", parts: [{ text: "x" }] }] });
     assert.equal(noToken.status, 401);
     assert.equal((await noToken.json()).error.status, "UNAUTHENTICATED");
-    const otherProject = await post(path("google", "gemini-2.5-flash", "generateContent", "someone-elses-project"), { contents: [{ role: "user", parts: [{ text: "x" }] }] }, bearer);
+    const otherProject = await post(
+      path("google", "gemini-2.5-flash", "generateContent", "someone-elses-project"),
+      { contents: [{ role: "user", parts: [{ text: "x" }] }] },
+      bearer,
+    );
     assert.equal(otherProject.status, 403);
     const noRole = await post(path("google", "gemini-2.5-flash", "generateContent"), { contents: [{ parts: [{ text: "x" }] }] }, bearer);
     assert.equal(noRole.status, 400);
     assert.match((await noRole.json()).error.message, /valid role: user, model/);
     const claude = { max_tokens: 10, messages: [{ role: "user", content: "x" }] };
-    const withModel = await post(path("anthropic", "claude-sonnet-4@20250514", "rawPredict"), { ...claude, model: "claude-sonnet-4", anthropic_version: "vertex-2023-10-16" }, bearer);
+    const withModel = await post(
+      path("anthropic", "claude-sonnet-4@20250514", "rawPredict"),
+      { ...claude, model: "claude-sonnet-4", anthropic_version: "vertex-2023-10-16" },
+      bearer,
+    );
     assert.equal(withModel.status, 400);
     assert.match((await withModel.json()).error.message, /model: Extra inputs/);
     const noVersion = await post(path("anthropic", "claude-sonnet-4@20250514", "rawPredict"), claude, bearer);

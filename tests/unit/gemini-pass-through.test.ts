@@ -26,7 +26,10 @@ describe("same-format Gemini stream, passed through as the upstream's chunks", (
     for (let seed = 1; seed < 60; seed += 1) {
       const { text, meter, pieces } = await relay(fixture, seed);
       assert.equal(text, fixture.toString("utf8").replaceAll("\r\n", "\n"), `seed ${seed}`);
-      assert.ok(pieces.every((piece) => Buffer.from(piece).toString("utf8").endsWith("\n\n")), "whole events only");
+      assert.ok(
+        pieces.every((piece) => Buffer.from(piece).toString("utf8").endsWith("\n\n")),
+        "whole events only",
+      );
       assert.deepEqual(meter.usage, { promptTokens: 40, completionTokens: 17, cachedTokens: 8, reasoningTokens: 7 });
       assert.ok(meter.firstTokenAt !== undefined);
       assert.equal(meter.error, undefined);
@@ -59,7 +62,14 @@ describe("same-format Gemini stream, passed through as the upstream's chunks", (
   });
 
   test("keys inside a function call's args are not the chunk's own: they neither end the stream nor report an error", async () => {
-    const call = { candidates: [{ content: { role: "model", parts: [{ functionCall: { name: "f", args: { error: { message: "x" }, finishReason: "STOP", usageMetadata: { promptTokenCount: 999 } } } }] }, index: 0 }] };
+    const call = {
+      candidates: [
+        {
+          content: { role: "model", parts: [{ functionCall: { name: "f", args: { error: { message: "x" }, finishReason: "STOP", usageMetadata: { promptTokenCount: 999 } } } }] },
+          index: 0,
+        },
+      ],
+    };
     const { text, meter } = await relay(sse([call, { candidates: [{ content: { parts: [{ text: "done" }] }, finishReason: "STOP", index: 0 }] }]), 2);
     assert.equal(meter.error, undefined);
     assert.equal(meter.usage, undefined, "no usage reported");
@@ -81,7 +91,7 @@ describe("same-format Gemini stream, passed through as the upstream's chunks", (
     await assert.rejects(relay(Buffer.from("data: {not json\r\n\r\n"), 1), /could not read/);
     const withComment = Buffer.concat([Buffer.from(": keep-alive\r\n\r\n"), fixture]);
     assert.deepEqual(JSON.parse((await relay(withComment, 4, "array")).text), chunks);
-    const cut = fixture.toString("utf8").split("\r\n\r\n").slice(0, 2).join("\r\n\r\n") + "\r\n\r\n";
+    const cut = `${fixture.toString("utf8").split("\r\n\r\n").slice(0, 2).join("\r\n\r\n")}\r\n\r\n`;
     await assert.rejects(relay(Buffer.from(cut), 1), /ended before/);
   });
 });

@@ -17,9 +17,7 @@ async function* from(events: StreamEvent[]): AsyncGenerator<StreamEvent[]> {
 }
 // Made-up ids and the arrival time differ run to run; the rest must not.
 const withoutIds = (events: StreamEvent[]) =>
-  events.map((event) =>
-    event.type === "tool-call-start" ? { ...event, id: "*" } : event.type === "message-start" ? { ...event, created: 0 } : event,
-  );
+  events.map((event) => (event.type === "tool-call-start" ? { ...event, id: "*" } : event.type === "message-start" ? { ...event, created: 0 } : event));
 
 describe("Gemini stream -> canonical events", () => {
   test("CRLF-framed chunks, calls split over chunks, cumulative usage, at any byte split", async () => {
@@ -27,10 +25,13 @@ describe("Gemini stream -> canonical events", () => {
     const events = await parse(bytes, 1);
     const response = await collectResponse(from(events));
     assert.equal(response.reasoning, "Checking both.");
-    assert.deepEqual(response.toolCalls.map((call) => [call.name, JSON.parse(call.arguments)]), [
-      ["get_weather", { city: "Paris" }],
-      ["get_weather", { city: "Rome" }],
-    ]);
+    assert.deepEqual(
+      response.toolCalls.map((call) => [call.name, JSON.parse(call.arguments)]),
+      [
+        ["get_weather", { city: "Paris" }],
+        ["get_weather", { city: "Rome" }],
+      ],
+    );
     const ids = response.toolCalls.map((call) => call.id);
     assert.equal(new Set(ids).size, 2, "same-name calls get distinct ids");
     assert.ok(ids.every((id) => id.startsWith("call_")));
@@ -66,7 +67,10 @@ describe("canonical events -> Gemini stream", () => {
 
   test("SSE: whole function calls only, finish and usage on the last chunk", async () => {
     const out = (await collect(renderGenerateContentStream(from(events), { model: "m", sse: true }))).join("");
-    const chunks = out.split("\n\n").filter(Boolean).map((block) => JSON.parse(block.replace(/^data: /, "")));
+    const chunks = out
+      .split("\n\n")
+      .filter(Boolean)
+      .map((block) => JSON.parse(block.replace(/^data: /, "")));
     assert.deepEqual(chunks[0].candidates[0].content.parts, [{ text: "Hi" }]);
     assert.deepEqual(chunks[1].candidates[0].content.parts, [{ functionCall: { id: "call_1", name: "f", args: { a: 1 } } }]);
     assert.equal(chunks.at(-1).candidates[0].finishReason, "STOP");

@@ -31,12 +31,17 @@ before(async () => {
       received.push({ channel, key, body: JSON.parse(body) });
       const scripted = statuses.get(`${channel} ${key}`) ?? statuses.get(channel);
       if (scripted && scripted.status !== 200) {
-        response.writeHead(scripted.status, { "content-type": "application/json", ...scripted.headers }).end(JSON.stringify({ error: { message: `status ${scripted.status}`, type: "error", code: null } }));
+        response
+          .writeHead(scripted.status, { "content-type": "application/json", ...scripted.headers })
+          .end(JSON.stringify({ error: { message: `status ${scripted.status}`, type: "error", code: null } }));
         return;
       }
       response.writeHead(200, { "content-type": "application/json" }).end(
         JSON.stringify({
-          id: "chatcmpl-1", object: "chat.completion", created: 1, model: "m",
+          id: "chatcmpl-1",
+          object: "chat.completion",
+          created: 1,
+          model: "m",
           choices: [{ index: 0, message: { role: "assistant", content: `from ${channel} ${key}` }, finish_reason: "stop" }],
           usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4, prompt_tokens_details: { cached_tokens: 2 } },
         }),
@@ -162,19 +167,27 @@ describe("session affinity", () => {
     statuses.set(home, { status: 500 });
     received.length = 0;
     for (let turn = 0; turn < 5; turn++) assert.equal((await call(core, "moving")).status, 200);
-    assert.deepEqual(received.map((request) => request.channel), [home, ...Array(5).fill(other)]);
+    assert.deepEqual(
+      received.map((request) => request.channel),
+      [home, ...Array(5).fill(other)],
+    );
     assert.equal(new Set(received.slice(1).map((request) => request.key)).size, 1, "and on one key there");
     await core.close();
   });
 
   test("a pin outside the top priority is not followed back down; TTL 0 turns affinity off", async () => {
-    const core = inMemoryCore({ channels: [testChannel("low", { baseUrl: `${origin}/low/v1`, priority: 0 }), testChannel("high", { baseUrl: `${origin}/high/v1`, priority: 10 })] });
+    const core = inMemoryCore({
+      channels: [testChannel("low", { baseUrl: `${origin}/low/v1`, priority: 0 }), testChannel("high", { baseUrl: `${origin}/high/v1`, priority: 10 })],
+    });
     statuses.set("high", { status: 500 });
     await call(core, "s");
     statuses.clear();
     received.length = 0;
     await call(core, "s");
-    assert.deepEqual(received.map((request) => request.channel), ["high"]);
+    assert.deepEqual(
+      received.map((request) => request.channel),
+      ["high"],
+    );
     await core.close();
 
     const off = inMemoryCore({ channels: [pooled("a", ["key-a1", "key-a2"]), pooled("b", ["key-b1", "key-b2"])], affinityTtlSeconds: 0 });

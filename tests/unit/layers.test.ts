@@ -14,7 +14,10 @@ function declaredLayers(): string[][] {
   const readme = fs.readFileSync(path.join(LIB, "README.md"), "utf8");
   const block = /```layers\n([\s\S]*?)```/.exec(readme)?.[1];
   assert.ok(block, "lib/README.md has a ```layers block");
-  return block.trim().split("\n").map((line) => line.trim().split(/\s+/));
+  return block
+    .trim()
+    .split("\n")
+    .map((line) => line.trim().split(/\s+/));
 }
 
 function sourceFiles(directory: string): string[] {
@@ -36,7 +39,11 @@ function valueImports(file: string): string[] {
   const source = ts.createSourceFile(file, fs.readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
   const targets: string[] = [];
   const add = (specifier: string) => {
-    const target = specifier.startsWith("@/lib/") ? path.join(LIB, specifier.slice("@/lib/".length)) : specifier.startsWith(".") ? path.resolve(path.dirname(file), specifier) : null;
+    const target = specifier.startsWith("@/lib/")
+      ? path.join(LIB, specifier.slice("@/lib/".length))
+      : specifier.startsWith(".")
+        ? path.resolve(path.dirname(file), specifier)
+        : null;
     // A folder imported by its name is its index.
     if (target) targets.push(fs.existsSync(target) && fs.statSync(target).isDirectory() ? path.join(target, "index.ts") : target);
   };

@@ -33,11 +33,16 @@ before(async () => {
         response.writeHead(503, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "busy", type: "server_error", code: null } }));
         return;
       }
-      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({
-        id: "chatcmpl-1", object: "chat.completion", created: 1, model,
-        choices: [{ index: 0, message: { role: "assistant", content: `from ${model}` }, finish_reason: "stop" }],
-        usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
-      }));
+      response.writeHead(200, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          id: "chatcmpl-1",
+          object: "chat.completion",
+          created: 1,
+          model,
+          choices: [{ index: 0, message: { role: "assistant", content: `from ${model}` }, finish_reason: "stop" }],
+          usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
+        }),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -62,7 +67,14 @@ function chatCall(model: string): ChatCall {
 }
 
 function ask(scope: CallScope, model: string): Promise<ApiResponse> {
-  return runCall(scope, { operation: "chat", model, stream: false, estimate: { inputTokens: 1, outputTokens: 1 }, call: chatCall(model), renderStreamError: openAIFormat.renderStreamError });
+  return runCall(scope, {
+    operation: "chat",
+    model,
+    stream: false,
+    estimate: { inputTokens: 1, outputTokens: 1 },
+    call: chatCall(model),
+    renderStreamError: openAIFormat.renderStreamError,
+  });
 }
 
 const channels = () => [
@@ -79,7 +91,10 @@ describe("fallbacks in the call core", () => {
     const answer = await ask(scope, "primary");
     assert.equal(answer.status, 200);
     assert.equal(answer.headers["x-gateway-fallback-from"], "primary");
-    assert.deepEqual(received.map((request) => request.model), ["primary", "third"]);
+    assert.deepEqual(
+      received.map((request) => request.model),
+      ["primary", "third"],
+    );
     assert.equal(scope.call.servedModel, "third");
     assert.ok(scope.call.warnings.some((warning) => warning.startsWith("fallback nowhere skipped")));
     await core.close();
@@ -116,7 +131,11 @@ describe("fallbacks in the call core", () => {
 describe("context-length refusals, as each vendor words them", () => {
   test("are marked, and other 400s are not", () => {
     const openAI = (code: string | null) =>
-      parseOpenAIError(400, JSON.stringify({ error: { message: "This model's maximum context length is 8192 tokens.", type: "invalid_request_error", param: "messages", code } }), undefined);
+      parseOpenAIError(
+        400,
+        JSON.stringify({ error: { message: "This model's maximum context length is 8192 tokens.", type: "invalid_request_error", param: "messages", code } }),
+        undefined,
+      );
     assert.equal(openAI("context_length_exceeded").contextExceeded, true);
     assert.equal(openAI(null).contextExceeded, false);
     const anthropic = (message: string) => parseAnthropicError(400, JSON.stringify({ type: "error", error: { type: "invalid_request_error", message } }), undefined);

@@ -53,9 +53,7 @@ describe("OpenAI stream -> canonical events", () => {
   });
 
   test("an error chunk mid-stream becomes an error event", async () => {
-    const bytes = new TextEncoder().encode(
-      'data: {"id":"x","choices":[{"index":0,"delta":{"content":"a"}}]}\n\ndata: {"error":{"message":"boom","type":"server_error"}}\n\n',
-    );
+    const bytes = new TextEncoder().encode('data: {"id":"x","choices":[{"index":0,"delta":{"content":"a"}}]}\n\ndata: {"error":{"message":"boom","type":"server_error"}}\n\n');
     const events = await parse(bytes, 3);
     assert.equal(events.at(-1)?.type, "error");
   });
@@ -65,7 +63,10 @@ describe("canonical events -> Chat Completions chunks", () => {
   test("renders role first, deltas, finish, usage before [DONE] when asked", async () => {
     const events = await parse(fixture("stream-tool-calls.chunks.txt"), 1);
     const out = (await collect(renderChatCompletionStream(fromEvents(events), { includeUsage: true, fallbackModel: "m" }))).join("");
-    const datas = out.split("\n\n").filter(Boolean).map((block) => block.replace(/^data: /, ""));
+    const datas = out
+      .split("\n\n")
+      .filter(Boolean)
+      .map((block) => block.replace(/^data: /, ""));
     assert.equal(datas.at(-1), "[DONE]");
     const chunks = datas.slice(0, -1).map((data) => JSON.parse(data));
     assert.deepEqual(chunks[0].choices[0].delta, { role: "assistant", content: "" });
@@ -76,15 +77,39 @@ describe("canonical events -> Chat Completions chunks", () => {
     assert.equal(chunks.at(-2).choices[0].finish_reason, "tool_calls");
     const firstCall = chunks.find((chunk) => chunk.choices[0]?.delta.tool_calls);
     assert.deepEqual(firstCall.choices[0].delta.tool_calls[0], {
-      index: 0, id: "call_9o", type: "function", function: { name: "get_weather", arguments: "" },
+      index: 0,
+      id: "call_9o",
+      type: "function",
+      function: { name: "get_weather", arguments: "" },
     });
   });
 
   test("omits the usage chunk when not asked, and ends an errored stream with an error object", async () => {
-    const ok = (await collect(renderChatCompletionStream(fromEvents([{ type: "text-delta", text: "hi" }, { type: "usage", usage: { promptTokens: 1, completionTokens: 1 } }, { type: "finish", reason: "stop" }]), { includeUsage: false, fallbackModel: "m" }))).join("");
+    const ok = (
+      await collect(
+        renderChatCompletionStream(
+          fromEvents([
+            { type: "text-delta", text: "hi" },
+            { type: "usage", usage: { promptTokens: 1, completionTokens: 1 } },
+            { type: "finish", reason: "stop" },
+          ]),
+          { includeUsage: false, fallbackModel: "m" },
+        ),
+      )
+    ).join("");
     assert.equal(ok.includes('"usage"'), false);
     const { GatewayError } = await import("@/lib/canonical/gateway-error");
-    const failed = (await collect(renderChatCompletionStream(fromEvents([{ type: "text-delta", text: "hi" }, { type: "error", error: new GatewayError("overloaded", "busy") }]), { includeUsage: false, fallbackModel: "m" }))).join("");
+    const failed = (
+      await collect(
+        renderChatCompletionStream(
+          fromEvents([
+            { type: "text-delta", text: "hi" },
+            { type: "error", error: new GatewayError("overloaded", "busy") },
+          ]),
+          { includeUsage: false, fallbackModel: "m" },
+        ),
+      )
+    ).join("");
     assert.match(failed, /data: \{"error":\{"message":"busy"/);
     assert.equal(failed.includes("[DONE]"), false);
   });

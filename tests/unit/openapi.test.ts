@@ -13,11 +13,13 @@ const sample = (path: string) => path.replace(/\{(\w+)\}/g, "x1");
 describe("the OpenAPI document", () => {
   test("documents every route of the route table, and nothing it does not serve", () => {
     const documentedHandlers = new Set(
-      documentedRoutes.filter((route) => route.path !== "/v1/realtime").map((route) => {
-        const match = apiRoutes.match(route.method, sample(route.path));
-        assert.ok(match, `${route.method} ${route.path} is documented but not served`);
-        return match.handler;
-      }),
+      documentedRoutes
+        .filter((route) => route.path !== "/v1/realtime")
+        .map((route) => {
+          const match = apiRoutes.match(route.method, sample(route.path));
+          assert.ok(match, `${route.method} ${route.path} is documented but not served`);
+          return match.handler;
+        }),
     );
     for (const route of apiRoutes.routes()) {
       assert.ok(documentedHandlers.has(route.handler), `${route.method} ${route.path} is served but not documented`);

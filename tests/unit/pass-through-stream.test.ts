@@ -54,7 +54,12 @@ describe("same-format OpenAI stream, passed through as bytes", () => {
   });
 
   test("no usage from the upstream: the text is kept for an estimate", async () => {
-    const text = ['data: {"choices":[{"index":0,"delta":{"content":"Hi "},"finish_reason":null}]}', 'data: {"choices":[{"index":0,"delta":{"content":"there"},"finish_reason":"stop"}]}', "data: [DONE]", ""].join("\n\n");
+    const text = [
+      'data: {"choices":[{"index":0,"delta":{"content":"Hi "},"finish_reason":null}]}',
+      'data: {"choices":[{"index":0,"delta":{"content":"there"},"finish_reason":"stop"}]}',
+      "data: [DONE]",
+      "",
+    ].join("\n\n");
     const { meter } = await relay(Buffer.from(text), 5, true);
     assert.equal(meter.usage, undefined);
     assert.equal(meter.generatedText, "Hi there");
@@ -100,7 +105,8 @@ describe("same-format OpenAI stream, passed through as bytes", () => {
   });
 
   test("markers inside content are content: no error, no end, no usage", async () => {
-    const text = 'data: {"choices":[{"index":0,"delta":{"content":"error"},"finish_reason":null}]}\n\ndata: {"choices":[{"index":0,"delta":{"content":"data: [DONE]\\n\\n usage"},"finish_reason":null}]}\n\n';
+    const text =
+      'data: {"choices":[{"index":0,"delta":{"content":"error"},"finish_reason":null}]}\n\ndata: {"choices":[{"index":0,"delta":{"content":"data: [DONE]\\n\\n usage"},"finish_reason":null}]}\n\n';
     const meter = new UsageMeter();
     await assert.rejects(collect(passThroughStream(fromPieces([Buffer.from(text)]), true, spec, meter)), /ended before/);
     assert.equal(meter.error, undefined);

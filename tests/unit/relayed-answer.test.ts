@@ -18,7 +18,7 @@ test("a relayed OpenAI answer reads back as one canonical response, unless it ho
 test("a relayed stream is kept only when it ended properly", async () => {
   const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
     `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-  const complete = chunk({ role: "assistant", content: "Hi" }) + chunk({ content: " there" }) + chunk({}, "stop") + "data: [DONE]\n\n";
+  const complete = `${chunk({ role: "assistant", content: "Hi" }) + chunk({ content: " there" }) + chunk({}, "stop")}data: [DONE]\n\n`;
   assert.equal((await readRelayedAnswer("openai", Buffer.from(complete), "text/event-stream", true))?.text, "Hi there");
   const cut = chunk({ role: "assistant", content: "Hi" });
   assert.equal(await readRelayedAnswer("openai", Buffer.from(cut), "text/event-stream", true), undefined, "no finish, no [DONE]: cut short");
@@ -29,11 +29,21 @@ test("a relayed stream is kept only when it ended properly", async () => {
 test("Gemini's JSON-array stream framing reads like its SSE", async () => {
   const chunks = [
     { candidates: [{ content: { role: "model", parts: [{ text: "One " }] }, index: 0 }] },
-    { candidates: [{ content: { role: "model", parts: [{ text: "two" }] }, finishReason: "STOP", index: 0 }], usageMetadata: { promptTokenCount: 4, candidatesTokenCount: 2, totalTokenCount: 6 } },
+    {
+      candidates: [{ content: { role: "model", parts: [{ text: "two" }] }, finishReason: "STOP", index: 0 }],
+      usageMetadata: { promptTokenCount: 4, candidatesTokenCount: 2, totalTokenCount: 6 },
+    },
   ];
   const read = await readRelayedAnswer("gemini", Buffer.from(JSON.stringify(chunks)), "application/json", true);
   assert.equal(read?.text, "One two");
   assert.equal(read?.usage?.completionTokens, 2);
-  const twoCandidates = [{ candidates: [{ content: { parts: [{ text: "a" }] }, index: 0 }, { content: { parts: [{ text: "b" }] }, index: 1, finishReason: "STOP" }] }];
+  const twoCandidates = [
+    {
+      candidates: [
+        { content: { parts: [{ text: "a" }] }, index: 0 },
+        { content: { parts: [{ text: "b" }] }, index: 1, finishReason: "STOP" },
+      ],
+    },
+  ];
   assert.equal(await readRelayedAnswer("gemini", Buffer.from(JSON.stringify(twoCandidates)), "application/json", true), undefined);
 });

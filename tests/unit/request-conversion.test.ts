@@ -51,7 +51,13 @@ describe("canonical -> Anthropic", () => {
       {
         ...base,
         messages: [
-          { role: "assistant", content: [{ type: "text", text: "" }, { type: "tool-call", id: "c:1", name: "f", arguments: "not json" }] },
+          {
+            role: "assistant",
+            content: [
+              { type: "text", text: "" },
+              { type: "tool-call", id: "c:1", name: "f", arguments: "not json" },
+            ],
+          },
           { role: "user", content: [{ type: "text", text: "and?" }] },
           { role: "tool", content: [{ type: "tool-result", toolCallId: "c:1", content: "ok", isError: true }] },
         ],
@@ -63,7 +69,13 @@ describe("canonical -> Anthropic", () => {
     assert.deepEqual(body.messages, [
       { role: "user", content: [{ type: "text", text: "..." }] },
       { role: "assistant", content: [{ type: "tool_use", id: "c_1", name: "f", input: {} }] },
-      { role: "user", content: [{ type: "tool_result", tool_use_id: "c_1", content: "ok", is_error: true }, { type: "text", text: "and?" }] },
+      {
+        role: "user",
+        content: [
+          { type: "tool_result", tool_use_id: "c_1", content: "ok", is_error: true },
+          { type: "text", text: "and?" },
+        ],
+      },
     ]);
   });
 });
@@ -81,9 +93,7 @@ describe("canonical -> Gemini", () => {
       },
       geminiContext(),
     );
-    assert.deepEqual(body.tools, [
-      { functionDeclarations: [{ name: "a", parameters: { type: "object", properties: { n: { type: "string", nullable: true } } } }, { name: "b" }] },
-    ]);
+    assert.deepEqual(body.tools, [{ functionDeclarations: [{ name: "a", parameters: { type: "object", properties: { n: { type: "string", nullable: true } } } }, { name: "b" }] }]);
     assert.deepEqual(body.toolConfig, { functionCallingConfig: { mode: "ANY", allowedFunctionNames: ["a"] } });
   });
 
@@ -116,8 +126,20 @@ describe("client formats -> canonical", () => {
       messages: [
         { role: "system", content: "two" },
         { role: "user", content: "q" },
-        { role: "assistant", content: [{ type: "thinking", thinking: "t", signature: "sig" }, { type: "tool_use", id: "toolu_1", name: "f", input: { a: 1 } }] },
-        { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: [{ type: "text", text: "r" }] }, { type: "text", text: "next" }] },
+        {
+          role: "assistant",
+          content: [
+            { type: "thinking", thinking: "t", signature: "sig" },
+            { type: "tool_use", id: "toolu_1", name: "f", input: { a: 1 } },
+          ],
+        },
+        {
+          role: "user",
+          content: [
+            { type: "tool_result", tool_use_id: "toolu_1", content: [{ type: "text", text: "r" }] },
+            { type: "text", text: "next" },
+          ],
+        },
       ],
       thinking: { type: "enabled", budget_tokens: 2048 },
     });
@@ -146,7 +168,12 @@ describe("client formats -> canonical", () => {
       [{ type: "thinking", thinking: 5, signature: "s" }, "messages[0].content[0].thinking", /expected string/],
       [{ text: "no type" }, "messages[0].content[0].type", /^Missing required parameter/],
     ];
-    for (const [block, param, message] of cases) assert.throws(() => parse(block), (error: Error & { param?: string }) => error.param === param && message.test(error.message), JSON.stringify(block));
+    for (const [block, param, message] of cases)
+      assert.throws(
+        () => parse(block),
+        (error: Error & { param?: string }) => error.param === param && message.test(error.message),
+        JSON.stringify(block),
+      );
     const newer = { type: "search_result", source: "https://example.com", title: "t", content: [{ type: "text", text: "x" }] };
     assert.deepEqual(parse(newer).body.messages[0]!.content, [newer]);
   });
@@ -160,8 +187,20 @@ describe("client formats -> canonical", () => {
       [{ input: [{ role: "wizard", content: "x" }] }, "input[0].role", /Invalid option/],
       [{ input: "x", tools: [{ type: "function", parameters: {} }] }, "tools[0].name", /^Missing required parameter/],
     ];
-    for (const [fields, param, message] of cases) assert.throws(() => parse(fields), (error: Error & { param?: string }) => error.param === param && message.test(error.message), JSON.stringify(fields));
-    const passing = { input: [{ role: "user", content: "short form" }, { type: "item_reference", id: "msg_1" }, { type: "local_shell_call", call_id: "c", action: { type: "exec" } }], tools: [{ type: "web_search" }, { type: "local_shell" }] };
+    for (const [fields, param, message] of cases)
+      assert.throws(
+        () => parse(fields),
+        (error: Error & { param?: string }) => error.param === param && message.test(error.message),
+        JSON.stringify(fields),
+      );
+    const passing = {
+      input: [
+        { role: "user", content: "short form" },
+        { type: "item_reference", id: "msg_1" },
+        { type: "local_shell_call", call_id: "c", action: { type: "exec" } },
+      ],
+      tools: [{ type: "web_search" }, { type: "local_shell" }],
+    };
     assert.deepEqual(parse(passing), { model: "m", ...passing });
   });
 
@@ -209,7 +248,13 @@ describe("canonical -> Anthropic, thinking with foreign tool history", () => {
         reasoning: { effort: "medium" },
         messages: [
           { role: "user", content: [{ type: "text", text: "q" }] },
-          { role: "assistant", content: [{ type: "reasoning", text: "t", signature: "s" }, { type: "tool-call", id: "call_1", name: "f", arguments: "{}" }] },
+          {
+            role: "assistant",
+            content: [
+              { type: "reasoning", text: "t", signature: "s" },
+              { type: "tool-call", id: "call_1", name: "f", arguments: "{}" },
+            ],
+          },
           { role: "tool", content: [{ type: "tool-result", toolCallId: "call_1", content: "r" }] },
         ],
       },
@@ -229,7 +274,13 @@ describe("canonical -> Anthropic, unanswered tool calls", () => {
         ...base,
         messages: [
           { role: "user", content: [{ type: "text", text: "q" }] },
-          { role: "assistant", content: [{ type: "tool-call", id: "call_1", name: "f", arguments: "{}" }, { type: "tool-call", id: "call_2", name: "g", arguments: "{}" }] },
+          {
+            role: "assistant",
+            content: [
+              { type: "tool-call", id: "call_1", name: "f", arguments: "{}" },
+              { type: "tool-call", id: "call_2", name: "g", arguments: "{}" },
+            ],
+          },
           { role: "tool", content: [{ type: "tool-result", toolCallId: "call_2", content: "ok" }] },
           { role: "assistant", content: [{ type: "tool-call", id: "call_3", name: "f", arguments: "{}" }] },
         ],
@@ -239,7 +290,13 @@ describe("canonical -> Anthropic, unanswered tool calls", () => {
       warnings,
     );
     const messages = body.messages as { role: string; content: Record<string, unknown>[] }[];
-    assert.deepEqual(messages[2]!.content.map((block) => [block.tool_use_id, block.is_error ?? false]), [["call_1", true], ["call_2", false]]);
+    assert.deepEqual(
+      messages[2]!.content.map((block) => [block.tool_use_id, block.is_error ?? false]),
+      [
+        ["call_1", true],
+        ["call_2", false],
+      ],
+    );
     assert.deepEqual(messages[4], {
       role: "user",
       content: [{ type: "tool_result", tool_use_id: "call_3", content: "No result was provided for this tool call.", is_error: true }],

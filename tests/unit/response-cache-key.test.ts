@@ -12,7 +12,18 @@ test("the key covers what changes the answer, not who asks or how it is delivere
   const body = { model: "m", messages: [{ role: "user", content: "hi" }], temperature: 0.5 };
   const key = responseCacheKey(owner, "openai", chat, body);
   // Field order, user, metadata and streaming do not matter.
-  assert.equal(responseCacheKey(owner, "openai", chat, { temperature: 0.5, messages: body.messages, model: "m", user: "u", metadata: { a: 1 }, stream: true, stream_options: { include_usage: true } }), key);
+  assert.equal(
+    responseCacheKey(owner, "openai", chat, {
+      temperature: 0.5,
+      messages: body.messages,
+      model: "m",
+      user: "u",
+      metadata: { a: 1 },
+      stream: true,
+      stream_options: { include_usage: true },
+    }),
+    key,
+  );
   assert.equal(responseCacheKey(owner, "openai", { ...chat, stream: true }, body), key);
   // Parameters, messages, the model, the format and the owner do.
   assert.notEqual(responseCacheKey(owner, "openai", chat, { ...body, temperature: 0.6 }), key);
@@ -29,11 +40,17 @@ test("the key covers what changes the answer, not who asks or how it is delivere
 
 test("a cached answer replays as events that fold back into the same response", async () => {
   const response: ChatResponse = {
-    id: "msg_1", model: "m", created: 1_700_000_000, text: "The answer [1].", reasoning: "Think.", reasoningSignature: "sig",
-    toolCalls: [{ id: "call_1", name: "lookup", arguments: "{\"q\":\"x\"}" }],
+    id: "msg_1",
+    model: "m",
+    created: 1_700_000_000,
+    text: "The answer [1].",
+    reasoning: "Think.",
+    reasoningSignature: "sig",
+    toolCalls: [{ id: "call_1", name: "lookup", arguments: '{"q":"x"}' }],
     webSearches: [{ type: "web-search", id: "ws_1", status: "completed", queries: ["x"], sources: [{ url: "https://example.com" }] }],
     citations: [{ type: "citation", url: "https://example.com", start: 4, end: 10 }],
-    finishReason: "tool-calls", usage: { promptTokens: 10, completionTokens: 5, cachedTokens: 2, cacheWriteTokens: 3 },
+    finishReason: "tool-calls",
+    usage: { promptTokens: 10, completionTokens: 5, cachedTokens: 2, cacheWriteTokens: 3 },
   };
   const decoded = decodeCachedAnswer(encodeCachedAnswer(response, 0.25));
   assert.equal(decoded?.costUsd, 0.25);
@@ -41,6 +58,6 @@ test("a cached answer replays as events that fold back into the same response", 
     yield replayEvents(decoded!.response);
   }
   assert.deepEqual(await collectResponse(batches()), { ...response, stopSequence: undefined });
-  assert.equal(decodeCachedAnswer("{\"version\":2}"), undefined, "an entry this version cannot read is a miss");
+  assert.equal(decodeCachedAnswer('{"version":2}'), undefined, "an entry this version cannot read is a miss");
   assert.equal(decodeCachedAnswer("not json"), undefined);
 });

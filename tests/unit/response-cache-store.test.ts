@@ -43,7 +43,10 @@ describe("the response cache's stores", () => {
     const database = await createDatabase({ kind: "sqlite", file });
     let now = Date.now();
     try {
-      await checkBoundedStore(databaseCacheStore(database, 250, () => new Date(now)), (ms) => (now += ms));
+      await checkBoundedStore(
+        databaseCacheStore(database, 250, () => new Date(now)),
+        (ms) => (now += ms),
+      );
       assert.ok((await database.responseCacheEntry.aggregate({ _sum: { bytes: true } }))._sum.bytes! <= 250);
     } finally {
       await database.$disconnect();

@@ -20,7 +20,12 @@ describe("stored responses under a retention", () => {
     const store = new ResponseStore(database, 60_000, () => now);
     try {
       const record = (id: string) => ({
-        id, native: false, channelId: null, model: "m", conversation: [], input: [],
+        id,
+        native: false,
+        channelId: null,
+        model: "m",
+        conversation: [],
+        input: [],
         response: { id, output: [{ id: `item_${id}`, type: "message" }] },
       });
       for (const id of ["resp_a", "resp_b", "resp_c"]) await store.save("token:t", record(id));

@@ -27,7 +27,9 @@ function stream(final: Record<string, unknown> | undefined, options: { usage?: b
 async function relay(bytes: Uint8Array, seed: number) {
   const meter = new UsageMeter();
   const kept: Record<string, unknown>[] = [];
-  const pieces = await collect(passThroughResponsesStream(fromPieces(splitAtRandom(bytes, seed, 80)), { usage: parseResponsesUsage, keep: async (response) => void kept.push(response) }, meter));
+  const pieces = await collect(
+    passThroughResponsesStream(fromPieces(splitAtRandom(bytes, seed, 80)), { usage: parseResponsesUsage, keep: async (response) => void kept.push(response) }, meter),
+  );
   return { text: Buffer.concat(pieces).toString("utf8"), meter, kept, pieces };
 }
 

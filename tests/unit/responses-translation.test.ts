@@ -53,13 +53,28 @@ describe("Responses translation", () => {
     );
     const frames = [];
     for await (const frame of renderResponsesStream(from(callEvents()), envelope)) frames.push(frame);
-    const events = frames.join("").split("\n\n").filter(Boolean).map((frame) => JSON.parse(frame.split("\ndata: ")[1]!));
+    const events = frames
+      .join("")
+      .split("\n\n")
+      .filter(Boolean)
+      .map((frame) => JSON.parse(frame.split("\ndata: ")[1]!));
     assert.deepEqual(
       events.map((event) => event.type),
-      ["response.created", "response.in_progress", "response.output_item.added", "response.custom_tool_call_input.delta", "response.custom_tool_call_input.done", "response.output_item.done", "response.completed"],
+      [
+        "response.created",
+        "response.in_progress",
+        "response.output_item.added",
+        "response.custom_tool_call_input.delta",
+        "response.custom_tool_call_input.done",
+        "response.output_item.done",
+        "response.completed",
+      ],
     );
     assert.equal(events.at(-1).response.output[0].input, patch);
-    assert.deepEqual(events.map((event) => event.sequence_number), events.map((_, index) => index));
+    assert.deepEqual(
+      events.map((event) => event.sequence_number),
+      events.map((_, index) => index),
+    );
   });
 
   test("history: custom tool calls and outputs, system and developer messages, reasoning items skipped", () => {
@@ -78,7 +93,10 @@ describe("Responses translation", () => {
       }),
     );
     assert.equal(parsed.chat.system, "Be careful.\n\nRepo at /src.");
-    assert.deepEqual(parsed.chat.messages.map((message) => message.role), ["user", "assistant", "tool"]);
+    assert.deepEqual(
+      parsed.chat.messages.map((message) => message.role),
+      ["user", "assistant", "tool"],
+    );
     assert.deepEqual(parsed.chat.messages[1]!.content[0], { type: "tool-call", id: "call_1", name: "apply_patch", arguments: JSON.stringify({ input: patch }) });
   });
 
@@ -86,7 +104,12 @@ describe("Responses translation", () => {
     const envelope = newEnvelope("m", parseResponsesBody({ model: "m", input: "x" }), new Map());
     const response = renderResponse(
       envelope,
-      await collectResponse(from([{ type: "text-delta", text: "cut" }, { type: "finish", reason: "length" }])),
+      await collectResponse(
+        from([
+          { type: "text-delta", text: "cut" },
+          { type: "finish", reason: "length" },
+        ]),
+      ),
     );
     assert.equal(response.status, "incomplete");
     assert.deepEqual(response.incomplete_details, { reason: "max_output_tokens" });
@@ -108,7 +131,9 @@ describe("namespace tool names", () => {
   });
 
   test("a namespaced call and its output travel under the flat name and come back with the namespace", async () => {
-    const tools = [{ type: "namespace", name: "crm", description: "CRM", tools: [{ type: "function", name: "find", parameters: { type: "object", properties: {} } }, APPLY_PATCH] }];
+    const tools = [
+      { type: "namespace", name: "crm", description: "CRM", tools: [{ type: "function", name: "find", parameters: { type: "object", properties: {} } }, APPLY_PATCH] },
+    ];
     const parsed = toCanonical(
       parseResponsesBody({
         model: "m",
@@ -120,7 +145,10 @@ describe("namespace tool names", () => {
         ],
       }),
     );
-    assert.deepEqual(parsed.chat.tools!.map((tool) => tool.name), ["crm__find", "crm__apply_patch"]);
+    assert.deepEqual(
+      parsed.chat.tools!.map((tool) => tool.name),
+      ["crm__find", "crm__apply_patch"],
+    );
     assert.deepEqual(parsed.chat.messages[1]!.content[0], { type: "tool-call", id: "call_1", name: "crm__find", arguments: "{}" });
     const envelope = newEnvelope("m", parsed.body, parsed.tools);
     const events: StreamEvent[] = [

@@ -44,7 +44,10 @@ describe("the retention sweeper", () => {
     assert.deepEqual(await sweeper.sweep(), { request_logs: 2 * SWEEP_BATCH + 34 });
     assert.deepEqual(logs.batches, [SWEEP_BATCH, SWEEP_BATCH, 34]);
     assert.deepEqual(responses.batches, []);
-    assert.equal(counted.reduce((sum, [, rows]) => sum + rows, 0), 2 * SWEEP_BATCH + 34);
+    assert.equal(
+      counted.reduce((sum, [, rows]) => sum + rows, 0),
+      2 * SWEEP_BATCH + 34,
+    );
   });
 
   test("processes sharing one SQLite file without Redis sweep one at a time, through a database lease", async () => {

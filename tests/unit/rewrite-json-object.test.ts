@@ -78,7 +78,10 @@ describe("a relayed JSON body with some members rewritten", () => {
     );
     const sent = '{ "model" : "claude-x",\n "messages": [], "stream": true }';
     assert.equal(rewriteJsonObject(Buffer.from(sent), { model: undefined })?.toString(), '{ "messages": [], "stream": true }');
-    assert.equal(rewriteJsonObject(Buffer.from(sent), { stream: undefined, anthropic_version: "v" })?.toString(), '{ "model" : "claude-x",\n "messages": [] ,"anthropic_version":"v"}');
+    assert.equal(
+      rewriteJsonObject(Buffer.from(sent), { stream: undefined, anthropic_version: "v" })?.toString(),
+      '{ "model" : "claude-x",\n "messages": [] ,"anthropic_version":"v"}',
+    );
     assert.equal(rewriteJsonObject(Buffer.from('{"model":"a"}'), { model: undefined, stream: true })?.toString(), '{"stream":true}');
   });
 

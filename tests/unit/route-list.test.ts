@@ -37,7 +37,10 @@ describe("the route list", () => {
     // A hand-written file at an API path would answer differently from server.ts.
     const handWritten = onDisk.filter((file) => !wanted.includes(file)).map((file) => `/${file.slice("app/".length, -"/route.ts".length)}`);
     for (const route of handWritten) {
-      const sample = route.replace(/\[\[?\.\.\.(\w+)\]?\]/g, "x/y").replace(/\[(\w+)\]/g, "x").replace(/\/\([^/]+\)/g, "");
+      const sample = route
+        .replace(/\[\[?\.\.\.(\w+)\]?\]/g, "x/y")
+        .replace(/\[(\w+)\]/g, "x")
+        .replace(/\/\([^/]+\)/g, "");
       assert.equal(matchApiRoute("GET", sample) ?? matchApiRoute("POST", sample), undefined, `app${route}/route.ts is an API path the route table serves: generate it instead`);
     }
   });

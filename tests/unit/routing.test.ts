@@ -7,8 +7,22 @@ import { RoutingStats } from "@/lib/routing/routing-stats";
 import { RouteTable } from "@/lib/http/route-table";
 
 const channel = (id: string, fields: Partial<Channel> = {}): Channel => ({
-  id, name: id, type: "openai", baseUrl: "http://x/v1", apiKey: undefined, models: ["m"], modelMap: {},
-  priority: 0, weight: 1, enabled: true, autoDisabledReason: null, capabilities: [], prices: {}, timeouts: {}, settings: {}, ...fields,
+  id,
+  name: id,
+  type: "openai",
+  baseUrl: "http://x/v1",
+  apiKey: undefined,
+  models: ["m"],
+  modelMap: {},
+  priority: 0,
+  weight: 1,
+  enabled: true,
+  autoDisabledReason: null,
+  capabilities: [],
+  prices: {},
+  timeouts: {},
+  settings: {},
+  ...fields,
 });
 
 describe("channel selection", () => {
@@ -19,14 +33,17 @@ describe("channel selection", () => {
       channel("off", { priority: 20, enabled: false }),
       channel("other", { priority: 30, models: ["n"] }),
     ];
-    assert.deepEqual(pickChannels(channels, "m").map((c) => c.id), ["high", "low"]);
+    assert.deepEqual(
+      pickChannels(channels, "m").map((c) => c.id),
+      ["high", "low"],
+    );
     assert.deepEqual(pickChannels(channels, "absent"), []);
   });
 
   test("weights share traffic within a priority", () => {
     const channels = [channel("a", { weight: 3 }), channel("b", { weight: 1 })];
     let seed = 42;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const firsts = { a: 0, b: 0 } as Record<string, number>;
     for (let i = 0; i < 4000; i += 1) firsts[pickChannels(channels, "m", { random })[0]!.id]! += 1;
     const share = firsts.a! / 4000;
@@ -35,7 +52,11 @@ describe("channel selection", () => {
 
   test("weight 0 is a standby tried after its peers", () => {
     const channels = [channel("standby", { weight: 0 }), channel("main", { weight: 1 })];
-    for (let i = 0; i < 50; i += 1) assert.deepEqual(pickChannels(channels, "m").map((c) => c.id), ["main", "standby"]);
+    for (let i = 0; i < 50; i += 1)
+      assert.deepEqual(
+        pickChannels(channels, "m").map((c) => c.id),
+        ["main", "standby"],
+      );
   });
 });
 
@@ -76,7 +97,10 @@ describe("strategies within a priority tier", () => {
       channel("cheap", { prices: { "*": { input: 0.5, output: 1 } } }),
       channel("mapped", { modelMap: { m: "upstream-m" }, prices: { "upstream-m": { input: 1, output: 4 } } }),
     ];
-    assert.deepEqual(pickChannels(channels, "m", { strategy: "cost" }).map((c) => c.id), ["cheap", "mapped", "dear", "unpriced"]);
+    assert.deepEqual(
+      pickChannels(channels, "m", { strategy: "cost" }).map((c) => c.id),
+      ["cheap", "mapped", "dear", "unpriced"],
+    );
   });
 
   test("routing stats: a moving average, in-flight counts that end once, stale averages forgotten", () => {
@@ -122,8 +146,22 @@ describe("channel capabilities", () => {
 
 describe("channel cache reloads", () => {
   const row = (name: string) => ({
-    id: name, name, type: "openai", baseUrl: "http://upstream.test/v1", apiKeyEncrypted: null, models: ["m"], modelMap: {}, priority: 0, weight: 1,
-    enabled: true, autoDisabledReason: null, capabilities: [], prices: {}, timeouts: {}, settings: {}, createdAt: new Date(),
+    id: name,
+    name,
+    type: "openai",
+    baseUrl: "http://upstream.test/v1",
+    apiKeyEncrypted: null,
+    models: ["m"],
+    modelMap: {},
+    priority: 0,
+    weight: 1,
+    enabled: true,
+    autoDisabledReason: null,
+    capabilities: [],
+    prices: {},
+    timeouts: {},
+    settings: {},
+    createdAt: new Date(),
   });
   /** A cache over a database whose queries answer only when the test says so. */
   function controlledCache(stored: ReturnType<typeof row>[]) {
@@ -151,12 +189,18 @@ describe("channel cache reloads", () => {
     const alsoLate = cache.reload();
     pending.shift()!();
     await early;
-    assert.deepEqual(cache.all().map((channel) => channel.name), ["first"]);
+    assert.deepEqual(
+      cache.all().map((channel) => channel.name),
+      ["first"],
+    );
     await new Promise((resolve) => setImmediate(resolve));
     assert.equal(loads(), 2, "one more load, shared by both later callers");
     pending.shift()!();
     await Promise.all([late, alsoLate]);
-    assert.deepEqual(cache.all().map((channel) => channel.name), ["first", "added"]);
+    assert.deepEqual(
+      cache.all().map((channel) => channel.name),
+      ["first", "added"],
+    );
   });
 
   test("a change another process announced is there to wait for until it has loaded", async () => {

@@ -59,7 +59,12 @@ describe("quota reservations", () => {
 describe("limit windows", () => {
   test("every window a request counts in is charged; a per-model window only for its models", async () => {
     const limiter = new SpendLimiter(new MemorySharedState(), async () => ({ tokens: 0, usd: 0 }));
-    const windowed = limits({ windows: compileWindows([{ window: "5h", requests: 3 }, { window: "1h", requests: 1, models: ["opus"] }]) });
+    const windowed = limits({
+      windows: compileWindows([
+        { window: "5h", requests: 3 },
+        { window: "1h", requests: 1, models: ["opus"] },
+      ]),
+    });
     await limiter.reserve(subject, windowed, { tokens: 10, usd: 0 }, new Date(), "opus");
     const perModel = await limiter.reserve(subject, windowed, { tokens: 10, usd: 0 }, new Date(), "opus").catch((error) => error);
     assert.equal(perModel.code, "limit_window_exceeded");
@@ -85,10 +90,14 @@ describe("limit windows", () => {
 
   test("a calendar window missing from the shared state starts from the database's count for its models", async () => {
     const asked: unknown[] = [];
-    const limiter = new SpendLimiter(new MemorySharedState(), async () => ({ tokens: 0, usd: 0 }), async (_subject, since, models) => {
-      asked.push([since.toISOString(), models]);
-      return { tokens: 950, usd: 0, requests: 4 };
-    });
+    const limiter = new SpendLimiter(
+      new MemorySharedState(),
+      async () => ({ tokens: 0, usd: 0 }),
+      async (_subject, since, models) => {
+        asked.push([since.toISOString(), models]);
+        return { tokens: 950, usd: 0, requests: 4 };
+      },
+    );
     const windowed = limits({ windows: compileWindows([{ window: "month", tokens: 1000, models: ["opus"] }]) });
     const refused = await limiter.reserve(subject, windowed, { tokens: 100, usd: 0 }, new Date(), "opus").catch((error) => error);
     assert.match(refused.message, /950 tokens are used/);
@@ -102,9 +111,18 @@ describe("limit windows", () => {
     assert.match(invalid([{ window: "400d", tokens: 1 }])!, /window must be/);
     assert.match(invalid([{ window: "week" }])!, /at least one of tokens, usd or requests/);
     assert.match(invalid([{ window: "week", requests: 1, extra: 1 }])!, /Unrecognized key/);
-    assert.equal(invalid([{ window: "90m", usd: 1.5, models: ["a"] }, { window: "month", tokens: 5 }]), undefined);
+    assert.equal(
+      invalid([
+        { window: "90m", usd: 1.5, models: ["a"] },
+        { window: "month", tokens: 5 },
+      ]),
+      undefined,
+    );
     const [before] = compileWindows([{ window: "5h", tokens: 10, models: ["b", "a"] }]);
-    const [after, twin] = compileWindows([{ window: "5h", tokens: 99, models: ["a", "b"] }, { window: "5h", requests: 1, models: ["a", "b"] }]);
+    const [after, twin] = compileWindows([
+      { window: "5h", tokens: 99, models: ["a", "b"] },
+      { window: "5h", requests: 1, models: ["a", "b"] },
+    ]);
     assert.equal(before!.id, after!.id);
     assert.notEqual(after!.id, twin!.id, "two windows of one span and models count apart");
     assert.equal(after!.durationMs, 5 * 3_600_000);

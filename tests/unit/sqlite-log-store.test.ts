@@ -24,10 +24,32 @@ function freshDatabase(): string {
 
 function entry(id: string, overrides: Partial<RequestLogEntry> = {}): RequestLogEntry {
   return {
-    id, createdAt: new Date("2026-11-23T10:15:00Z"), endpoint: "/v1/chat/completions", clientFormat: "openai", method: "POST",
-    tokenId: "tok_1", userId: null, channelId: null, model: "m", upstreamModel: "m", status: 200, stream: true,
-    promptTokens: 7, completionTokens: 5, cachedTokens: 0, reasoningTokens: 0, usageEstimated: false, latencyMs: 12,
-    firstTokenMs: 3, costUsd: 0.25, errorMessage: null, warnings: ["dropped seed"], attempts: null, cacheStatus: null, cacheSavedUsd: 0, ...overrides,
+    id,
+    createdAt: new Date("2026-11-23T10:15:00Z"),
+    endpoint: "/v1/chat/completions",
+    clientFormat: "openai",
+    method: "POST",
+    tokenId: "tok_1",
+    userId: null,
+    channelId: null,
+    model: "m",
+    upstreamModel: "m",
+    status: 200,
+    stream: true,
+    promptTokens: 7,
+    completionTokens: 5,
+    cachedTokens: 0,
+    reasoningTokens: 0,
+    usageEstimated: false,
+    latencyMs: 12,
+    firstTokenMs: 3,
+    costUsd: 0.25,
+    errorMessage: null,
+    warnings: ["dropped seed"],
+    attempts: null,
+    cacheStatus: null,
+    cacheSavedUsd: 0,
+    ...overrides,
   };
 }
 
@@ -59,7 +81,10 @@ describe("the SQLite request log store", () => {
       await store.close();
     }
     const { rows, token } = readBack(file);
-    assert.deepEqual(rows, ["req_a", "req_b", "req_c"].map((id) => ({ id, stream: 1, warnings: '["dropped seed"]', createdAt: "2026-11-23T10:15:00.000+00:00" })));
+    assert.deepEqual(
+      rows,
+      ["req_a", "req_b", "req_c"].map((id) => ({ id, stream: 1, warnings: '["dropped seed"]', createdAt: "2026-11-23T10:15:00.000+00:00" })),
+    );
     assert.deepEqual(token, { usedTokens: 36, usedUsd: 0.75 });
   });
 
@@ -74,7 +99,10 @@ describe("the SQLite request log store", () => {
       await store.close();
     }
     const { rows, token } = readBack(file);
-    assert.deepEqual((rows as { id: string }[]).map((row) => row.id), ["req_a", "req_b"]);
+    assert.deepEqual(
+      (rows as { id: string }[]).map((row) => row.id),
+      ["req_a", "req_b"],
+    );
     assert.deepEqual(token, { usedTokens: 24, usedUsd: 0.5 });
   });
 
@@ -88,7 +116,10 @@ describe("the SQLite request log store", () => {
     } finally {
       await store.close();
     }
-    assert.deepEqual((readBack(file).rows as { id: string }[]).map((row) => row.id), ["req_a", "req_b"]);
+    assert.deepEqual(
+      (readBack(file).rows as { id: string }[]).map((row) => row.id),
+      ["req_a", "req_b"],
+    );
   });
 
   test("the retention sweep rolls rows up before deleting them, in small batches, so usage since any day start is unchanged", async () => {

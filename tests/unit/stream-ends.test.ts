@@ -39,7 +39,11 @@ async function canonicalVerdict(parse: (batches: ReturnType<typeof decodeSseBatc
   }
 }
 
-async function relayVerdict(relay: (source: AsyncIterable<Uint8Array>, meter: UsageMeter) => AsyncIterable<Uint8Array>, text: string, seed: number): Promise<{ verdict: Verdict; output: string }> {
+async function relayVerdict(
+  relay: (source: AsyncIterable<Uint8Array>, meter: UsageMeter) => AsyncIterable<Uint8Array>,
+  text: string,
+  seed: number,
+): Promise<{ verdict: Verdict; output: string }> {
   const meter = new UsageMeter();
   const pieces: Uint8Array[] = [];
   try {
@@ -71,7 +75,9 @@ const openAIFinish = openAIChunk({ choices: [{ index: 0, delta: {}, finish_reaso
 const openAIUsage = openAIChunk({ choices: [], usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } });
 
 const anthropicEvent = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
-const anthropicStart = anthropicEvent("message_start", { message: { id: "msg_1", type: "message", role: "assistant", model: "claude", content: [], stop_reason: null, usage: { input_tokens: 5, output_tokens: 1 } } });
+const anthropicStart = anthropicEvent("message_start", {
+  message: { id: "msg_1", type: "message", role: "assistant", model: "claude", content: [], stop_reason: null, usage: { input_tokens: 5, output_tokens: 1 } },
+});
 const anthropicText =
   anthropicEvent("content_block_start", { index: 0, content_block: { type: "text", text: "" } }) +
   anthropicEvent("content_block_delta", { index: 0, delta: { type: "text_delta", text: "Hi" } }) +
@@ -86,15 +92,23 @@ const vendors: Vendor[] = [
     name: "OpenAI Chat Completions",
     recorded: fixture("openai", "stream-tool-calls.chunks.txt"),
     parse: parseOpenAIStream,
-    relay: (source, meter) =>
-      passThroughStream(source, true, { usage: (json) => parseOpenAIUsage(json.usage), outputText: () => "" }, meter),
+    relay: (source, meter) => passThroughStream(source, true, { usage: (json) => parseOpenAIUsage(json.usage), outputText: () => "" }, meter),
     cases: [
-      { name: "complete with [DONE]", text: openAIText + openAIFinish + openAIUsage + "data: [DONE]\n\n", verdict: "complete", relayEndsWith: "data: [DONE]\n\n" },
-      { name: "a finish reason and usage but no [DONE]: complete, [DONE] added", text: openAIText + openAIFinish + openAIUsage, verdict: "complete", relayEndsWith: `${openAIUsage}data: [DONE]\n\n` },
+      { name: "complete with [DONE]", text: `${openAIText + openAIFinish + openAIUsage}data: [DONE]\n\n`, verdict: "complete", relayEndsWith: "data: [DONE]\n\n" },
+      {
+        name: "a finish reason and usage but no [DONE]: complete, [DONE] added",
+        text: openAIText + openAIFinish + openAIUsage,
+        verdict: "complete",
+        relayEndsWith: `${openAIUsage}data: [DONE]\n\n`,
+      },
       { name: "cut before the finish reason", text: openAIText, verdict: "truncated" },
-      { name: "an error chunk mid-stream, then the close", text: openAIText + `data: {"error":{"message":"boom","type":"server_error"}}\n\n`, verdict: "failed" },
-      { name: "an error chunk then [DONE]", text: openAIText + `data: {"error":{"message":"boom"}}\n\ndata: [DONE]\n\n`, verdict: "failed" },
-      { name: "a content string that says error is not one", text: openAIChunk({ choices: [{ index: 0, delta: { content: "error" }, finish_reason: null }] }), verdict: "truncated" },
+      { name: "an error chunk mid-stream, then the close", text: `${openAIText}data: {"error":{"message":"boom","type":"server_error"}}\n\n`, verdict: "failed" },
+      { name: "an error chunk then [DONE]", text: `${openAIText}data: {"error":{"message":"boom"}}\n\ndata: [DONE]\n\n`, verdict: "failed" },
+      {
+        name: "a content string that says error is not one",
+        text: openAIChunk({ choices: [{ index: 0, delta: { content: "error" }, finish_reason: null }] }),
+        verdict: "truncated",
+      },
       { name: "garbage first", text: "data: {not json\n\n", verdict: "malformed" },
     ],
   },
@@ -104,10 +118,24 @@ const vendors: Vendor[] = [
     parse: parseAnthropicStream,
     relay: passThroughMessageStream,
     cases: [
-      { name: "complete with message_stop", text: anthropicStart + anthropicText + anthropicDelta + anthropicEvent("message_stop", {}), verdict: "complete", relayEndsWith: 'event: message_stop\ndata: {"type":"message_stop"}\n\n' },
-      { name: "cut after message_delta: complete, message_stop added", text: anthropicStart + anthropicText + anthropicDelta, verdict: "complete", relayEndsWith: `${anthropicDelta}event: message_stop\ndata: {"type":"message_stop"}\n\n` },
+      {
+        name: "complete with message_stop",
+        text: anthropicStart + anthropicText + anthropicDelta + anthropicEvent("message_stop", {}),
+        verdict: "complete",
+        relayEndsWith: 'event: message_stop\ndata: {"type":"message_stop"}\n\n',
+      },
+      {
+        name: "cut after message_delta: complete, message_stop added",
+        text: anthropicStart + anthropicText + anthropicDelta,
+        verdict: "complete",
+        relayEndsWith: `${anthropicDelta}event: message_stop\ndata: {"type":"message_stop"}\n\n`,
+      },
       { name: "cut inside the content", text: anthropicStart + anthropicText, verdict: "truncated" },
-      { name: "an error event mid-stream", text: anthropicStart + anthropicText + anthropicEvent("error", { error: { type: "overloaded_error", message: "Overloaded" } }), verdict: "failed" },
+      {
+        name: "an error event mid-stream",
+        text: anthropicStart + anthropicText + anthropicEvent("error", { error: { type: "overloaded_error", message: "Overloaded" } }),
+        verdict: "failed",
+      },
     ],
   },
   {
@@ -116,10 +144,14 @@ const vendors: Vendor[] = [
     parse: parseGeminiStream,
     relay: (source, meter) => passThroughGeminiStream(source, "sse", meter),
     cases: [
-      { name: "a finish reason completes it", text: geminiText + geminiChunk({ candidates: [{ content: { role: "model", parts: [] }, finishReason: "STOP", index: 0 }] }), verdict: "complete" },
+      {
+        name: "a finish reason completes it",
+        text: geminiText + geminiChunk({ candidates: [{ content: { role: "model", parts: [] }, finishReason: "STOP", index: 0 }] }),
+        verdict: "complete",
+      },
       { name: "a blocked prompt completes it", text: geminiChunk({ promptFeedback: { blockReason: "SAFETY" } }), verdict: "complete" },
       { name: "cut before the finish reason", text: geminiText, verdict: "truncated" },
-      { name: "an error chunk mid-stream", text: geminiText + `data: {"error":{"code":503,"message":"The model is overloaded.","status":"UNAVAILABLE"}}\n\n`, verdict: "failed" },
+      { name: "an error chunk mid-stream", text: `${geminiText}data: {"error":{"code":503,"message":"The model is overloaded.","status":"UNAVAILABLE"}}\n\n`, verdict: "failed" },
     ],
   },
 ];
@@ -147,7 +179,8 @@ for (const vendor of vendors) {
         assert.equal(await canonicalVerdict(vendor.parse, text, 3), verdict, "canonical reader");
         const relayed = await relayVerdict(vendor.relay, text, 3);
         assert.equal(relayed.verdict, verdict, "pass-through");
-        if (relayEndsWith) assert.ok(relayed.output.endsWith(relayEndsWith), `the relayed stream ends with ${JSON.stringify(relayEndsWith)}: ${JSON.stringify(relayed.output.slice(-200))}`);
+        if (relayEndsWith)
+          assert.ok(relayed.output.endsWith(relayEndsWith), `the relayed stream ends with ${JSON.stringify(relayEndsWith)}: ${JSON.stringify(relayed.output.slice(-200))}`);
       });
     }
   });

@@ -58,15 +58,28 @@ describe("a broken stream's last frame, per client format", () => {
     const text = (await collect(renderGenerateContentStream(cutAfterText(), { model: "m", sse: false }))).join("");
     assert.ok(text.endsWith(renderGeminiStreamError(broken, { sse: false })), text);
     const elements = JSON.parse(text) as Record<string, unknown>[];
-    assert.equal((elements.at(-1)?.error as { status?: string }).status, "UNAVAILABLE");
+    assert.equal((elements.at(-1)!.error as { status?: string }).status, "UNAVAILABLE");
     // Before any element: the array is opened by the error itself.
-    assert.deepEqual(JSON.parse(renderGeminiStreamError(broken, { sse: false, arrayOpened: false })), [JSON.parse(JSON.stringify({ error: (elements.at(-1) as { error: unknown }).error }))]);
+    assert.deepEqual(JSON.parse(renderGeminiStreamError(broken, { sse: false, arrayOpened: false })), [
+      JSON.parse(JSON.stringify({ error: (elements.at(-1) as { error: unknown }).error })),
+    ]);
   });
 
   test("Responses: the error event relays also end with, with the stream's next sequence number", async () => {
     const envelope = newEnvelope("m", { model: "m", input: "hi" } as ResponsesRequest, new Map());
     const text = (await collect(renderResponsesStream(cutAfterText(), envelope))).join("");
-    const events = text.trim().split("\n\n").map((event) => JSON.parse(event.split("\n").find((line) => line.startsWith("data: "))!.slice(6)) as Record<string, unknown>);
+    const events = text
+      .trim()
+      .split("\n\n")
+      .map(
+        (event) =>
+          JSON.parse(
+            event
+              .split("\n")
+              .find((line) => line.startsWith("data: "))!
+              .slice(6),
+          ) as Record<string, unknown>,
+      );
     const last = events.at(-1)!;
     assert.equal(last.type, "error");
     assert.equal(last.sequence_number, events.length - 1);

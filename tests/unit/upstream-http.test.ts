@@ -91,7 +91,10 @@ describe("upstream-http", () => {
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     assert.match(await attempt(`http://127.0.0.1:${port}/x`), new RegExp(`^The upstream at 127\\.0\\.0\\.1:${port} refused the connection`));
     // https:// to a plain-http server: the TLS handshake fails, and the message says what it may mean.
-    assert.match(await attempt(`${origin.replace("http:", "https:")}/ok`), /^The TLS connection to the upstream at 127\.0\.0\.1:\d+ failed \([A-Z_]+\): it may speak plain http, not https\.$/);
+    assert.match(
+      await attempt(`${origin.replace("http:", "https:")}/ok`),
+      /^The TLS connection to the upstream at 127\.0\.0\.1:\d+ failed \([A-Z_]+\): it may speak plain http, not https\.$/,
+    );
   });
 
   test("a web page where JSON was expected is named as one, never echoed", async () => {

@@ -38,13 +38,25 @@ describe("where Vertex's endpoints are", () => {
   test("the regional host by default, the multi-regions' and the global one for those, a given base URL with or without /v1", () => {
     const root = `/v1/projects/${VERTEX_PROJECT}/locations`;
     const regional = vertexTransport(channel({ baseUrl: VERTEX_BASE_URL_TEMPLATE, location: "europe-west4" }));
-    assert.equal(regional.url({ path: "/models/gemini-2.5-flash:generateContent" }), `https://europe-west4-aiplatform.googleapis.com${root}/europe-west4/publishers/google/models/gemini-2.5-flash:generateContent`);
+    assert.equal(
+      regional.url({ path: "/models/gemini-2.5-flash:generateContent" }),
+      `https://europe-west4-aiplatform.googleapis.com${root}/europe-west4/publishers/google/models/gemini-2.5-flash:generateContent`,
+    );
     const global = vertexTransport(channel({ baseUrl: VERTEX_BASE_URL_TEMPLATE, location: "global" }));
-    assert.equal(global.url({ path: "/models/gemini-2.5-flash:streamGenerateContent", query: "alt=sse" }), `https://aiplatform.googleapis.com${root}/global/publishers/google/models/gemini-2.5-flash:streamGenerateContent?alt=sse`);
+    assert.equal(
+      global.url({ path: "/models/gemini-2.5-flash:streamGenerateContent", query: "alt=sse" }),
+      `https://aiplatform.googleapis.com${root}/global/publishers/google/models/gemini-2.5-flash:streamGenerateContent?alt=sse`,
+    );
     const multiRegion = vertexTransport(channel({ baseUrl: VERTEX_BASE_URL_TEMPLATE, location: "eu" }));
-    assert.equal(multiRegion.url({ path: "/messages", model: "claude-sonnet-4@20250514" }), `https://aiplatform.eu.rep.googleapis.com${root}/eu/publishers/anthropic/models/claude-sonnet-4@20250514:rawPredict`);
+    assert.equal(
+      multiRegion.url({ path: "/messages", model: "claude-sonnet-4@20250514" }),
+      `https://aiplatform.eu.rep.googleapis.com${root}/eu/publishers/anthropic/models/claude-sonnet-4@20250514:rawPredict`,
+    );
     const given = vertexTransport(channel({ baseUrl: "https://proxy.example/vertex/v1" }));
-    assert.equal(given.url({ path: "/models/text-embedding-005:predict" }), `https://proxy.example/vertex/v1/projects/${VERTEX_PROJECT}/locations/${VERTEX_LOCATION}/publishers/google/models/text-embedding-005:predict`);
+    assert.equal(
+      given.url({ path: "/models/text-embedding-005:predict" }),
+      `https://proxy.example/vertex/v1/projects/${VERTEX_PROJECT}/locations/${VERTEX_LOCATION}/publishers/google/models/text-embedding-005:predict`,
+    );
   });
 
   test("Claude: rawPredict, streamRawPredict for a stream, and the count-tokens model", () => {
@@ -86,14 +98,18 @@ describe("bodies as Vertex takes them", () => {
 
 describe("Google's errors", () => {
   test("429 RESOURCE_EXHAUSTED with its retry delay (a Retry-After header wins); Anthropic's own shape is left to its parser", () => {
-    const body = JSON.stringify({ error: { code: 429, message: "Quota exceeded", status: "RESOURCE_EXHAUSTED", details: [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "6.5s" }] } });
+    const body = JSON.stringify({
+      error: { code: 429, message: "Quota exceeded", status: "RESOURCE_EXHAUSTED", details: [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "6.5s" }] },
+    });
     const error = readGoogleError(429, body, {}, [])!;
     assert.equal(error.upstreamStatus, 429);
     assert.equal(error.code, "RESOURCE_EXHAUSTED");
     assert.equal(error.retryAfterSeconds, 7);
     assert.equal(readGoogleError(429, body, { "retry-after": "30" }, [])!.retryAfterSeconds, 30);
     assert.equal(readGoogleError(400, JSON.stringify({ type: "error", error: { type: "invalid_request_error", message: "x" } }), {}, []), undefined);
-    const quoted = readGoogleError(401, JSON.stringify({ error: { code: 401, message: "token ya29.secret-token-value is expired", status: "UNAUTHENTICATED" } }), {}, ["ya29.secret-token-value"])!;
+    const quoted = readGoogleError(401, JSON.stringify({ error: { code: 401, message: "token ya29.secret-token-value is expired", status: "UNAUTHENTICATED" } }), {}, [
+      "ya29.secret-token-value",
+    ])!;
     assert.doesNotMatch(quoted.message, /secret-token-value/);
   });
 });

@@ -65,12 +65,16 @@ export function ConsoleNav({ email, admin }: { email: string; admin: boolean }) 
             <Link href="/console/account" className="block truncate hover:underline" title={`${email}: your account`}>
               {email}
             </Link>
-            <button type="button" className="mt-1 font-medium text-zinc-700 hover:underline dark:text-zinc-300" onClick={async () => {
+            <button
+              type="button"
+              className="mt-1 font-medium text-zinc-700 hover:underline dark:text-zinc-300"
+              onClick={async () => {
                 // No redirect from next-auth: it would build it from NEXTAUTH_URL, which may be unset.
                 await signOut({ redirect: false });
                 router.replace("/login");
                 router.refresh();
-              }}>
+              }}
+            >
               Sign out
             </button>
           </div>

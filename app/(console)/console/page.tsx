@@ -40,7 +40,12 @@ export default async function DashboardPage() {
         <Stat label="Tokens" value={formatCompact(stats.totals.tokens)} />
         <Stat label="Errors" value={formatNumber(stats.totals.errors)} hint={`${errorRate.toFixed(1)}% of requests`} />
         <Stat label="Avg latency" value={`${formatNumber(stats.totals.avgLatencyMs)} ms`} />
-        <Stat className="col-span-2 lg:col-span-1" label="Cost" value={formatCost(stats.totals.costUsd, stats.totals.priced)} hint={stats.totals.priced ? "from channel and catalogue prices" : "no request had a price"} />
+        <Stat
+          className="col-span-2 lg:col-span-1"
+          label="Cost"
+          value={formatCost(stats.totals.costUsd, stats.totals.priced)}
+          hint={stats.totals.priced ? "from channel and catalogue prices" : "no request had a price"}
+        />
       </div>
       {stats.totals.requests === 0 ? (
         <div className="mt-6">
@@ -102,9 +107,15 @@ export default async function DashboardPage() {
                     <Td label="Token" wide className="xl:w-full xl:max-w-0">
                       <Truncate text={row.name} className="xl:min-w-[6rem]" />
                     </Td>
-                    <Td label="Requests" className="tabular-nums xl:text-right">{formatNumber(row.requests)}</Td>
-                    <Td label="Tokens" className="tabular-nums xl:text-right">{formatCompact(row.tokens)}</Td>
-                    <Td label="Cost" className="tabular-nums xl:text-right">{formatCost(row.costUsd, row.priced)}</Td>
+                    <Td label="Requests" className="tabular-nums xl:text-right">
+                      {formatNumber(row.requests)}
+                    </Td>
+                    <Td label="Tokens" className="tabular-nums xl:text-right">
+                      {formatCompact(row.tokens)}
+                    </Td>
+                    <Td label="Cost" className="tabular-nums xl:text-right">
+                      {formatCost(row.costUsd, row.priced)}
+                    </Td>
                   </tr>
                 ))}
               </tbody>
@@ -135,12 +146,24 @@ export default async function DashboardPage() {
                             <Truncate text={channelNames.get(row.channelId) ?? "deleted channel"} className="xl:min-w-[8rem]" />
                           </Link>
                         </Td>
-                        <Td label="Requests" className="tabular-nums xl:text-right">{formatNumber(row.requests)}</Td>
-                        <Td label="Errors" className="tabular-nums xl:text-right">{formatNumber(row.errors)}</Td>
-                        <Td label="Latency p50" className="whitespace-nowrap tabular-nums xl:text-right">{ms(row.latencyP50)}</Td>
-                        <Td label="Latency p95" className="whitespace-nowrap tabular-nums xl:text-right">{ms(row.latencyP95)}</Td>
-                        <Td label="First token p50" className="whitespace-nowrap tabular-nums xl:text-right">{ms(row.firstTokenP50)}</Td>
-                        <Td label="Cost" className="tabular-nums xl:text-right">{formatCost(row.costUsd, pricing.channelHasPrices(row.channelId))}</Td>
+                        <Td label="Requests" className="tabular-nums xl:text-right">
+                          {formatNumber(row.requests)}
+                        </Td>
+                        <Td label="Errors" className="tabular-nums xl:text-right">
+                          {formatNumber(row.errors)}
+                        </Td>
+                        <Td label="Latency p50" className="whitespace-nowrap tabular-nums xl:text-right">
+                          {ms(row.latencyP50)}
+                        </Td>
+                        <Td label="Latency p95" className="whitespace-nowrap tabular-nums xl:text-right">
+                          {ms(row.latencyP95)}
+                        </Td>
+                        <Td label="First token p50" className="whitespace-nowrap tabular-nums xl:text-right">
+                          {ms(row.firstTokenP50)}
+                        </Td>
+                        <Td label="Cost" className="tabular-nums xl:text-right">
+                          {formatCost(row.costUsd, pricing.channelHasPrices(row.channelId))}
+                        </Td>
                       </tr>
                     ))}
                 </tbody>
@@ -176,10 +199,18 @@ function ModelTable({ rows, testId }: { rows: ModelRow[]; testId: string }) {
             <Td label="Model" wide className="font-mono text-xs xl:w-full xl:max-w-0">
               <Truncate text={row.model} className="xl:min-w-[6rem]" />
             </Td>
-            <Td label="Requests" className="tabular-nums xl:text-right">{formatNumber(row.requests)}</Td>
-            <Td label="Errors" className="tabular-nums xl:text-right">{formatNumber(row.errors)}</Td>
-            <Td label="Tokens" className="tabular-nums xl:text-right">{formatCompact(row.tokens)}</Td>
-            <Td label="Cost" className="tabular-nums xl:text-right">{formatCost(row.costUsd, row.priced)}</Td>
+            <Td label="Requests" className="tabular-nums xl:text-right">
+              {formatNumber(row.requests)}
+            </Td>
+            <Td label="Errors" className="tabular-nums xl:text-right">
+              {formatNumber(row.errors)}
+            </Td>
+            <Td label="Tokens" className="tabular-nums xl:text-right">
+              {formatCompact(row.tokens)}
+            </Td>
+            <Td label="Cost" className="tabular-nums xl:text-right">
+              {formatCost(row.costUsd, row.priced)}
+            </Td>
           </tr>
         ))}
       </tbody>

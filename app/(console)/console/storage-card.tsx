@@ -10,7 +10,9 @@ export async function StorageCard({ runtime }: { runtime: Runtime }) {
   return (
     <Card className="min-w-0">
       <h2 className="mb-1 text-sm font-semibold">Storage and retention</h2>
-      <p className="mb-3 text-xs text-zinc-500">Expired rows are deleted in small batches every {status.sweepEvery}; the usage of deleted log rows is kept per day, so quotas hold.</p>
+      <p className="mb-3 text-xs text-zinc-500">
+        Expired rows are deleted in small batches every {status.sweepEvery}; the usage of deleted log rows is kept per day, so quotas hold.
+      </p>
       <Table>
         <thead>
           <tr>

@@ -23,8 +23,7 @@ export function toCanonical(body: CountTokensRequest & { max_tokens?: number }, 
 
   const messages: Message[] = [];
   for (const message of body.messages) {
-    const blocks: AnthropicContentBlock[] =
-      typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
+    const blocks: AnthropicContentBlock[] = typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
     if (message.role === "system") {
       systemTexts.push(blocks.map((block) => (block.type === "text" ? (block as { text: string }).text : "")).join(""));
       continue;
@@ -64,10 +63,7 @@ export function toCanonical(body: CountTokensRequest & { max_tokens?: number }, 
       return [{ name: tool.name, description: tool.description, parameters: tool.input_schema }];
     }),
     toolChoice: toolChoice(body.tool_choice),
-    parallelToolCalls:
-      body.tool_choice && "disable_parallel_tool_use" in body.tool_choice && body.tool_choice.disable_parallel_tool_use
-        ? false
-        : undefined,
+    parallelToolCalls: body.tool_choice && "disable_parallel_tool_use" in body.tool_choice && body.tool_choice.disable_parallel_tool_use ? false : undefined,
     reasoning:
       thinking?.type === "enabled"
         ? { budgetTokens: (thinking as { budget_tokens: number }).budget_tokens }

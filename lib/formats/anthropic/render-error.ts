@@ -44,9 +44,7 @@ export function anthropicStatus(error: GatewayError): number {
 export function anthropicErrorBody(error: GatewayError) {
   const type =
     error.upstreamTypeFor("anthropic") ??
-    (error.kind === "upstream_error"
-      ? (TYPE_BY_STATUS[error.status] ?? (error.status >= 500 ? "api_error" : "invalid_request_error"))
-      : ERROR_TYPE[error.kind]);
+    (error.kind === "upstream_error" ? (TYPE_BY_STATUS[error.status] ?? (error.status >= 500 ? "api_error" : "invalid_request_error")) : ERROR_TYPE[error.kind]);
   return { type: "error", error: { type, message: error.message } };
 }
 

@@ -19,10 +19,7 @@ type OpenBlock = { kind: "text" | "thinking" | "tool"; index: number; toolIndex?
  * dispatches on it); block indices run 0,1,2… in start order; each started block is
  * stopped; the stop reason and usage wait for the end of the stream.
  */
-export async function* renderMessageStream(
-  events: StreamEventBatches,
-  options: { model: string },
-): AsyncGenerator<string> {
+export async function* renderMessageStream(events: StreamEventBatches, options: { model: string }): AsyncGenerator<string> {
   const send = (type: string, data: Record<string, unknown>) => encodeSse(JSON.stringify({ type, ...data }), type);
   let started = false;
   let nextIndex = 0;

@@ -76,9 +76,7 @@ export const messagesRequestSchema = z.looseObject({
       z.looseObject({ type: z.literal("adaptive") }),
     ])
     .optional(),
-  output_config: z
-    .looseObject({ effort: z.enum(["low", "medium", "high", "xhigh", "max"]).optional() })
-    .optional(),
+  output_config: z.looseObject({ effort: z.enum(["low", "medium", "high", "xhigh", "max"]).optional() }).optional(),
   metadata: z.looseObject({ user_id: z.string().nullish() }).optional(),
 });
 

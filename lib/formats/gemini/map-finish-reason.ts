@@ -10,10 +10,7 @@ export const toGeminiFinishReason: Record<FinishReason, string> = {
   other: "OTHER",
 };
 
-const FILTERED = new Set([
-  "SAFETY", "RECITATION", "LANGUAGE", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII",
-  "IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION",
-]);
+const FILTERED = new Set(["SAFETY", "RECITATION", "LANGUAGE", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION"]);
 
 export function fromGeminiFinishReason(reason: string, calledTools: boolean): FinishReason {
   if (reason === "STOP") return calledTools ? "tool-calls" : "stop";

@@ -3,8 +3,16 @@
 // request is read in camelCase; names inside caller data (function arguments and
 // responses, JSON schemas, labels) are left exactly as sent.
 const OPAQUE = new Set([
-  "args", "response", "parameters", "parametersJsonSchema", "responseSchema", "responseJsonSchema",
-  "responseJsonSchemaOrdering", "labels", "metadata", "properties",
+  "args",
+  "response",
+  "parameters",
+  "parametersJsonSchema",
+  "responseSchema",
+  "responseJsonSchema",
+  "responseJsonSchemaOrdering",
+  "labels",
+  "metadata",
+  "properties",
 ]);
 
 const camel = (key: string) => key.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());

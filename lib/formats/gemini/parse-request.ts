@@ -19,10 +19,7 @@ export function parseGenerateContentRequest(json: unknown, model: string, stream
 }
 
 export function toCanonical(body: GenerateContentRequest, model: string, stream: boolean, warnings: string[]): ChatRequest {
-  const system =
-    typeof body.systemInstruction === "string"
-      ? body.systemInstruction
-      : body.systemInstruction?.parts.map((part) => part.text ?? "").join("\n");
+  const system = typeof body.systemInstruction === "string" ? body.systemInstruction : body.systemInstruction?.parts.map((part) => part.text ?? "").join("\n");
 
   // Gemini calls often carry no id: make ids up, and pair each response with the
   // earliest unanswered call of the same name.

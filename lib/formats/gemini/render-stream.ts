@@ -13,10 +13,7 @@ import { renderGeminiUsage } from "./render-usage";
  * the new parts). Tool calls are buffered until complete: Gemini clients never see
  * partial arguments. `sse` frames chunks as SSE; otherwise the body is a JSON array.
  */
-export async function* renderGenerateContentStream(
-  events: StreamEventBatches,
-  options: { model: string; sse: boolean },
-): AsyncGenerator<string> {
+export async function* renderGenerateContentStream(events: StreamEventBatches, options: { model: string; sse: boolean }): AsyncGenerator<string> {
   let model = options.model;
   let responseId = "";
   let finish: FinishReason = "stop";
@@ -31,8 +28,7 @@ export async function* renderGenerateContentStream(
     first = false;
     return prefix + json;
   };
-  const chunk = (parts: Record<string, unknown>[]) =>
-    frame({ candidates: [{ content: { role: "model", parts }, index: 0 }], modelVersion: model, responseId });
+  const chunk = (parts: Record<string, unknown>[]) => frame({ candidates: [{ content: { role: "model", parts }, index: 0 }], modelVersion: model, responseId });
   const flushCalls = () => {
     if (pendingCalls.size === 0) return undefined;
     const parts = [...pendingCalls.values()].map((call) => ({

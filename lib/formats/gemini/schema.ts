@@ -11,9 +11,7 @@ export const partSchema = z.looseObject({
   inlineData: z.looseObject({ mimeType: z.string(), data: z.string() }).optional(),
   fileData: z.looseObject({ mimeType: z.string().optional(), fileUri: z.string() }).optional(),
   functionCall: z.looseObject({ name: z.string(), args: jsonObject.optional(), id: z.string().optional() }).optional(),
-  functionResponse: z
-    .looseObject({ name: z.string(), response: jsonObject.optional(), id: z.string().optional() })
-    .optional(),
+  functionResponse: z.looseObject({ name: z.string(), response: jsonObject.optional(), id: z.string().optional() }).optional(),
 });
 export type GeminiPart = z.infer<typeof partSchema>;
 

@@ -41,6 +41,9 @@ export const speechRequestSchema = z.looseObject({
 export const rerankRequestSchema = z.looseObject({
   model,
   query: z.string().min(1),
-  documents: z.array(z.union([z.string(), z.looseObject({ text: z.string() })])).min(1).max(10_000),
+  documents: z
+    .array(z.union([z.string(), z.looseObject({ text: z.string() })]))
+    .min(1)
+    .max(10_000),
   top_n: z.number().int().min(1).optional(),
 });

@@ -51,16 +51,11 @@ function toCanonical(body: ChatCompletionRequest): ChatRequest {
     topP: body.top_p ?? undefined,
     stop,
     tools: body.tools?.flatMap((tool) =>
-      tool.type === "function"
-        ? [{ name: tool.function.name, description: tool.function.description, parameters: tool.function.parameters }]
-        : [],
+      tool.type === "function" ? [{ name: tool.function.name, description: tool.function.description, parameters: tool.function.parameters }] : [],
     ),
     toolChoice: toCanonicalToolChoice(body.tool_choice),
     parallelToolCalls: body.parallel_tool_calls,
-    reasoning:
-      effort == null || effort === "none"
-        ? undefined
-        : { effort: effort === "xhigh" || effort === "max" ? "high" : effort },
+    reasoning: effort == null || effort === "none" ? undefined : { effort: effort === "xhigh" || effort === "max" ? "high" : effort },
     user: body.user,
   };
 }
@@ -88,11 +83,7 @@ function toCanonicalMessage(message: Exclude<ChatCompletionMessage, { role: "sys
       const content: ContentPart[] = [];
       if (message.reasoning_content) content.push({ type: "reasoning", text: message.reasoning_content });
       const text =
-        message.content == null
-          ? ""
-          : typeof message.content === "string"
-            ? message.content
-            : message.content.map((part) => ("text" in part ? part.text : part.refusal)).join("");
+        message.content == null ? "" : typeof message.content === "string" ? message.content : message.content.map((part) => ("text" in part ? part.text : part.refusal)).join("");
       if (text !== "") content.push({ type: "text", text });
       for (const call of message.tool_calls ?? []) {
         content.push({ type: "tool-call", id: call.id, name: call.function.name, arguments: call.function.arguments });

@@ -25,9 +25,7 @@ const TYPE_BY_STATUS: Record<number, string> = { 429: "requests" };
 export function openAIErrorBody(error: GatewayError) {
   const type =
     error.upstreamTypeFor("openai") ??
-    (error.kind === "upstream_error"
-      ? (TYPE_BY_STATUS[error.status] ?? (error.status >= 500 ? "server_error" : "invalid_request_error"))
-      : ERROR_TYPE[error.kind]);
+    (error.kind === "upstream_error" ? (TYPE_BY_STATUS[error.status] ?? (error.status >= 500 ? "server_error" : "invalid_request_error")) : ERROR_TYPE[error.kind]);
   return {
     error: {
       message: error.message,

@@ -7,10 +7,7 @@ import { renderOpenAIStreamError } from "./render-error";
 import { renderOpenAIUsage } from "./render-usage";
 
 /** Renders canonical events as Chat Completions chunks, ending with `[DONE]`. */
-export async function* renderChatCompletionStream(
-  events: StreamEventBatches,
-  options: { includeUsage: boolean; fallbackModel: string },
-): AsyncGenerator<string> {
+export async function* renderChatCompletionStream(events: StreamEventBatches, options: { includeUsage: boolean; fallbackModel: string }): AsyncGenerator<string> {
   let id = `chatcmpl-${crypto.randomUUID().replaceAll("-", "")}`;
   let model = options.fallbackModel;
   let created = Math.floor(Date.now() / 1000);
@@ -76,9 +73,7 @@ export async function* renderChatCompletionStream(
     return;
   }
   if (options.includeUsage && usage) {
-    yield encodeSse(
-      JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [], usage: renderOpenAIUsage(usage) }),
-    );
+    yield encodeSse(JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [], usage: renderOpenAIUsage(usage) }));
   }
   yield encodeSse("[DONE]");
 }

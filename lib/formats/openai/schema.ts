@@ -16,10 +16,7 @@ const audioPart = z.looseObject({
 const filePart = z.looseObject({ type: z.literal("file"), file: z.looseObject({}) });
 const refusalPart = z.looseObject({ type: z.literal("refusal"), refusal: z.string() });
 
-const userContent = z.union([
-  z.string(),
-  z.array(z.discriminatedUnion("type", [textPart, imagePart, audioPart, filePart])),
-]);
+const userContent = z.union([z.string(), z.array(z.discriminatedUnion("type", [textPart, imagePart, audioPart, filePart]))]);
 const textContent = z.union([z.string(), z.array(textPart)]);
 
 export const toolCallSchema = z.looseObject({
@@ -69,16 +66,16 @@ export const chatCompletionRequestSchema = z
     model: z.string().min(1),
     messages: z.array(message).min(1),
     stream: z.boolean().nullable().optional(),
-    stream_options: z
-      .looseObject({ include_usage: z.boolean().optional(), include_obfuscation: z.boolean().optional() })
-      .nullable()
-      .optional(),
+    stream_options: z.looseObject({ include_usage: z.boolean().optional(), include_obfuscation: z.boolean().optional() }).nullable().optional(),
     max_tokens: positiveInt.nullable().optional(),
     max_completion_tokens: positiveInt.nullable().optional(),
     temperature: z.number().min(0).max(2).nullable().optional(),
     top_p: z.number().min(0).max(1).nullable().optional(),
     n: positiveInt.max(128).nullable().optional(),
-    stop: z.union([z.string(), z.array(z.string()).max(4)]).nullable().optional(),
+    stop: z
+      .union([z.string(), z.array(z.string()).max(4)])
+      .nullable()
+      .optional(),
     presence_penalty: z.number().min(-2).max(2).nullable().optional(),
     frequency_penalty: z.number().min(-2).max(2).nullable().optional(),
     logit_bias: z.record(z.string(), z.number().min(-100).max(100)).nullable().optional(),

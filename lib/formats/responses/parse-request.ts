@@ -31,7 +31,7 @@ export function toCanonical(body: ResponsesRequest, history: Message[] = [], his
   if (body.instructions) system.push(body.instructions);
   const messages: Message[] = [...history];
   const items: InputItem[] = typeof body.input === "string" ? [{ role: "user", content: body.input }] : (body.input ?? []);
-  items.forEach((item, index) => addItem(item, index, messages, system));
+  for (const [index, item] of items.entries()) addItem(item, index, messages, system);
   const effort = body.reasoning?.effort;
   if (body.text?.format && body.text.format.type !== "text") warnings.push(`text.format '${body.text.format.type}' is passed on as a response format where the upstream has one`);
   return {
@@ -126,7 +126,8 @@ function contentParts(content: string | InputContent[], index: number): ContentP
         return { type: "text", text: String((part as { refusal: string }).refusal) };
       case "input_image": {
         const url = (part as { image_url?: string | null }).image_url;
-        if (!url) throw new GatewayError("invalid_request", "input_image needs an image_url (file ids are not supported here).", { param: `input[${index}].content[${partIndex}]` });
+        if (!url)
+          throw new GatewayError("invalid_request", "input_image needs an image_url (file ids are not supported here).", { param: `input[${index}].content[${partIndex}]` });
         return { type: "image", source: parseImageUrl(url) };
       }
       default:

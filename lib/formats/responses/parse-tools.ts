@@ -45,7 +45,11 @@ function addClientTool(result: CanonicalTools, tool: ClientTool, upstreamName: s
     throw new GatewayError("invalid_request", `Two tools share the name '${upstreamName}'.`, { param: `${param}.name`, code: "duplicate_tool_name" });
   }
   result.table.set(upstreamName, { name: tool.name!, namespace, custom });
-  result.tools.push(custom ? customToolFunction(upstreamName, tool) : { name: upstreamName, description: tool.description ?? undefined, parameters: tool.parameters ?? { type: "object", properties: {} } });
+  result.tools.push(
+    custom
+      ? customToolFunction(upstreamName, tool)
+      : { name: upstreamName, description: tool.description ?? undefined, parameters: tool.parameters ?? { type: "object", properties: {} } },
+  );
 }
 
 function customToolFunction(name: string, tool: ClientTool): ToolDefinition {

@@ -49,7 +49,10 @@ export const toolSchema = byType([
     type: z.literal("namespace"),
     name: z.string().min(1),
     description: z.string().nullish(),
-    tools: z.array(z.discriminatedUnion("type", [functionToolSchema, customToolSchema])).min(1).max(512),
+    tools: z
+      .array(z.discriminatedUnion("type", [functionToolSchema, customToolSchema]))
+      .min(1)
+      .max(512),
   }),
 ]);
 export type ResponsesTool = z.infer<typeof toolSchema>;
@@ -60,11 +63,7 @@ export const responsesRequestSchema = z.looseObject({
   instructions: z.string().nullish(),
   tools: z.array(toolSchema).max(512).optional(),
   tool_choice: z
-    .union([
-      z.enum(["auto", "none", "required"]),
-      z.looseObject({ type: z.enum(["function", "custom"]), name: z.string() }),
-      z.looseObject({ type: z.string() }),
-    ])
+    .union([z.enum(["auto", "none", "required"]), z.looseObject({ type: z.enum(["function", "custom"]), name: z.string() }), z.looseObject({ type: z.string() })])
     .optional(),
   parallel_tool_calls: z.boolean().nullish(),
   max_output_tokens: z.number().int().min(1).nullish(),

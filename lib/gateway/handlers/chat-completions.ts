@@ -25,7 +25,6 @@ export const handleChatCompletions = withApiKey(openAIFormat, "/v1/chat/completi
       clientHeaders: context.request.headers,
     },
     renderResponse: renderChatCompletion,
-    renderStream: (events) =>
-      renderChatCompletionStream(events, { includeUsage: parsed.includeUsage, fallbackModel: parsed.chat.model }),
+    renderStream: (events) => renderChatCompletionStream(events, { includeUsage: parsed.includeUsage, fallbackModel: parsed.chat.model }),
   });
 });

@@ -27,31 +27,35 @@ export function geminiVersion(request: ApiRequest): "/v1beta" | "/v1" {
 }
 
 /** POST /{v1beta|v1}/models/{model}:{generateContent|streamGenerateContent|countTokens|embedContent|batchEmbedContents} */
-export const handleGeminiAction = withApiKey(geminiFormat, (request) => `${geminiVersion(request)}/models`, async (context) => {
-  const path = context.request.params.path ?? "";
-  const colon = path.lastIndexOf(":");
-  const model = (colon > 0 ? path.slice(0, colon) : path).replace(/^models\//, "");
-  const method = colon > 0 ? path.slice(colon + 1) : "";
-  context.log.endpoint = `${geminiVersion(context.request)}/models/{model}:${method}`;
-  switch (method) {
-    case "generateContent":
-      return generate(context, model, false);
-    case "streamGenerateContent":
-      return generate(context, model, true);
-    case "countTokens": {
-      const json = camelizeGeminiRequest(await readJsonBody(context.request)) as Record<string, unknown> | null;
-      // countTokens takes either {contents} or {generateContentRequest: {...}}.
-      const inner = (typeof json === "object" && json !== null && (json.generateContentRequest as Record<string, unknown> | undefined)) || json;
-      const parsed = parseGenerateContentRequest(inner, model, false);
-      return countPromptTokens(context, parsed.chat, (count) => ({ totalTokens: count }));
+export const handleGeminiAction = withApiKey(
+  geminiFormat,
+  (request) => `${geminiVersion(request)}/models`,
+  async (context) => {
+    const path = context.request.params.path ?? "";
+    const colon = path.lastIndexOf(":");
+    const model = (colon > 0 ? path.slice(0, colon) : path).replace(/^models\//, "");
+    const method = colon > 0 ? path.slice(colon + 1) : "";
+    context.log.endpoint = `${geminiVersion(context.request)}/models/{model}:${method}`;
+    switch (method) {
+      case "generateContent":
+        return generate(context, model, false);
+      case "streamGenerateContent":
+        return generate(context, model, true);
+      case "countTokens": {
+        const json = camelizeGeminiRequest(await readJsonBody(context.request)) as Record<string, unknown> | null;
+        // countTokens takes either {contents} or {generateContentRequest: {...}}.
+        const inner = (typeof json === "object" && json !== null && (json.generateContentRequest as Record<string, unknown> | undefined)) || json;
+        const parsed = parseGenerateContentRequest(inner, model, false);
+        return countPromptTokens(context, parsed.chat, (count) => ({ totalTokens: count }));
+      }
+      case "embedContent":
+      case "batchEmbedContents":
+        return embed(context, model, method);
+      default:
+        throw new GatewayError("not_found", `Method '${method}' is not supported for models.`, { code: "unknown_method" });
     }
-    case "embedContent":
-    case "batchEmbedContents":
-      return embed(context, model, method);
-    default:
-      throw new GatewayError("not_found", `Method '${method}' is not supported for models.`, { code: "unknown_method" });
-  }
-});
+  },
+);
 
 /** Gemini's embedding methods on the embeddings operation every embedding channel serves, answered in Gemini's shape. */
 async function embed(context: GatewayContext, model: string, method: GeminiEmbedMethod): Promise<ApiResponse> {
@@ -118,20 +122,29 @@ function geminiModel(id: string, ownedBy: string) {
 }
 
 /** GET /{v1beta|v1}/models */
-export const handleGeminiListModels = withApiKey(geminiFormat, (request) => `${geminiVersion(request)}/models`, async (context) =>
-  jsonResponse(200, { models: listedModels(context).map(({ id, ownedBy }) => geminiModel(id, ownedBy)) }),
+export const handleGeminiListModels = withApiKey(
+  geminiFormat,
+  (request) => `${geminiVersion(request)}/models`,
+  async (context) => jsonResponse(200, { models: listedModels(context).map(({ id, ownedBy }) => geminiModel(id, ownedBy)) }),
 );
 
 /** GET /{v1beta|v1}/models/{model} */
-export const handleGeminiGetModel = withApiKey(geminiFormat, (request) => `${geminiVersion(request)}/models/{model}`, async (context) => {
-  const id = (context.request.params.path ?? "").replace(/^models\//, "");
-  const listed = listedModels(context);
-  const model = listed.find((entry) => entry.id === id);
-  if (!model) {
-    const near = nearestNames(id, listed.map((entry) => entry.id));
-    throw new GatewayError("not_found", `models/${id} is not found.${near.length ? ` Did you mean ${near.map((name) => `models/${name}`).join(" or ")}?` : ""}`, {
-      code: "model_not_found",
-    });
-  }
-  return jsonResponse(200, geminiModel(model.id, model.ownedBy));
-});
+export const handleGeminiGetModel = withApiKey(
+  geminiFormat,
+  (request) => `${geminiVersion(request)}/models/{model}`,
+  async (context) => {
+    const id = (context.request.params.path ?? "").replace(/^models\//, "");
+    const listed = listedModels(context);
+    const model = listed.find((entry) => entry.id === id);
+    if (!model) {
+      const near = nearestNames(
+        id,
+        listed.map((entry) => entry.id),
+      );
+      throw new GatewayError("not_found", `models/${id} is not found.${near.length ? ` Did you mean ${near.map((name) => `models/${name}`).join(" or ")}?` : ""}`, {
+        code: "model_not_found",
+      });
+    }
+    return jsonResponse(200, geminiModel(model.id, model.ownedBy));
+  },
+);

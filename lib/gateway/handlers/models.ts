@@ -20,16 +20,22 @@ function findModel(context: GatewayContext) {
   const id = context.request.params.path ?? "";
   const listed = listedModels(context);
   const model = listed.find((entry) => entry.id === id);
-  if (!model) throw new GatewayError("not_found", unknownModelMessage(id, listed.map((entry) => entry.id)), { code: "model_not_found" });
+  if (!model)
+    throw new GatewayError(
+      "not_found",
+      unknownModelMessage(
+        id,
+        listed.map((entry) => entry.id),
+      ),
+      { code: "model_not_found" },
+    );
   return model;
 }
 
 const openAIModel = ({ id, ownedBy }: { id: string; ownedBy: string }) => ({ id, object: "model", created: CREATED, owned_by: ownedBy });
 const anthropicModel = (id: string) => ({ type: "model", id, display_name: id, created_at: new Date(CREATED * 1000).toISOString() });
 
-const openAIList = withApiKey(openAIFormat, "/v1/models", async (context) =>
-  jsonResponse(200, { object: "list", data: listedModels(context).map(openAIModel) }),
-);
+const openAIList = withApiKey(openAIFormat, "/v1/models", async (context) => jsonResponse(200, { object: "list", data: listedModels(context).map(openAIModel) }));
 
 const openAIGet = withApiKey(openAIFormat, "/v1/models/{model}", async (context) => jsonResponse(200, openAIModel(findModel(context))));
 

@@ -1,10 +1,4 @@
-import {
-  completionRequestSchema,
-  embeddingsRequestSchema,
-  imageGenerationRequestSchema,
-  rerankRequestSchema,
-  speechRequestSchema,
-} from "@/lib/formats/openai/operation-schemas";
+import { completionRequestSchema, embeddingsRequestSchema, imageGenerationRequestSchema, rerankRequestSchema, speechRequestSchema } from "@/lib/formats/openai/operation-schemas";
 import { openAIOperationHandler, openAIUploadHandler } from "@/lib/gateway/call-operation";
 import { env } from "@/lib/env";
 

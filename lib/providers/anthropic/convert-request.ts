@@ -11,12 +11,7 @@ const MIN_BUDGET = 1024;
 type Block = Record<string, unknown>;
 type Turn = { role: "user" | "assistant"; content: Block[] };
 
-export function toAnthropicBody(
-  request: ChatRequest,
-  upstreamModel: string,
-  defaultMaxTokens: number,
-  warnings: string[],
-): Record<string, unknown> {
+export function toAnthropicBody(request: ChatRequest, upstreamModel: string, defaultMaxTokens: number, warnings: string[]): Record<string, unknown> {
   const body: Record<string, unknown> = { model: upstreamModel, messages: toTurns(request.messages, warnings) };
   if (request.system) body.system = request.system;
   if (request.responseFormat) {
@@ -32,9 +27,7 @@ export function toAnthropicBody(
     // With thinking on, every assistant tool_use turn must open with its signed thinking
     // block; history from other clients has none, so thinking is turned off instead.
     const turns = body.messages as Turn[];
-    const unsigned = turns.some(
-      (turn) => turn.role === "assistant" && turn.content.some((block) => block.type === "tool_use") && turn.content[0]?.type !== "thinking",
-    );
+    const unsigned = turns.some((turn) => turn.role === "assistant" && turn.content.some((block) => block.type === "tool_use") && turn.content[0]?.type !== "thinking");
     if (unsigned) {
       warnings.push("thinking disabled: the history has tool calls without their signed thinking blocks");
       budget = undefined;
@@ -143,7 +136,10 @@ function toTurns(messages: Message[], warnings: string[]): Turn[] {
   };
   for (const message of messages) {
     const role = message.role === "assistant" ? "assistant" : "user";
-    push(role, message.content.flatMap((part) => toBlocks(part, role, warnings)));
+    push(
+      role,
+      message.content.flatMap((part) => toBlocks(part, role, warnings)),
+    );
   }
   answerDanglingToolCalls(turns, warnings);
   if (turns[0]?.role === "assistant") turns.unshift({ role: "user", content: [{ type: "text", text: "..." }] });
@@ -163,7 +159,7 @@ function answerDanglingToolCalls(turns: Turn[], warnings: string[]): void {
     const ids = turn.content.filter((block) => block.type === "tool_use").map((block) => block.id as string);
     if (ids.length === 0) continue;
     let next = turns[index + 1];
-    if (!next || next.role !== "user") {
+    if (next?.role !== "user") {
       next = { role: "user", content: [] };
       turns.splice(index + 1, 0, next);
     }
@@ -171,9 +167,7 @@ function answerDanglingToolCalls(turns: Turn[], warnings: string[]): void {
     const missing = ids.filter((id) => !answered.has(id));
     if (missing.length === 0) continue;
     warnings.push(`${missing.length} tool call(s) had no result; an error result was sent in their place`);
-    next.content.unshift(
-      ...missing.map((id) => ({ type: "tool_result", tool_use_id: id, content: "No result was provided for this tool call.", is_error: true })),
-    );
+    next.content.unshift(...missing.map((id) => ({ type: "tool_result", tool_use_id: id, content: "No result was provided for this tool call.", is_error: true })));
   }
 }
 
@@ -186,10 +180,7 @@ function toBlocks(part: ContentPart, role: Turn["role"], warnings: string[]): Bl
       return [
         {
           type: "image",
-          source:
-            part.source.kind === "base64"
-              ? { type: "base64", media_type: part.source.mediaType, data: part.source.data }
-              : { type: "url", url: part.source.url },
+          source: part.source.kind === "base64" ? { type: "base64", media_type: part.source.mediaType, data: part.source.data } : { type: "url", url: part.source.url },
         },
       ];
     case "tool-call":

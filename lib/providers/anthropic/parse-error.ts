@@ -27,4 +27,3 @@ export function parseAnthropicError(status: number, bodyText: string, apiKey: st
     contextExceeded: status === 400 && PROMPT_TOO_LONG.test(message),
   });
 }
-

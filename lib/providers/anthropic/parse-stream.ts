@@ -77,8 +77,7 @@ export async function* parseAnthropicStream(batches: AsyncIterable<SseMessage[]>
             const block = citing.get(event.index) ?? { start: textLength, citations: [] };
             block.citations.push(delta.citation);
             citing.set(event.index, block);
-          }
-          else if (delta.type === "thinking_delta" && delta.thinking) yield { type: "reasoning-delta", text: delta.thinking };
+          } else if (delta.type === "thinking_delta" && delta.thinking) yield { type: "reasoning-delta", text: delta.thinking };
           else if (delta.type === "signature_delta" && delta.signature) yield { type: "reasoning-delta", text: "", signature: delta.signature };
           else if (delta.type === "input_json_delta" && delta.partial_json) {
             const serverUse = serverUses.get(event.index);

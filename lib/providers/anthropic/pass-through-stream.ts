@@ -47,6 +47,7 @@ export async function* passThroughMessageStream(source: AsyncIterable<Uint8Array
 /** The text, thinking, tool input and tool names a region's events carry, for an estimate. */
 function recordOutput(region: Buffer, meter: UsageMeter): void {
   for (const [start, end] of eventBounds(region.toString("latin1"))) {
+    // biome-ignore lint/suspicious/noExplicitAny: one event's fields, each checked where read
     const event = eventJson(region.subarray(start, end)) as Record<string, any> | undefined;
     if (event?.type === "content_block_delta") {
       const delta = event.delta ?? {};

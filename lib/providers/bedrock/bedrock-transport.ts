@@ -1,5 +1,5 @@
 import type { Channel } from "@/lib/routing/channel";
-import { IteratedBody, type UpstreamBody, type UpstreamResponse } from "@/lib/providers/upstream-http";
+import { IteratedBody, type UpstreamBody } from "@/lib/providers/upstream-http";
 import { joinUrl, type Endpoint, type Transport } from "@/lib/providers/transport";
 import { keySecrets, readBedrockKey, unusableKeyError } from "./credentials";
 import { anthropicSseFromEventStream, toInvokeRequest } from "./invoke";

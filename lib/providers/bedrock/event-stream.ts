@@ -48,7 +48,7 @@ export async function* eventStreamMessages(source: AsyncIterable<Uint8Array>): A
 }
 
 function decodeMessage(decoder: EventStreamCodec, bytes: Buffer): EventStreamMessage {
-  let decoded;
+  let decoded: ReturnType<EventStreamCodec["decode"]>;
   try {
     decoded = decoder.decode(bytes);
   } catch {

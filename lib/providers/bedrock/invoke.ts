@@ -20,7 +20,15 @@ export function toInvokeRequest(request: OutgoingRequest): void {
   delete request.headers["anthropic-beta"];
   delete request.headers["anthropic-version"];
   const set: Record<string, unknown> = { anthropic_version: BEDROCK_ANTHROPIC_VERSION };
-  if (beta) set.anthropic_beta = [...new Set(beta.split(",").map((flag) => flag.trim()).filter(Boolean))];
+  if (beta)
+    set.anthropic_beta = [
+      ...new Set(
+        beta
+          .split(",")
+          .map((flag) => flag.trim())
+          .filter(Boolean),
+      ),
+    ];
   const bytes = typeof request.body === "string" ? Buffer.from(request.body) : request.body;
   if (!Buffer.isBuffer(bytes)) return;
   request.body = withJsonChanges(bytes, { ...set, model: undefined, stream: undefined }) ?? bytes;

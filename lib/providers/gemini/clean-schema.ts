@@ -4,9 +4,27 @@
 // the JSON Schema constructs that have an equivalent are converted: local $refs are
 // inlined, type arrays become `nullable`, `const` an enum, `oneOf` anyOf.
 const KEPT = new Set([
-  "type", "format", "title", "description", "nullable", "enum", "maxItems", "minItems", "properties", "required",
-  "minProperties", "maxProperties", "minLength", "maxLength", "pattern", "example", "anyOf", "propertyOrdering",
-  "items", "minimum", "maximum",
+  "type",
+  "format",
+  "title",
+  "description",
+  "nullable",
+  "enum",
+  "maxItems",
+  "minItems",
+  "properties",
+  "required",
+  "minProperties",
+  "maxProperties",
+  "minLength",
+  "maxLength",
+  "pattern",
+  "example",
+  "anyOf",
+  "propertyOrdering",
+  "items",
+  "minimum",
+  "maximum",
 ]);
 const FORMATS: Record<string, Set<string>> = {
   string: new Set(["enum", "date-time"]),
@@ -55,9 +73,7 @@ function convert(input: Schema, definitions: Schema, depth: number): Schema {
     switch (key) {
       case "properties":
         if (typeof value === "object" && value !== null) {
-          result.properties = Object.fromEntries(
-            Object.entries(value as Schema).map(([name, child]) => [name, convert(asSchema(child), definitions, depth + 1)]),
-          );
+          result.properties = Object.fromEntries(Object.entries(value as Schema).map(([name, child]) => [name, convert(asSchema(child), definitions, depth + 1)]));
         }
         break;
       case "items":

@@ -58,7 +58,10 @@ export async function* parseOpenAIStream(batches: AsyncIterable<SseMessage[]>): 
       if (end.see(json) === "fail") {
         const error = json.error as { message?: string; type?: string } | string;
         const text = typeof error === "string" ? error : (error?.message ?? "The upstream reported an error mid-stream.");
-        yield { type: "error", error: new GatewayError("upstream_error", text, { status: 500, upstreamType: typeof error === "object" ? error?.type : undefined, upstreamFormat: "openai" }) };
+        yield {
+          type: "error",
+          error: new GatewayError("upstream_error", text, { status: 500, upstreamType: typeof error === "object" ? error?.type : undefined, upstreamFormat: "openai" }),
+        };
         return;
       }
       let chunk: ChatCompletionChunk;

@@ -59,12 +59,7 @@ function hasOutput(text: string): boolean {
   return false;
 }
 
-export async function* passThroughStream(
-  source: AsyncIterable<Uint8Array>,
-  includeUsage: boolean,
-  spec: PassThroughSpec,
-  meter: UsageMeter,
-): AsyncGenerator<Uint8Array> {
+export async function* passThroughStream(source: AsyncIterable<Uint8Array>, includeUsage: boolean, spec: PassThroughSpec, meter: UsageMeter): AsyncGenerator<Uint8Array> {
   const end = new StreamEnd(chatCompletionStreamEnds);
 
   const inspect = (region: Buffer, text: string): Buffer => {

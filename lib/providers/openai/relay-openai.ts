@@ -54,12 +54,18 @@ const choices = (json: Record<string, unknown>) => (Array.isArray(json.choices) 
 export const chatCompletionsSpec: OpenAIRelaySpec = {
   path: "/chat/completions",
   promptCache: true,
-  outputText: (json) => choices(json).map((choice) => deltaText(choice.delta ?? choice.message)).join(""),
+  outputText: (json) =>
+    choices(json)
+      .map((choice) => deltaText(choice.delta ?? choice.message))
+      .join(""),
 };
 
 export const completionsSpec: OpenAIRelaySpec = {
   path: "/completions",
-  outputText: (json) => choices(json).map((choice) => choice.text ?? "").join(""),
+  outputText: (json) =>
+    choices(json)
+      .map((choice) => choice.text ?? "")
+      .join(""),
 };
 
 export const embeddingsSpec: OpenAIRelaySpec = { path: "/embeddings", outputText: () => "" };

@@ -23,11 +23,16 @@ export function parseResponsesUsage(raw: unknown): Usage | undefined {
 }
 
 export async function relayResponses(request: ResponsesCall["relay"], context: AttemptContext): Promise<RelayedResponse> {
-  const response = await postOpenAI("/responses", relayedBody(request.bytes, request.body, {
-    model: context.upstreamModel,
-    // A session named only in a header (Codex's session_id) still keeps OpenAI's prompt cache warm.
-    ...(context.promptCacheKey && request.body.prompt_cache_key === undefined ? { prompt_cache_key: context.promptCacheKey } : {}),
-  }), context, request.stream);
+  const response = await postOpenAI(
+    "/responses",
+    relayedBody(request.bytes, request.body, {
+      model: context.upstreamModel,
+      // A session named only in a header (Codex's session_id) still keeps OpenAI's prompt cache warm.
+      ...(context.promptCacheKey && request.body.prompt_cache_key === undefined ? { prompt_cache_key: context.promptCacheKey } : {}),
+    }),
+    context,
+    request.stream,
+  );
   if (request.stream) {
     const body = passThroughResponsesStream(response.body, { usage: parseResponsesUsage, keep: request.keepResponse }, context.meter);
     return { status: response.status, headers: SSE_HEADERS, body };

@@ -22,8 +22,7 @@ function vertexChat(request: ChatRequest, context: AttemptContext): Promise<Stre
 export const vertexProvider: Provider = {
   defaultBaseUrl: VERTEX_BASE_URL_TEMPLATE,
   requiresApiKey: true,
-  apiKeyHelp:
-    "The service account's JSON key, pasted whole: IAM & Admin > Service accounts > (an account with the Vertex AI User role) > Keys > Add key > JSON.",
+  apiKeyHelp: "The service account's JSON key, pasted whole: IAM & Admin > Service accounts > (an account with the Vertex AI User role) > Keys > Add key > JSON.",
   ownedBy: "google",
   settings: vertexSettings,
   transport: vertexTransport,

@@ -29,7 +29,10 @@ export function withoutRefusedBetas(member: OperationMember<"chat">): OperationM
         const clientHeaders = call.relay?.clientHeaders;
         const sent = clientHeaders?.get("anthropic-beta");
         if (!refused || !call.relay || !clientHeaders || !sent) throw error;
-        const betas = sent.split(",").map((beta) => beta.trim()).filter(Boolean);
+        const betas = sent
+          .split(",")
+          .map((beta) => beta.trim())
+          .filter(Boolean);
         const kept = betas.filter((beta) => !refused.includes(beta));
         if (kept.length === betas.length) throw error;
         context.warnings.push(`anthropic-beta ${refused.join(", ")} dropped: Vertex does not serve ${refused.length > 1 ? "them" : "it"}`);

@@ -39,7 +39,9 @@ export function parseServiceAccountKey(apiKey: string | undefined): ServiceAccou
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue?.path.length ? `${issue.path.join(".")}: ` : "";
-    throw credentialError(`The channel's key is not a Google service-account JSON key (${where}${issue?.message ?? "not JSON"}). Paste the whole JSON file of a key created under IAM > Service accounts > Keys.`);
+    throw credentialError(
+      `The channel's key is not a Google service-account JSON key (${where}${issue?.message ?? "not JSON"}). Paste the whole JSON file of a key created under IAM > Service accounts > Keys.`,
+    );
   }
   // Checked here, before any request: a key that cannot sign is told apart from a token endpoint that cannot be reached.
   if (!isRsaPrivateKey(parsed.data.private_key)) {
@@ -69,7 +71,9 @@ const sources = new LRUCache<string, AccessTokens>({ max: 256 });
 
 /** The access tokens of the channel key `apiKey`, shared by every channel and transport holding the same key. */
 export function tokensForKey(apiKey: string | undefined): AccessTokens {
-  const id = createHash("sha256").update(apiKey ?? "").digest("base64url");
+  const id = createHash("sha256")
+    .update(apiKey ?? "")
+    .digest("base64url");
   let source = sources.get(id);
   if (!source) {
     source = serviceAccountTokens(parseServiceAccountKey(apiKey));
@@ -167,7 +171,9 @@ function tokenError(error: unknown, wasSent: boolean, tokenHost: string): never 
 /** The token endpoint could not be reached: a timeout, or the connection failure in the words every upstream's gets. */
 function unreachableError(error: unknown, tokenHost: string): GatewayError {
   if ((error as { code?: unknown }).code === "TimeoutError") {
-    return new GatewayError("timeout", `The service account's token endpoint at ${tokenHost} did not answer within ${TOKEN_REQUEST_TIMEOUT_MS / 1000} s.`, { code: "token_unavailable" });
+    return new GatewayError("timeout", `The service account's token endpoint at ${tokenHost} did not answer within ${TOKEN_REQUEST_TIMEOUT_MS / 1000} s.`, {
+      code: "token_unavailable",
+    });
   }
   // The message only: the error's request carries the signed assertion.
   const reason = (mapTransportError(error, tokenHost) as Error).message;

@@ -7,9 +7,7 @@ import type { ProviderSettings } from "@/lib/providers/provider";
 
 export const vertexSettingsSchema = z.strictObject({
   // Project ids: 6 to 30 lowercase letters, digits and hyphens (older ones carry a `domain:` prefix).
-  project: z
-    .string()
-    .regex(/^(?:[a-z][a-z0-9.-]*:)?[a-z][a-z0-9-]{4,28}[a-z0-9]$/, "a Google Cloud project id, such as my-project-123"),
+  project: z.string().regex(/^(?:[a-z][a-z0-9.-]*:)?[a-z][a-z0-9-]{4,28}[a-z0-9]$/, "a Google Cloud project id, such as my-project-123"),
   // Regions (us-central1, europe-west4), multi-regions (us, eu) and global.
   location: z.string().regex(/^[a-z][a-z0-9-]{1,39}$/, "a Vertex AI location, such as us-central1 or global"),
 });

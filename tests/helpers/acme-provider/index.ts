@@ -19,7 +19,8 @@ export const acmeProvider: Provider = {
     ],
   },
   transport: (channel) => ({
-    url: (endpoint) => joinUrl(channel.baseUrl, `/tenants/${String(channel.settings.tenant)}/deployments/${encodeURIComponent(endpoint.model ?? "")}${endpoint.path}`, endpoint.query),
+    url: (endpoint) =>
+      joinUrl(channel.baseUrl, `/tenants/${String(channel.settings.tenant)}/deployments/${encodeURIComponent(endpoint.model ?? "")}${endpoint.path}`, endpoint.query),
     authorize(request) {
       if (channel.apiKey) request.headers["x-acme-key"] = channel.apiKey;
     },

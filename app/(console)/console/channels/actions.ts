@@ -2,7 +2,7 @@
 
 import { revalidatePath } from "next/cache";
 import { toGatewayError } from "@/lib/canonical/gateway-error";
-import { z } from "zod";
+import type { z } from "zod";
 import { normalizeBaseUrl } from "@/lib/providers/base-url";
 import { checkChannelDraft } from "@/lib/channels/check-channel";
 import {

@@ -118,14 +118,7 @@ export function ChannelForm({ channel, types, onClose }: { channel: ChannelJson 
                 : "Not used by this type.")
             }
           >
-            <Input
-              id="channel-url"
-              name="baseUrl"
-              type="url"
-              value={baseUrl}
-              onChange={(event) => setBaseUrl(event.target.value)}
-              placeholder={info?.defaultBaseUrl}
-            />
+            <Input id="channel-url" name="baseUrl" type="url" value={baseUrl} onChange={(event) => setBaseUrl(event.target.value)} placeholder={info?.defaultBaseUrl} />
           </Field>
           <Field
             label="API key"
@@ -163,7 +156,11 @@ export function ChannelForm({ channel, types, onClose }: { channel: ChannelJson 
               />
             )}
           </div>
-          <Field label="Model map" htmlFor="channel-map" hint="One per line: public name = upstream name. Answers carry the name the upstream reports (as OpenAI's own dated names do); logs keep both.">
+          <Field
+            label="Model map"
+            htmlFor="channel-map"
+            hint="One per line: public name = upstream name. Answers carry the name the upstream reports (as OpenAI's own dated names do); logs keep both."
+          >
             <Textarea id="channel-map" name="modelMap" rows={2} defaultValue={formatModelMap(channel?.modelMap ?? {})} />
           </Field>
           <Field label="Priority" htmlFor="channel-priority" hint="Higher is tried first.">
@@ -173,7 +170,11 @@ export function ChannelForm({ channel, types, onClose }: { channel: ChannelJson 
             <Input id="channel-weight" name="weight" type="number" min={0} step={1} defaultValue={channel?.weight ?? 1} />
           </Field>
           <div className="md:col-span-2">
-            <Field label="Prices" htmlFor="channel-prices" hint="USD per million tokens, one model per line: model = input / output [/ cached input [/ cache write]]; * prices every other model. Models left out are priced from the model catalogue when it knows them.">
+            <Field
+              label="Prices"
+              htmlFor="channel-prices"
+              hint="USD per million tokens, one model per line: model = input / output [/ cached input [/ cache write]]; * prices every other model. Models left out are priced from the model catalogue when it knows them."
+            >
               <Textarea id="channel-prices" name="prices" rows={2} placeholder="gpt-4o-mini = 0.15 / 0.6 / 0.075" defaultValue={formatPrices(channel?.prices ?? {})} />
             </Field>
           </div>
@@ -220,5 +221,12 @@ function splitKeys(text: string): string[] {
   const trimmed = text.trim();
   if (!trimmed) return [];
   if (trimmed.startsWith("{")) return [trimmed];
-  return [...new Set(trimmed.split(/\r?\n/).map((line) => line.trim()).filter(Boolean))];
+  return [
+    ...new Set(
+      trimmed
+        .split(/\r?\n/)
+        .map((line) => line.trim())
+        .filter(Boolean),
+    ),
+  ];
 }

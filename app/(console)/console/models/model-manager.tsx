@@ -148,7 +148,10 @@ function ModelRow({ model, onEdit }: { model: ModelJson; onEdit: () => void }) {
 function ChannelLine({ channel }: { channel: ModelChannelJson }) {
   return (
     <div className={channel.enabled ? undefined : "text-zinc-400 line-through"} title={channel.upstreamModel ? `sent upstream as ${channel.upstreamModel}` : undefined}>
-      {channel.name} <span className="text-zinc-400">({channel.type}, priority {channel.priority}, weight {channel.weight})</span>
+      {channel.name}{" "}
+      <span className="text-zinc-400">
+        ({channel.type}, priority {channel.priority}, weight {channel.weight})
+      </span>
     </div>
   );
 }

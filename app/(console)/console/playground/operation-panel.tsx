@@ -28,6 +28,7 @@ export function OperationPanel({ mode, model, headers }: { mode: Exclude<Mode, "
   const [outcome, setOutcome] = useState<Outcome | null>(null);
   const [elapsedMs, setElapsedMs] = useState<number | null>(null);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new mode clears what the last one showed
   useEffect(() => {
     setOutcome(null);
     setError(null);
@@ -104,21 +105,28 @@ export function OperationPanel({ mode, model, headers }: { mode: Exclude<Mode, "
         {outcome?.kind === "embeddings" && (
           <div className="text-sm" data-testid="embedding-result">
             <p>
-              <Badge tone="indigo">{outcome.count} vector{outcome.count === 1 ? "" : "s"}</Badge> {outcome.dimensions} dimensions · {outcome.promptTokens} tokens
+              <Badge tone="indigo">
+                {outcome.count} vector{outcome.count === 1 ? "" : "s"}
+              </Badge>{" "}
+              {outcome.dimensions} dimensions · {outcome.promptTokens} tokens
             </p>
-            <pre className="mt-2 overflow-auto rounded-md bg-zinc-950 p-3 text-xs text-zinc-100">[{outcome.preview.map((value) => value.toFixed(4)).join(", ")}{outcome.dimensions > 8 ? ", …" : ""}]</pre>
+            <pre className="mt-2 overflow-auto rounded-md bg-zinc-950 p-3 text-xs text-zinc-100">
+              [{outcome.preview.map((value) => value.toFixed(4)).join(", ")}
+              {outcome.dimensions > 8 ? ", …" : ""}]
+            </pre>
           </div>
         )}
         {outcome?.kind === "images" && (
           <div className="grid gap-2 sm:grid-cols-2" data-testid="image-result">
             {outcome.sources.map((source, index) => (
-              // eslint-disable-next-line @next/next/no-img-element -- generated images are data: or remote URLs
-              <img key={index} src={source} alt={`Generated image ${index + 1}`} className="w-full rounded-md border border-zinc-200 dark:border-zinc-800" />
+              // biome-ignore lint/performance/noImgElement: generated images are data: or remote URLs, not assets to optimise
+              <img key={index} src={source} alt={`Result ${index + 1}`} className="w-full rounded-md border border-zinc-200 dark:border-zinc-800" />
             ))}
           </div>
         )}
         {outcome?.kind === "speech" && (
           <div className="text-sm" data-testid="speech-result">
+            {/* biome-ignore lint/a11y/useMediaCaption: generated speech has no caption track; its text is the request's input */}
             <audio controls src={outcome.url} className="w-full" />
             <p className="mt-1 text-xs text-zinc-500">
               {outcome.type || "audio"} · {outcome.bytes} bytes

@@ -23,15 +23,7 @@ type Usage = { promptTokens: number; completionTokens: number; usageEstimated: b
 const SESSION = "session";
 const PASTE = "paste";
 
-export function Playground({
-  models,
-  defaultModel,
-  tokens,
-}: {
-  models: string[];
-  defaultModel: string;
-  tokens: { id: string; name: string; keyPrefix: string }[];
-}) {
+export function Playground({ models, defaultModel, tokens }: { models: string[]; defaultModel: string; tokens: { id: string; name: string; keyPrefix: string }[] }) {
   const [mode, setMode] = useState<Mode>("chat");
   const [model, setModel] = useState(defaultModel);
   const [system, setSystem] = useState("");
@@ -50,6 +42,7 @@ export function Playground({
   const abort = useRef<AbortController | null>(null);
   const bottom = useRef<HTMLDivElement>(null);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: each new turn scrolls the conversation to its end
   useEffect(() => {
     bottom.current?.scrollIntoView({ block: "end" });
   }, [turns]);
@@ -237,7 +230,16 @@ export function Playground({
               </div>
             </Field>
             <Field label={`Top P: ${topP.toFixed(2)}`} htmlFor="pg-top-p">
-              <input id="pg-top-p" type="range" min={0} max={1} step={0.05} value={topP} onChange={(event) => setTopP(Number(event.target.value))} className="w-full accent-indigo-600" />
+              <input
+                id="pg-top-p"
+                type="range"
+                min={0}
+                max={1}
+                step={0.05}
+                value={topP}
+                onChange={(event) => setTopP(Number(event.target.value))}
+                className="w-full accent-indigo-600"
+              />
             </Field>
             <Field label="Max tokens" htmlFor="pg-max-tokens" hint="Empty for the model's default.">
               <Input id="pg-max-tokens" type="number" min={1} value={maxTokens} onChange={(event) => setMaxTokens(event.target.value)} />
@@ -307,12 +309,15 @@ function Message({ turn, streaming }: { turn: Turn; streaming: boolean }) {
     <div className={cx("flex", mine ? "justify-end" : "justify-start")}>
       <div
         data-testid={mine ? "user-message" : "assistant-message"}
-        className={cx(
-          "max-w-[90%] rounded-lg px-3 py-2",
-          mine ? "bg-indigo-600 text-white" : "bg-zinc-100 text-zinc-900 dark:bg-zinc-800 dark:text-zinc-100",
-        )}
+        className={cx("max-w-[90%] rounded-lg px-3 py-2", mine ? "bg-indigo-600 text-white" : "bg-zinc-100 text-zinc-900 dark:bg-zinc-800 dark:text-zinc-100")}
       >
-        {mine ? <p className="whitespace-pre-wrap text-sm">{turn.content}</p> : turn.content ? <Markdown text={turn.content} /> : streaming ? <span className="text-sm text-zinc-500">…</span> : null}
+        {mine ? (
+          <p className="whitespace-pre-wrap text-sm">{turn.content}</p>
+        ) : turn.content ? (
+          <Markdown text={turn.content} />
+        ) : streaming ? (
+          <span className="text-sm text-zinc-500">…</span>
+        ) : null}
         {turn.error && <ErrorNote>{turn.error}</ErrorNote>}
         {!mine && (turn.stats || turn.stopped) && (
           <p className="mt-1 flex flex-wrap gap-2 text-xs text-zinc-500" data-testid="reply-stats">
@@ -366,7 +371,9 @@ function Inspector({ sent, exchanges }: { sent: Sent; exchanges: Exchange[] | nu
                 {prettyJson(exchange.request.body)}
               </pre>
               <pre className="max-h-96 overflow-auto rounded-md bg-zinc-950 p-3 text-xs text-zinc-100" data-testid="upstream-response">
-                {exchange.response ? `HTTP ${exchange.response.status}\n${JSON.stringify(exchange.response.headers, null, 2)}\n\n${exchange.response.body}${exchange.response.truncated ? "\n[truncated]" : ""}` : exchange.error}
+                {exchange.response
+                  ? `HTTP ${exchange.response.status}\n${JSON.stringify(exchange.response.headers, null, 2)}\n\n${exchange.response.body}${exchange.response.truncated ? "\n[truncated]" : ""}`
+                  : exchange.error}
               </pre>
             </div>
           </details>

@@ -28,10 +28,7 @@ export default async function TokensPage() {
   const protocol = headerList.get("x-forwarded-proto") ?? "http";
   return (
     <>
-      <PageHeader
-        title="Tokens"
-        description={user.role === "admin" ? "Every API key on this deployment." : "Your API keys. Each key is shown once, when you create it."}
-      />
+      <PageHeader title="Tokens" description={user.role === "admin" ? "Every API key on this deployment." : "Your API keys. Each key is shown once, when you create it."} />
       <TokenManager tokens={tokens} cachedShares={cachedShares} models={models} baseUrl={`${protocol}://${host}`} now={Date.now()} windowUse={windowUse} />
     </>
   );

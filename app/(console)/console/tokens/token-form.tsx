@@ -68,7 +68,9 @@ export function TokenForm({
     <Card>
       <form onSubmit={submit} className="space-y-4" aria-label={label}>
         <h2 className="text-base font-semibold">{token ? `Edit “${token.name}”` : "New token"}</h2>
-        <p className="text-xs text-zinc-500">The owner&rsquo;s account limits (models, rates, quota, budget, windows) apply to every token they own as well: these can only make a token tighter.</p>
+        <p className="text-xs text-zinc-500">
+          The owner&rsquo;s account limits (models, rates, quota, budget, windows) apply to every token they own as well: these can only make a token tighter.
+        </p>
         <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
           <Field label="Name" htmlFor="token-name">
             <Input id="token-name" name="name" required maxLength={100} placeholder="e.g. my laptop" autoFocus defaultValue={token?.name} />

@@ -20,7 +20,10 @@ export default async function UsersPage() {
   const windowUse = await Promise.all(users.map((user) => runtime.limits.windowUsage({ kind: "user", id: user.id }, { windows: compileWindows(user.limits) })));
   return (
     <>
-      <PageHeader title="Users" description="Console accounts. Admins manage everything; users manage their own tokens. New accounts from sign-up start with 20 requests/min and 200,000 tokens a day for the Playground." />
+      <PageHeader
+        title="Users"
+        description="Console accounts. Admins manage everything; users manage their own tokens. New accounts from sign-up start with 20 requests/min and 200,000 tokens a day for the Playground."
+      />
       <div className="space-y-6">
         <Table>
           <thead>

@@ -101,9 +101,7 @@ export function SignupToggle({ enabled }: { enabled: boolean }) {
   return (
     <div>
       <h2 className="text-base font-semibold">Open sign-up</h2>
-      <p className="mt-1 text-sm text-zinc-500">
-        {enabled ? "Anyone who can reach this deployment can create a user account." : "Only admins can create accounts."}
-      </p>
+      <p className="mt-1 text-sm text-zinc-500">{enabled ? "Anyone who can reach this deployment can create a user account." : "Only admins can create accounts."}</p>
       <Button className="mt-3" variant="secondary" disabled={pending} onClick={() => startTransition(() => setOpenSignupAction(!enabled))}>
         {enabled ? "Turn off" : "Turn on"}
       </Button>

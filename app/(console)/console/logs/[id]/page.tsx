@@ -60,8 +60,8 @@ export default async function LogDetailPage({ params }: { params: Promise<{ id: 
           <Item label="Channel">{channel ? `${channel.name} (${channel.type})` : row.channelId ? `deleted channel (${row.channelId})` : "—"}</Item>
           <Item label="Token">{token?.name ?? (row.tokenId ? "deleted token" : "console session")}</Item>
           <Item label="Tokens">
-            {formatNumber(row.promptTokens)} prompt ({formatNumber(row.cachedTokens)} cached) · {formatNumber(row.completionTokens)} completion (
-            {formatNumber(row.reasoningTokens)} reasoning){row.usageEstimated && " · counted with a tokenizer"}
+            {formatNumber(row.promptTokens)} prompt ({formatNumber(row.cachedTokens)} cached) · {formatNumber(row.completionTokens)} completion ({formatNumber(row.reasoningTokens)}{" "}
+            reasoning){row.usageEstimated && " · counted with a tokenizer"}
           </Item>
           <Item label="Cost">
             <span data-testid="log-cost">
@@ -87,14 +87,26 @@ export default async function LogDetailPage({ params }: { params: Promise<{ id: 
               </span>
             </Item>
           )}
-          <Item label="Warnings">{warnings.length ? <ul className="list-disc pl-4">{warnings.map((warning) => <li key={warning}>{warning}</li>)}</ul> : "None"}</Item>
+          <Item label="Warnings">
+            {warnings.length ? (
+              <ul className="list-disc pl-4">
+                {warnings.map((warning) => (
+                  <li key={warning}>{warning}</li>
+                ))}
+              </ul>
+            ) : (
+              "None"
+            )}
+          </Item>
           <Item label="Attempts">
             {attempts.length ? (
               <ol className="list-decimal pl-4" data-testid="log-attempts">
                 {attempts.map((attempt, index) => (
                   <li key={index}>
-                    {attempt.channelName}{attempt.model !== row.model && ` (${attempt.model})`}
-                    {attempt.keyHint && <span className="font-mono"> {attempt.keyHint}</span>} · {attempt.status === 0 ? "no answer" : `HTTP ${attempt.status}`} · {attempt.latencyMs} ms
+                    {attempt.channelName}
+                    {attempt.model !== row.model && ` (${attempt.model})`}
+                    {attempt.keyHint && <span className="font-mono"> {attempt.keyHint}</span>} · {attempt.status === 0 ? "no answer" : `HTTP ${attempt.status}`} ·{" "}
+                    {attempt.latencyMs} ms
                     {attempt.error && <span className="text-red-600 dark:text-red-400"> · {attempt.error}</span>}
                   </li>
                 ))}
