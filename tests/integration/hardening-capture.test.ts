@@ -24,7 +24,9 @@ before(async () => {
     const model = String(request.body?.model ?? "");
     response.writeHead(model === "quoting-error" ? 400 : 200, { "content-type": "application/json", "x-upstream-host": `internal at ${upstream.origin}`, "x-echo": sent });
     if (model === "quoting-error") {
-      response.end(JSON.stringify({ error: { message: `The key ${sent} may not send this request to ${upstream.origin}`, type: "invalid_request_error", param: null, code: null } }));
+      response.end(
+        JSON.stringify({ error: { message: `The key ${sent} may not send this request to ${upstream.origin}`, type: "invalid_request_error", param: null, code: null } }),
+      );
       return;
     }
     response.end(
@@ -41,7 +43,13 @@ before(async () => {
   });
   gateway = await startGateway({ ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password });
   for (const key of KEYS) gateway.secrets.add(key);
-  const channel = await gateway.admin("POST", "/api/admin/channels", { name: "internal-pool", type: "openai", baseUrl: `${upstream.origin}/v1`, apiKeys: KEYS, models: ["quoting-error", "quoting-ok"] });
+  const channel = await gateway.admin("POST", "/api/admin/channels", {
+    name: "internal-pool",
+    type: "openai",
+    baseUrl: `${upstream.origin}/v1`,
+    apiKeys: KEYS,
+    models: ["quoting-error", "quoting-ok"],
+  });
   assert.equal(channel.status, 201, JSON.stringify(channel.body));
   assert.equal((await gateway.admin("POST", "/api/admin/users", USER)).status, 201);
 });
@@ -85,7 +93,11 @@ describe("a Playground capture", () => {
       assert.ok(exchanges.length >= 1);
       for (const exchange of exchanges) {
         assert.equal(exchange.channel, "internal-pool", "the channel by name");
-        assert.deepEqual(Object.keys(exchange.request.headers).filter((name) => name !== "content-type"), [], "no request headers");
+        assert.deepEqual(
+          Object.keys(exchange.request.headers).filter((name) => name !== "content-type"),
+          [],
+          "no request headers",
+        );
       }
     });
   }
