@@ -3,29 +3,31 @@ import type { CallCharge } from "@/lib/limits/call-charge";
 import { costOf, type Price } from "@/lib/limits/prices";
 import { logger } from "@/lib/logger";
 import { countTokens } from "@/lib/usage/count-tokens";
-import type { AttemptRecord } from "@/lib/usage/request-log-entry";
+import type { AttemptRecord, RequestLogEntry } from "@/lib/usage/request-log-entry";
 import { UsageMeter } from "@/lib/usage/usage-meter";
 
-/** What a finished call hands to its log row: read, never steered by. */
-export interface CallRecord {
-  model: string | null;
-  upstreamModel: string | null;
+/** What a finished call hands to its log row (the row's call fields): read, never steered by. */
+export type CallRecord = Pick<
+  RequestLogEntry,
+  | "model"
+  | "upstreamModel"
+  | "channelId"
+  | "stream"
+  | "promptTokens"
+  | "completionTokens"
+  | "cachedTokens"
+  | "reasoningTokens"
+  | "usageEstimated"
+  | "costUsd"
+  | "firstTokenMs"
+  | "cacheStatus"
+  | "cacheSavedUsd"
+> & {
   servedModel: string | null;
-  channelId: string | null;
-  stream: boolean;
-  promptTokens: number;
-  completionTokens: number;
-  cachedTokens: number;
-  reasoningTokens: number;
-  usageEstimated: boolean;
-  costUsd: number;
-  firstTokenMs: number | null;
+  sessionHash: string | null;
   warnings: readonly string[];
   attempts: readonly AttemptRecord[];
-  sessionHash: string | null;
-  cacheStatus: "hit" | "miss" | null;
-  cacheSavedUsd: number;
-}
+};
 
 /**
  * One call's own state while it runs: its attempts (and so what is left of the attempt
