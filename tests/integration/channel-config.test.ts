@@ -97,7 +97,7 @@ describe("channel base URLs", () => {
     }
   });
 
-  test("a 404 that names the model stays the caller's not-found", async () => {
+  test("a 404 that names the model is that model's: 503 model_unavailable for the caller, the channel rests for it alone", async () => {
     const created = await gateway.admin("POST", "/api/admin/channels", {
       name: "missing model",
       type: "openai",
@@ -107,7 +107,15 @@ describe("channel base URLs", () => {
     });
     assert.equal(created.status, 201);
     const failure = await refusal("fake-missing");
-    assert.equal(failure.status, 404);
-    assert.notEqual(failure.code, "upstream_misconfigured");
+    // The gateway lists the model, so it exists for the caller: it cannot be served right now.
+    assert.equal(failure.status, 503);
+    assert.equal(failure.code, "model_unavailable");
+    assert.ok(Number(failure.headers?.get("retry-after")) >= 1);
+    // Every process hears of the rest (a broadcast, with two).
+    await eventually(async () => {
+      const channel = (await gateway.admin("GET", `/api/admin/channels/${created.body.id}`)).body;
+      assert.equal(channel.autoDisabledReason, null, "a missing model is not the channel's base URL or key");
+      assert.ok(channel.state.models["fake-missing"]?.coolDownUntil, "the channel rests for that model");
+    });
   });
 });
