@@ -1,7 +1,7 @@
 import { authenticateRequest } from "@/lib/auth/authenticate-request";
 import type { ConsoleSession } from "@/lib/auth/console-session";
 import type { TokenRecord } from "@/lib/auth/token-record";
-import { type GatewayError, toGatewayError } from "@/lib/canonical/gateway-error";
+import { GatewayError, toGatewayError } from "@/lib/canonical/gateway-error";
 import type { ApiHandler, ApiRequest, ApiResponse } from "@/lib/canonical/api-types";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/logger";
@@ -61,7 +61,10 @@ export function withApiKey(
         // Kept once the exchange is over (streams included), where every process can read it;
         // scrubbed before it is stored, so no credential is ever kept.
         log.call.onFinish(() => {
-          const exchanges = recorder.forViewer(role === "admin");
+          // Every key of every channel tried, not only the ones sent: a pool's keys are all secret.
+          const tried = new Set(log.call.attempts.map((attempt) => attempt.channelId));
+          const keys = runtime.channels.all().filter((channel) => tried.has(channel.id)).flatMap((channel) => channel.apiKeys ?? [channel.apiKey]);
+          const exchanges = recorder.forViewer(role === "admin", keys);
           runtime.captures.save(log.id, { userId, exchanges }).catch((error) => logger.error({ err: error }, "capture not saved"));
         });
         upstream = recorder;

@@ -30,9 +30,10 @@ export class RecordingUpstream implements UpstreamClient {
     private readonly channelName: () => string | undefined = () => undefined,
   ) {}
 
-  /** The exchanges as a viewer may keep them (see scrubExchanges). */
-  forViewer(admin: boolean): UpstreamExchange[] {
-    return scrubExchanges(this.exchanges, this.secrets, this.addresses, admin);
+  /** The exchanges as a viewer may keep them (see scrubExchanges), cut of `keys` too (a channel's whole pool). */
+  forViewer(admin: boolean, keys: readonly (string | undefined)[] = []): UpstreamExchange[] {
+    const secrets = [...this.secrets, ...keys.filter((key): key is string => key !== undefined)];
+    return scrubExchanges(this.exchanges, secrets, this.addresses, admin);
   }
 
   async send(request: UpstreamRequest): Promise<UpstreamResponse> {
@@ -43,6 +44,10 @@ export class RecordingUpstream implements UpstreamClient {
       this.secrets.add(value);
       url.searchParams.set(name, "[redacted]");
     }
+    // A base URL may carry credentials of its own (https://user:password@host).
+    if (url.password) this.secrets.add(url.password);
+    url.username = "";
+    url.password = "";
     for (const [name, value] of Object.entries(request.headers)) {
       if (!SECRET_HEADERS.has(name.toLowerCase()) || typeof value !== "string") continue;
       this.secrets.add(value);
@@ -57,7 +62,9 @@ export class RecordingUpstream implements UpstreamClient {
       request: {
         method: request.method ?? "POST",
         url: url.toString(),
-        headers: Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, SECRET_HEADERS.has(name.toLowerCase()) ? "[redacted]" : value])),
+        headers: Object.fromEntries(
+          Object.entries(request.headers).map(([name, value]) => [name, SECRET_HEADERS.has(name.toLowerCase()) ? "[redacted]" : value]),
+        ),
         body: request.body === undefined ? "" : cap(request.body.toString()).text,
       },
     };
@@ -79,16 +86,12 @@ export class RecordingUpstream implements UpstreamClient {
     const binary = !/json|text|event-stream/.test(recorded.headers["content-type"] ?? "");
     return {
       ...response,
-      body: new RecordedBody(
-        response.body,
-        (text) => {
-          if (recorded.truncated) return;
-          const next = cap(recorded.body + text);
-          recorded.body = next.text;
-          recorded.truncated = next.truncated;
-        },
-        binary,
-      ),
+      body: new RecordedBody(response.body, (text) => {
+        if (recorded.truncated) return;
+        const next = cap(recorded.body + text);
+        recorded.body = next.text;
+        recorded.truncated = next.truncated;
+      }, binary),
     };
   }
 }
@@ -113,17 +116,20 @@ export function scrubExchanges(exchanges: readonly UpstreamExchange[], secrets: 
       body: clean(exchange.request.body),
     },
     ...(exchange.response
-      ? {
-          response: {
-            status: exchange.response.status,
-            headers: cleanHeaders(exchange.response.headers),
-            body: clean(exchange.response.body),
-            truncated: exchange.response.truncated,
-          },
-        }
+      ? { response: { status: exchange.response.status, headers: cleanHeaders(exchange.response.headers), body: clean(exchange.response.body), truncated: exchange.response.truncated } }
       : {}),
     ...(exchange.error !== undefined ? { error: clean(exchange.error) } : {}),
   }));
+}
+
+/** A stored capture as its viewer may see it now: one kept before this scrubbing, or by a user no longer an administrator. */
+export function storedForViewer(exchanges: readonly UpstreamExchange[], admin: boolean): UpstreamExchange[] {
+  const addresses = exchanges.flatMap((exchange) => {
+    if (!URL.canParse(exchange.request.url)) return [];
+    const url = new URL(exchange.request.url);
+    return [url.origin, url.host];
+  });
+  return scrubExchanges(exchanges, [], addresses, admin);
 }
 
 function pick(headers: Record<string, string>, name: string): Record<string, string> {

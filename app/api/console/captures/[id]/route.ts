@@ -1,4 +1,5 @@
 import { currentUser } from "@/lib/console/require-session";
+import { storedForViewer } from "@/lib/providers/recording-upstream";
 import { getRuntime } from "@/lib/runtime";
 
 export const runtime = "nodejs";
@@ -11,8 +12,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * usage the gateway logged for it (a stopped stream's tokens are counted by the gateway).
  */
 export async function GET(_request: Request, context: { params: Promise<{ id: string }> }) {
-  const userId = (await currentUser())?.userId;
-  if (!userId) return Response.json({ error: { message: "Sign in first." } }, { status: 401 });
+  const user = await currentUser();
+  if (!user) return Response.json({ error: { message: "Sign in first." } }, { status: 401 });
+  const userId = user.userId;
   const runtime = await getRuntime();
   const id = (await context.params).id;
   // The request's process saves it as the response ends; allow that a moment.
@@ -29,5 +31,6 @@ export async function GET(_request: Request, context: { params: Promise<{ id: st
     await runtime.logs.flush();
     row = await runtime.database.requestLog.findFirst({ where: { id, userId }, select: { promptTokens: true, completionTokens: true, usageEstimated: true } });
   }
-  return Response.json({ exchanges: capture.exchanges, usage: row });
+  // Scrubbed when saved; shown by the viewer's role now (a capture from before that, a role since lowered).
+  return Response.json({ exchanges: storedForViewer(capture.exchanges, user.role === "admin"), usage: row });
 }
