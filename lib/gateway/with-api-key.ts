@@ -1,7 +1,7 @@
 import { authenticateRequest } from "@/lib/auth/authenticate-request";
 import type { ConsoleSession } from "@/lib/auth/console-session";
 import type { TokenRecord } from "@/lib/auth/token-record";
-import { GatewayError, toGatewayError } from "@/lib/canonical/gateway-error";
+import { type GatewayError, toGatewayError } from "@/lib/canonical/gateway-error";
 import type { ApiHandler, ApiRequest, ApiResponse } from "@/lib/canonical/api-types";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/logger";

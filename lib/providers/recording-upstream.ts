@@ -62,9 +62,7 @@ export class RecordingUpstream implements UpstreamClient {
       request: {
         method: request.method ?? "POST",
         url: url.toString(),
-        headers: Object.fromEntries(
-          Object.entries(request.headers).map(([name, value]) => [name, SECRET_HEADERS.has(name.toLowerCase()) ? "[redacted]" : value]),
-        ),
+        headers: Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, SECRET_HEADERS.has(name.toLowerCase()) ? "[redacted]" : value])),
         body: request.body === undefined ? "" : cap(request.body.toString()).text,
       },
     };
@@ -86,12 +84,16 @@ export class RecordingUpstream implements UpstreamClient {
     const binary = !/json|text|event-stream/.test(recorded.headers["content-type"] ?? "");
     return {
       ...response,
-      body: new RecordedBody(response.body, (text) => {
-        if (recorded.truncated) return;
-        const next = cap(recorded.body + text);
-        recorded.body = next.text;
-        recorded.truncated = next.truncated;
-      }, binary),
+      body: new RecordedBody(
+        response.body,
+        (text) => {
+          if (recorded.truncated) return;
+          const next = cap(recorded.body + text);
+          recorded.body = next.text;
+          recorded.truncated = next.truncated;
+        },
+        binary,
+      ),
     };
   }
 }
@@ -116,7 +118,14 @@ export function scrubExchanges(exchanges: readonly UpstreamExchange[], secrets: 
       body: clean(exchange.request.body),
     },
     ...(exchange.response
-      ? { response: { status: exchange.response.status, headers: cleanHeaders(exchange.response.headers), body: clean(exchange.response.body), truncated: exchange.response.truncated } }
+      ? {
+          response: {
+            status: exchange.response.status,
+            headers: cleanHeaders(exchange.response.headers),
+            body: clean(exchange.response.body),
+            truncated: exchange.response.truncated,
+          },
+        }
       : {}),
     ...(exchange.error !== undefined ? { error: clean(exchange.error) } : {}),
   }));
