@@ -63,7 +63,10 @@ export function withApiKey(
         log.call.onFinish(() => {
           // Every key of every channel tried, not only the ones sent: a pool's keys are all secret.
           const tried = new Set(log.call.attempts.map((attempt) => attempt.channelId));
-          const keys = runtime.channels.all().filter((channel) => tried.has(channel.id)).flatMap((channel) => channel.apiKeys ?? [channel.apiKey]);
+          const keys = runtime.channels
+            .all()
+            .filter((channel) => tried.has(channel.id))
+            .flatMap((channel) => channel.apiKeys ?? [channel.apiKey]);
           const exchanges = recorder.forViewer(role === "admin", keys);
           runtime.captures.save(log.id, { userId, exchanges }).catch((error) => logger.error({ err: error }, "capture not saved"));
         });
