@@ -40,6 +40,11 @@ const schema = z.object({
   TOKEN_HASH_SECRET: optionalString,
   MAX_BODY_BYTES: integer(20 * 1024 * 1024, 1024),
   MAX_UPLOAD_BYTES: integer(100 * 1024 * 1024, 1024),
+  // What one JSON body may hold, so that its work is bounded whatever its size (413 beyond):
+  // messages (or contents, or input items), objects and arrays, and values of any kind.
+  MAX_REQUEST_MESSAGES: integer(10_000, 1),
+  MAX_JSON_OBJECTS: integer(100_000, 1),
+  MAX_JSON_VALUES: integer(1_000_000, 1),
   REDIS_URL: optionalString.pipe(
     z
       .string()

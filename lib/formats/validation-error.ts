@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import { KNOWN_TYPE } from "./by-type";
+import { TOO_MANY_MESSAGES } from "./message-list";
 
 /** `messages[0].content` from a zod path. */
 export function formatIssuePath(path: readonly PropertyKey[]): string {
@@ -14,6 +15,11 @@ export function formatIssuePath(path: readonly PropertyKey[]): string {
 
 /** Turns the first zod issue into a 400 that names the parameter, as vendors do. */
 export function validationError(error: z.ZodError): GatewayError {
+  const tooMany = findTooManyMessages(error.issues);
+  if (tooMany) {
+    const param = formatIssuePath(tooMany.path);
+    return new GatewayError("request_too_large", `'${param}' ${tooMany.message}`, { param, code: "too_many_messages" });
+  }
   const issue = pickIssue(error.issues);
   const param = formatIssuePath(issue.path);
   // zod reports the received type in its message; only a value that is absent is "missing".
@@ -39,4 +45,19 @@ function pickIssue(issues: readonly z.core.$ZodIssue[], prefix: readonly Propert
     if (deepest) return deepest;
   }
   return { ...first, path } as z.core.$ZodIssue;
+}
+
+/** A conversation over MAX_REQUEST_MESSAGES, wherever it sits (in a union's branch too), with its full path. */
+function findTooManyMessages(issues: readonly z.core.$ZodIssue[], prefix: readonly PropertyKey[] = []): z.core.$ZodIssue | undefined {
+  for (const issue of issues) {
+    const path = [...prefix, ...issue.path];
+    if (issue.code === "custom" && issue.params?.[TOO_MANY_MESSAGES]) return { ...issue, path };
+    if (issue.code === "invalid_union") {
+      for (const branch of issue.errors) {
+        const found = findTooManyMessages(branch, path);
+        if (found) return found;
+      }
+    }
+  }
+  return undefined;
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { byType } from "@/lib/formats/by-type";
 import { jsonObject } from "@/lib/formats/json-object";
+import { messageList } from "@/lib/formats/message-list";
 
 // Anthropic Messages request, to the documented bounds. Loose objects: unknown fields
 // pass through untouched to Anthropic upstreams.
@@ -60,7 +61,7 @@ export const messagesRequestSchema = z.looseObject({
   model: z.string().min(1),
   // 0 pre-warms the prompt cache without generating.
   max_tokens: z.number().int().min(0),
-  messages: z.array(messageSchema).min(1),
+  messages: messageList(z.array(messageSchema).min(1)),
   system: systemSchema.optional(),
   stop_sequences: z.array(z.string()).optional(),
   stream: z.boolean().optional(),

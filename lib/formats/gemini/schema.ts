@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { jsonObject } from "@/lib/formats/json-object";
+import { messageList } from "@/lib/formats/message-list";
 
 // Gemini generateContent request (camelCase, as @google/genai sends it). Loose objects:
 // unknown fields pass through untouched to Gemini upstreams.
@@ -28,7 +29,7 @@ const functionDeclaration = z.looseObject({
 });
 
 export const generateContentRequestSchema = z.looseObject({
-  contents: z.array(contentSchema).min(1),
+  contents: messageList(z.array(contentSchema).min(1)),
   systemInstruction: z.union([z.string(), z.looseObject({ parts: z.array(partSchema) })]).optional(),
   tools: z.array(z.looseObject({ functionDeclarations: z.array(functionDeclaration).optional() })).optional(),
   toolConfig: z

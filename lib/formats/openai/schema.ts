@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { jsonObject } from "@/lib/formats/json-object";
+import { messageList } from "@/lib/formats/message-list";
 
 // OpenAI Chat Completions request, validated to the documented bounds. Objects are
 // loose: fields this schema does not name pass through untouched to OpenAI-type upstreams.
@@ -64,7 +65,7 @@ const positiveInt = z.number().int().min(1);
 export const chatCompletionRequestSchema = z
   .looseObject({
     model: z.string().min(1),
-    messages: z.array(message).min(1),
+    messages: messageList(z.array(message).min(1)),
     stream: z.boolean().nullable().optional(),
     stream_options: z.looseObject({ include_usage: z.boolean().optional(), include_obfuscation: z.boolean().optional() }).nullable().optional(),
     max_tokens: positiveInt.nullable().optional(),

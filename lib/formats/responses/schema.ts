@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { byType } from "@/lib/formats/by-type";
 import { jsonObject } from "@/lib/formats/json-object";
+import { messageList } from "@/lib/formats/message-list";
 
 // The OpenAI Responses API request, as far as routing and translation read it; unknown
 // fields stay in the body for upstreams that serve /responses natively.
@@ -59,7 +60,7 @@ export type ResponsesTool = z.infer<typeof toolSchema>;
 
 export const responsesRequestSchema = z.looseObject({
   model: z.string().trim().min(1, "you must provide a model parameter").max(200),
-  input: z.union([text, z.array(inputItemSchema)]).optional(),
+  input: z.union([text, messageList(z.array(inputItemSchema))]).optional(),
   instructions: z.string().nullish(),
   tools: z.array(toolSchema).max(512).optional(),
   tool_choice: z
