@@ -13,6 +13,7 @@ import { startGateway, type Gateway } from "../helpers/start-gateway";
 // in the route's own error shape. FUZZ_RUNS sets the size (`npm test` runs a bounded one).
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 2000);
+const LIMITS = { messages: 1000, objects: 10_000, values: 100_000 };
 let gateway: Gateway;
 let key: string;
 let fakes: { close(): Promise<void> }[] = [];
@@ -20,7 +21,9 @@ let fakes: { close(): Promise<void> }[] = [];
 before(async () => {
   const [openai, anthropic, gemini] = [await startFakeOpenAIUpstream(), await startFakeAnthropicUpstream(), await startFakeGeminiUpstream()];
   fakes = [openai, anthropic, gemini];
-  gateway = await startGateway({ MAX_BODY_BYTES: String(256 * 1024), MOCK_STREAM_DELAY_MS: "0" });
+  // Shape limits a tenth of the defaults, so bodies under the size limit reach past each of them.
+  const limits = { MAX_REQUEST_MESSAGES: String(LIMITS.messages), MAX_JSON_OBJECTS: String(LIMITS.objects), MAX_JSON_VALUES: String(LIMITS.values) };
+  gateway = await startGateway({ MAX_BODY_BYTES: String(256 * 1024), MOCK_STREAM_DELAY_MS: "0", ...limits });
   for (const channel of [
     { type: "openai", baseUrl: openai.baseUrl, apiKey: UPSTREAM_API_KEY, models: ["gpt-test", "text-embedding-test"] },
     { type: "anthropic", baseUrl: anthropic.baseUrl, apiKey: ANTHROPIC_KEY, models: ["claude-test"] },
@@ -256,45 +259,55 @@ test(`fuzz: ${FORM_RUNS} form posts to wrong-case, unknown and console paths, no
   assert.doesNotMatch(gateway.output(), /"level":(50|60)/, "no unhandled failure was logged");
 });
 
-// Bodies built to cost the most per byte: many tiny messages, deep nesting, and gzip bombs,
-// compressed or not, on one kept-alive connection. Each is refused in its route's format
-// (never a 5xx), and the request after it on the same connection is answered.
-const HEAVY_RUNS = Math.max(12, Math.round(RUNS / 100));
+// Bodies built to cost the most per byte: many tiny messages, many empty arrays, floods of
+// tiny values, deep nesting, and gzip bombs, compressed or not, on one kept-alive connection.
+// Each past a limit is refused with a 413 (400 for nesting) in its route's format, never a
+// 5xx, and the request after it on the same connection is answered.
+const HEAVY_RUNS = Math.max(24, Math.round(RUNS / 50));
 const HEAVY_ROUTES = [
   { path: "/v1/chat/completions", format: "openai" as const, wrap: (messages: unknown[]) => ({ model: "gpt-test", messages }) },
   { path: "/v1/messages", format: "anthropic" as const, wrap: (messages: unknown[]) => ({ model: "claude-test", max_tokens: 5, messages }) },
+  { path: "/v1/messages/count_tokens", format: "anthropic" as const, wrap: (messages: unknown[]) => ({ model: "claude-test", messages }) },
   {
     path: "/v1beta/models/gemini-test:generateContent",
     format: "gemini" as const,
-    wrap: (messages: unknown[]) => ({ contents: messages.map(() => ({ role: "user", parts: [{ text: "a" }] })) }),
+    wrap: (messages: unknown[]) => ({ contents: messages.map((message) => ({ role: "user", parts: [{ text: (message as { content: unknown }).content }] })) }),
   },
   { path: "/v1/responses", format: "openai" as const, wrap: (messages: unknown[]) => ({ model: "gpt-test", input: messages }) },
 ];
 const heavy = fc.record({
   route: fc.constantFrom(...HEAVY_ROUTES),
-  shape: fc.constantFrom("many", "deep", "bomb"),
-  size: fc.integer({ min: 10_000, max: 150_000 }),
+  shape: fc.constantFrom("messages", "objects", "values", "deep", "bomb"),
+  // From a tenth of each limit to twice it.
+  size: fc.integer({ min: 100, max: 2000 }),
   gzip: fc.boolean(),
 });
 
 let bombMember: Buffer | undefined;
 
-function heavyBody(shape: string, size: number, wrap: (messages: unknown[]) => unknown): Buffer {
+/** The body, and whether it holds more than a limit allows. */
+function heavyBody(shape: string, size: number, wrap: (messages: unknown[]) => unknown): { body: Buffer; past: boolean } {
   // 4 KB that expand to 4 MB, repeated: a compressed body far longer than what is read before the limit.
-  if (shape === "bomb") return Buffer.concat(Array.from({ length: 20 + (size % 80) }, () => (bombMember ??= gzipSync(Buffer.alloc(4_000_000, " ")))));
+  if (shape === "bomb") return { body: Buffer.concat(Array.from({ length: 20 + (size % 80) }, () => (bombMember ??= gzipSync(Buffer.alloc(4_000_000, " "))))), past: true };
+  const message = (content: unknown) => ({ role: "user", content });
   if (shape === "deep") {
-    const depth = 100 + (size % 400);
-    return Buffer.from(
-      JSON.stringify(wrap([{ role: "user", content: "[".repeat(depth) + "]".repeat(depth) }])).replace(
-        `"${"[".repeat(depth)}${"]".repeat(depth)}"`,
-        "[".repeat(depth) + "]".repeat(depth),
-      ),
-    );
+    const depth = 126 + (size % 300);
+    const text = JSON.stringify(wrap([message("[".repeat(depth) + "]".repeat(depth))]));
+    // Inside three objects and arrays at least (the body, its messages, one of them).
+    return { body: Buffer.from(text.replace(`"${"[".repeat(depth)}${"]".repeat(depth)}"`, "[".repeat(depth) + "]".repeat(depth))), past: true };
   }
-  return Buffer.from(JSON.stringify(wrap(Array.from({ length: size }, () => ({ role: "user", content: "a" })))));
+  if (shape === "messages") return { body: Buffer.from(JSON.stringify(wrap(Array.from({ length: size }, () => message("a"))))), past: size > LIMITS.messages };
+  if (shape === "objects") {
+    const count = size * 10;
+    const body = JSON.stringify(wrap([message("a")])).replace('"a"', `[${"[],".repeat(count - 1)}[]]`);
+    return { body: Buffer.from(body), past: count > LIMITS.objects };
+  }
+  const count = size * 100;
+  const body = JSON.stringify({ ...(wrap([message("a")]) as object), x: [] }).replace('"x":[]', `"x":[${"0,".repeat(count - 1)}0]`);
+  return { body: Buffer.from(body), past: count > LIMITS.values };
 }
 
-test(`fuzz: ${HEAVY_RUNS} heavy bodies (many tiny messages, deep nesting, gzip bombs) on one kept-alive connection`, { timeout: 10 * 60_000 }, async () => {
+test(`fuzz: ${HEAVY_RUNS} heavy bodies (many tiny messages, objects or values, deep nesting, gzip bombs) on one kept-alive connection`, { timeout: 10 * 60_000 }, async () => {
   const http = await import("node:http");
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const send = (path: string, headers: Record<string, string>, body: Buffer) =>
@@ -313,7 +326,8 @@ test(`fuzz: ${HEAVY_RUNS} heavy bodies (many tiny messages, deep nesting, gzip b
   try {
     await fc.assert(
       fc.asyncProperty(heavy, async ({ route, shape, size, gzip }) => {
-        let body = heavyBody(shape, size, route.wrap);
+        let { body, past } = heavyBody(shape, size, route.wrap);
+        past ||= body.length > 256 * 1024;
         const headers: Record<string, string> = { "content-type": "application/json", ...auth[route.format] };
         if (shape === "bomb") headers["content-encoding"] = "gzip";
         else if (gzip) {
@@ -324,6 +338,7 @@ test(`fuzz: ${HEAVY_RUNS} heavy bodies (many tiny messages, deep nesting, gzip b
         const context = `${shape} ${size} gzip=${gzip} ${route.path} -> ${refused.status}: ${refused.text.slice(0, 200)}`;
         assert.ok(refused.status < 500, context);
         if (refused.status >= 400) assert.ok(SHAPES[route.format](JSON.parse(refused.text)), context);
+        if (past) assert.ok(refused.status === 413 || (shape === "deep" && refused.status === 400), context);
         const next = await send(
           "/v1/chat/completions",
           { "content-type": "application/json", authorization: `Bearer ${key}` },
