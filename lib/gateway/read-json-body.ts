@@ -9,7 +9,7 @@ export const MAX_JSON_DEPTH = 128;
 
 /**
  * What one body may hold. A 1 MB coding-agent turn (2,000 messages with their tool calls and
- * results) holds about 20,000 objects and arrays and 100,000 values; validating and converting
+ * results) holds about 20,000 objects and arrays and 50,000 values; validating and converting
  * each costs microseconds, so hundreds of thousands of tiny ones would hold the event loop that
  * serves everyone for seconds, however small the body.
  */
