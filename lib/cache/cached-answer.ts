@@ -58,6 +58,15 @@ export function decodeCachedAnswer(text: string): CachedAnswer | undefined {
   }
 }
 
+/**
+ * Whether an answer is complete enough to keep: it said why it stopped, in words the canonical
+ * form names (an upstream's unknown reason reads as "other" and would replay as "stop"), and
+ * not as a failure. A null or missing finish reason (a cut answer) is `finishMissing`.
+ */
+export function isCompleteAnswer(response: ChatResponse): boolean {
+  return !response.finishMissing && response.finishReason !== "other" && response.finishReason !== "error";
+}
+
 /** The events that fold back into `response`: what a stream replays. */
 export function replayEvents(response: ChatResponse): StreamEvent[] {
   const events: StreamEvent[] = [{ type: "message-start", id: response.id, model: response.model, created: response.created }];

@@ -4,7 +4,6 @@ import type { ChatRequest } from "@/lib/canonical/request";
 import type { StreamEvent, StreamEventBatches } from "@/lib/canonical/stream-event";
 import { isAsyncIterable, jsonResponse, type ApiResponse } from "@/lib/canonical/api-types";
 import { env } from "@/lib/env";
-import { CallCharge } from "@/lib/limits/call-charge";
 import type { GatewayContext } from "@/lib/gateway/with-api-key";
 import { costOf } from "@/lib/limits/prices";
 import { logger } from "@/lib/logger";
@@ -12,7 +11,8 @@ import type { ClientFormatName } from "@/lib/providers/operation";
 import { readRelayedAnswer } from "@/lib/providers/relayed-answer";
 import type { Runtime } from "@/lib/runtime/runtime-types";
 import { SSE_HEADERS } from "@/lib/sse/encode-sse";
-import { decodeCachedAnswer, encodeCachedAnswer, replayEvents } from "./cached-answer";
+import { decodeCachedAnswer, encodeCachedAnswer, isCompleteAnswer, replayEvents } from "./cached-answer";
+import { chargeCacheHit } from "./hit-charge";
 import { cacheOwner, responseCacheKey } from "./response-cache-key";
 import { databaseCacheStore, sharedStateCacheStore, type ResponseCacheStore } from "./response-cache-store";
 
@@ -67,10 +67,11 @@ export function requestedCacheTtl(context: Pick<GatewayContext, "request" | "tok
 
 /**
  * The exact response cache around one chat call. A hit is answered from the stored canonical
- * response in the caller's format (streamed when asked), counts toward the request rate
- * limit, spends no tokens and is logged with the cost it saved. A miss is called as usual
- * (relayed as bytes to an upstream of the caller's format, translated otherwise) and kept
- * in canonical form once it completed: errors, cut streams and client disconnects never are.
+ * response in the caller's format (streamed when asked), counts as one request for every
+ * limit that counts requests, spends no tokens or money and is logged with the cost it
+ * saved. A miss is called as usual (relayed as bytes to an upstream of the caller's format,
+ * translated otherwise) and kept in canonical form once it completed with a known finish
+ * reason: errors, cut streams, answers without one and client disconnects never are.
  */
 export async function withResponseCache<Plan extends ChatPlan>(context: GatewayContext, plan: Plan, call: (plan: Plan) => Promise<ApiResponse>): Promise<ApiResponse> {
   const ttlSeconds = requestedCacheTtl(context);
@@ -86,13 +87,14 @@ export async function withResponseCache<Plan extends ChatPlan>(context: GatewayC
   const cached = stored === undefined ? undefined : decodeCachedAnswer(stored);
   // A request's TTL is also the oldest answer it takes, whoever stored it for longer.
   const fresh = cached !== undefined && Date.now() - cached.storedAt <= ttlSeconds * 1000;
+  // An entry an earlier version kept though incomplete is not replayed either.
+  const usable = fresh && isCompleteAnswer(cached.response);
   // A model the key may not use is refused by the call path, cached or not.
-  if (cached && fresh && (!token.models || token.models.has(plan.chat.model))) return answerFromCache(context, plan, cached.response, cached.costUsd);
+  if (cached && usable && (!token.models || token.models.has(plan.chat.model))) return answerFromCache(context, plan, cached.response, cached.costUsd);
 
   context.call.cacheStatus = "miss";
   const keep = async (response: ChatResponse | undefined) => {
-    // Only a complete answer is kept: one that said why it stopped, replayed as it was.
-    if (!response || response.finishMissing) return;
+    if (!response || !isCompleteAnswer(response)) return;
     try {
       // A relayed stream hides the usage the caller did not ask for; the meter has it.
       const usage = response.usage ?? context.call.meter.usage;
@@ -135,11 +137,8 @@ async function answerFromCache(context: GatewayContext, plan: ChatPlan, response
   call.model = plan.chat.model;
   call.stream = plan.chat.stream;
   // A hit is a request like any other for every limit that counts requests (rpm and the
-  // `requests` of each window, the owner's included); it spends no tokens and no money.
-  const charge = new CallCharge(runtime.limits, token.payers);
-  await charge.admit();
-  await charge.reserve(plan.chat.model, { tokens: 0, usd: 0 });
-  charge.settle({ tokens: 0, usd: 0 });
+  // `requests` of each window, the owner's included), and free for every other limit.
+  await chargeCacheHit(runtime.limits, token.payers, plan.chat.model);
   call.cacheStatus = "hit";
   call.cacheSavedUsd = costUsd;
   call.meter.markFirstToken();
