@@ -53,9 +53,10 @@ export class PostgresRequestLogStore implements RequestLogStore {
     // A user's limits bind every token they own: their spend is every row of theirs.
     const filter = subject.kind === "token" ? `"tokenId" = $1` : `"userId" = $1`;
     // The rows, plus what the retention sweep rolled up of deleted ones.
+    // A row is a request when a channel took it or the response cache answered it; a refusal is not.
     const { rows } = await this.pool.query<{ tokens: string; usd: number; requests: string }>(
       `SELECT COALESCE(SUM(tokens), 0) AS tokens, COALESCE(SUM(usd), 0) AS usd, COALESCE(SUM(requests), 0) AS requests FROM (
-         SELECT "promptTokens" + "completionTokens" AS tokens, "costUsd" AS usd, CASE WHEN "channelId" IS NULL THEN 0 ELSE 1 END AS requests
+         SELECT "promptTokens" + "completionTokens" AS tokens, "costUsd" AS usd, CASE WHEN "channelId" IS NOT NULL OR "cacheStatus" = 'hit' THEN 1 ELSE 0 END AS requests
            FROM "RequestLog" WHERE ${filter} AND "createdAt" >= $2 AND ($3::text[] IS NULL OR COALESCE("servedModel", "model") = ANY($3::text[]))
          UNION ALL
          SELECT "tokens", "usd", "requests" FROM "UsageRollup"
@@ -72,7 +73,7 @@ export class PostgresRequestLogStore implements RequestLogStore {
       `WITH batch AS (
          DELETE FROM "RequestLog" WHERE "id" IN (
            SELECT "id" FROM "RequestLog" WHERE "createdAt" < $1 ORDER BY "createdAt" LIMIT $2 FOR UPDATE SKIP LOCKED)
-         RETURNING "tokenId", "userId", "createdAt", COALESCE("servedModel", "model") AS "model", "channelId", "promptTokens", "completionTokens", "costUsd"),
+         RETURNING "tokenId", "userId", "createdAt", COALESCE("servedModel", "model") AS "model", "channelId", "cacheStatus", "promptTokens", "completionTokens", "costUsd"),
        subjects AS (
          SELECT 'token' AS kind, "tokenId" AS id, * FROM batch WHERE "tokenId" IS NOT NULL
          UNION ALL
@@ -80,7 +81,7 @@ export class PostgresRequestLogStore implements RequestLogStore {
        rolled AS (
          INSERT INTO "UsageRollup" ("subjectKind", "subjectId", "day", "model", "requests", "tokens", "usd")
          SELECT kind, id, date_trunc('day', "createdAt"), COALESCE("model", ''),
-                SUM(CASE WHEN "channelId" IS NULL THEN 0 ELSE 1 END), SUM("promptTokens" + "completionTokens"), SUM("costUsd")
+                SUM(CASE WHEN "channelId" IS NOT NULL OR "cacheStatus" = 'hit' THEN 1 ELSE 0 END), SUM("promptTokens" + "completionTokens"), SUM("costUsd")
            FROM subjects GROUP BY 1, 2, 3, 4
          ON CONFLICT ("subjectKind", "subjectId", "day", "model") DO UPDATE SET
            "requests" = "UsageRollup"."requests" + excluded."requests", "tokens" = "UsageRollup"."tokens" + excluded."tokens",

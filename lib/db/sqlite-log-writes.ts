@@ -44,7 +44,7 @@ export function openSqlite(file: string): Database.Database {
 const ROLL_UP = `
   WITH batch AS (
     SELECT "tokenId", "userId", substr("createdAt", 1, 10) || 'T00:00:00.000+00:00' AS day, COALESCE("servedModel", "model", '') AS model,
-           "channelId" IS NOT NULL AS requests, "promptTokens" + "completionTokens" AS tokens, "costUsd" AS usd
+           ("channelId" IS NOT NULL OR "cacheStatus" IS 'hit') AS requests, "promptTokens" + "completionTokens" AS tokens, "costUsd" AS usd
       FROM "RequestLog" WHERE rowid IN (SELECT rowid FROM "RequestLog" WHERE "createdAt" < ? ORDER BY "createdAt" LIMIT ?)),
   subjects AS (
     SELECT 'token' AS kind, "tokenId" AS id, day, model, requests, tokens, usd FROM batch WHERE "tokenId" IS NOT NULL

@@ -34,10 +34,11 @@ export class SqliteRequestLogStore implements RequestLogStore {
     this.thread = new SqliteLogThread(file, workerScript);
     // The rows since `since`, plus what the retention sweep rolled up of deleted ones; `models`
     // a JSON array or null (every model).
+    // A row is a request when a channel took it or the response cache answered it; a refusal is not.
     const usage = (rowFilter: string, kind: string) =>
       this.database.prepare(
         `SELECT COALESCE(SUM(tokens), 0) AS tokens, COALESCE(SUM(usd), 0) AS usd, COALESCE(SUM(requests), 0) AS requests FROM (
-           SELECT "promptTokens" + "completionTokens" AS tokens, "costUsd" AS usd, "channelId" IS NOT NULL AS requests
+           SELECT "promptTokens" + "completionTokens" AS tokens, "costUsd" AS usd, ("channelId" IS NOT NULL OR "cacheStatus" IS 'hit') AS requests
              FROM "RequestLog" WHERE ${rowFilter} AND "createdAt" >= :since
               AND (:models IS NULL OR COALESCE("servedModel", "model") IN (SELECT value FROM json_each(:models)))
            UNION ALL

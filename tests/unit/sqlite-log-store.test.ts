@@ -136,6 +136,7 @@ describe("the SQLite request log store", () => {
             day("2026-11-21T01:00:00Z", `${worker ? "b" : "a"}3`),
             day("2026-11-23T09:00:00Z", `${worker ? "b" : "a"}4`),
             day("2026-11-21T02:00:00Z", `${worker ? "b" : "a"}5`, { tokenId: null, userId: "user_1", channelId: null }),
+            day("2026-11-21T03:00:00Z", `${worker ? "b" : "a"}6`, { tokenId: null, userId: "user_1", channelId: null, cacheStatus: "hit" }),
           ],
           usage(0, 0),
         );
@@ -146,17 +147,18 @@ describe("the SQLite request log store", () => {
           user: await store.usageSince({ kind: "user", id: "user_1" }, new Date(0)),
         };
         const count = await store.countRows();
-        // Batches of two: 2, 2, then 0 of the four rows older than the 22nd.
+        // Batches of two: 2, 2, 1, then 0 of the five rows older than the 22nd.
         assert.equal(await store.sweepBefore(new Date("2026-11-22T00:00:00Z"), 2), 2);
         assert.equal(await store.sweepBefore(new Date("2026-11-22T00:00:00Z"), 2), 2);
+        assert.equal(await store.sweepBefore(new Date("2026-11-22T00:00:00Z"), 2), 1);
         assert.equal(await store.sweepBefore(new Date("2026-11-22T00:00:00Z"), 2), 0);
-        assert.equal(await store.countRows(), count - 4);
+        assert.equal(await store.countRows(), count - 5);
         assert.deepEqual(await store.usageSince(token, new Date(0)), before.all);
         assert.deepEqual(await store.usageSince(token, new Date("2026-11-21T00:00:00Z")), before.fromThe21st);
         assert.deepEqual(await store.usageSince(token, new Date(0), ["other"]), before.otherModel);
         assert.deepEqual(await store.usageSince({ kind: "user", id: "user_1" }, new Date(0)), before.user);
         assert.equal(before.otherModel.requests, worker ? 2 : 1);
-        assert.equal(before.user.requests, 0, "a row that reached no channel is not a request");
+        assert.equal(before.user.requests, worker ? 2 : 1, "a row that reached no channel is not a request; a cache hit is");
       } finally {
         await store.close();
       }
