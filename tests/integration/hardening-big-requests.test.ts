@@ -5,6 +5,8 @@ import { gzipSync } from "node:zlib";
 import Anthropic from "@anthropic-ai/sdk";
 import { ApiError, GoogleGenAI } from "@google/genai";
 import OpenAI from "openai";
+import { ANTHROPIC_KEY, startFakeAnthropicUpstream } from "../helpers/fake-anthropic-upstream";
+import { GEMINI_KEY, startFakeGeminiUpstream } from "../helpers/fake-gemini-upstream";
 import { startGateway, type Gateway } from "../helpers/start-gateway";
 
 // A body under the size limit can still hold hundreds of thousands of tiny messages. What one
@@ -16,13 +18,23 @@ import { startGateway, type Gateway } from "../helpers/start-gateway";
 
 let gateway: Gateway;
 let key: string;
+let fakes: { close(): Promise<void> }[] = [];
 
 before(async () => {
+  const [anthropic, gemini] = [await startFakeAnthropicUpstream(), await startFakeGeminiUpstream()];
+  fakes = [anthropic, gemini];
   gateway = await startGateway({ MAX_BODY_BYTES: String(20 * 1024 * 1024) });
+  for (const channel of [
+    { type: "anthropic", baseUrl: anthropic.baseUrl, apiKey: ANTHROPIC_KEY, models: ["claude-test"] },
+    { type: "gemini", baseUrl: gemini.baseUrl, apiKey: GEMINI_KEY, models: ["gemini-test"] },
+  ]) {
+    assert.equal((await gateway.admin("POST", "/api/admin/channels", { name: channel.type, ...channel })).status, 201);
+  }
   key = (await gateway.admin("POST", "/api/admin/tokens", { name: "big" })).body.key;
 });
 after(async () => {
   await gateway?.stop();
+  await Promise.all(fakes.map((fake) => fake.close()));
 });
 
 const tiny = (count: number) => Array.from({ length: count }, () => ({ role: "user" as const, content: "a" }));
@@ -128,6 +140,36 @@ describe("bodies of tiny values other than messages", () => {
     assert.equal(deep.status, 400, JSON.stringify(deep.json));
     assert.equal(deep.json.error.type, "invalid_request_error");
     assert.match(deep.json.error.message, /nested more than 128 levels/);
+  });
+});
+
+describe("JSON inside a string of the body (tool-call arguments, tool results)", () => {
+  const openai = () => new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: key, maxRetries: 0 });
+  const withArguments = (model: string, args: string, result = "ok"): OpenAI.Chat.ChatCompletionCreateParamsNonStreaming => ({
+    model,
+    messages: [
+      { role: "user", content: "hi" },
+      { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "f", arguments: args } }] },
+      { role: "tool", tool_call_id: "call_1", content: result },
+    ],
+  });
+  const deep = `{"a":${"[".repeat(20_000)}${"]".repeat(20_000)}}`;
+
+  test("is held to the body's limits when a translation parses it: too deep is a 400, too many values a 413", async () => {
+    const tooDeep = await rejection(openai().chat.completions.create(withArguments("claude-test", deep)));
+    assert.ok(tooDeep instanceof OpenAI.APIError, String(tooDeep));
+    assert.equal(tooDeep.status, 400, tooDeep.message);
+    assert.equal(tooDeep.code, "json_too_deep");
+    const flood = await rejection(openai().chat.completions.create(withArguments("gemini-test", `[${"0,".repeat(1_500_000)}0]`)));
+    assert.ok(flood instanceof OpenAI.APIError, String(flood));
+    assert.equal(flood.status, 413, flood.message);
+    assert.equal(flood.code, "too_many_json_values");
+  });
+
+  test("a tool result too deep to be parsed goes to Gemini as text", async () => {
+    const answer = await openai().chat.completions.create(withArguments("gemini-test", "{}", deep));
+    assert.equal(answer.object, "chat.completion");
+    assert.doesNotMatch(gateway.output(), /Maximum call stack/);
   });
 });
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fc from "fast-check";
-import { measureJsonText } from "@/lib/gateway/read-json-body";
+import { measureJsonText } from "@/lib/canonical/json-shape";
 
 // The shape a body is refused for is counted on its bytes, before JSON.parse: it must agree
 // with the parsed value for any JSON, spelled with any spacing and any strings (braces,

@@ -1,5 +1,5 @@
 import type { ChatRequest, ContentPart, ToolChoice } from "@/lib/canonical/request";
-import { toolArgumentsObject } from "@/lib/canonical/json";
+import { safeClientJson, toolArgumentsObject } from "@/lib/canonical/json";
 import type { HostedToolSupport } from "@/lib/providers/members/hosted-tools";
 import type { AttemptContext } from "@/lib/providers/provider";
 import { cleanGeminiSchema, isEmptyObjectSchema } from "./clean-schema";
@@ -142,13 +142,10 @@ async function toPart(part: ContentPart, callNames: Map<string, string>, context
   }
 }
 
-/** functionResponse.response must be an object: JSON objects pass, anything else is wrapped. */
+/** functionResponse.response must be an object: JSON objects pass, anything else (JSON past the limits too) is wrapped. */
 function responseObject(content: string): Record<string, unknown> {
-  try {
-    const value = JSON.parse(content);
-    if (typeof value === "object" && value !== null && !Array.isArray(value)) return value;
-    return { result: value };
-  } catch {
-    return { content };
-  }
+  const value = safeClientJson(content);
+  if (value === undefined) return { content };
+  if (typeof value === "object" && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+  return { result: value };
 }
