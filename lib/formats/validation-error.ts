@@ -13,7 +13,7 @@ export function formatIssuePath(path: readonly PropertyKey[]): string {
   return result;
 }
 
-/** Turns the first zod issue into a 400 that names the parameter, as vendors do. */
+/** Turns the first zod issue into a 400 that names the parameter, as vendors do; a conversation past MAX_REQUEST_MESSAGES is a 413. */
 export function validationError(error: z.ZodError): GatewayError {
   const tooMany = findTooManyMessages(error.issues);
   if (tooMany) {
