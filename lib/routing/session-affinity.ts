@@ -95,7 +95,8 @@ export class SessionAffinity {
   async begin(session: string | undefined, owner: string): Promise<SessionTurn | undefined> {
     if (!session || this.ttlSeconds <= 0) return undefined;
     const hash = sessionHash(session);
-    const pinName = createHash("sha256").update(`gateway-pin:${owner}\u0000${session}`).digest("hex").slice(0, 32);
+    // The session's hash within its owner's space: no second hash on the request path.
+    const pinName = `${owner}:${hash}`;
     let pin: SessionPin | undefined;
     try {
       pin = parsePin(await this.shared.getSliding(pinKey(pinName), this.ttlSeconds));
