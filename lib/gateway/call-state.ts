@@ -123,7 +123,7 @@ export class CallState {
   }
 }
 
-/** Type guard kept beside the record: an error given as text or as a GatewayError. */
+/** The row's error text, from an error given as text or as a GatewayError. */
 export function errorText(error: GatewayError | string | undefined): string | null {
   return error === undefined ? null : typeof error === "string" ? error : error.message;
 }
