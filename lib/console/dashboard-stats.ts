@@ -3,16 +3,18 @@ import type { Runtime } from "@/lib/runtime";
 import { channelPricing } from "./channel-pricing";
 
 export interface DashboardStats {
+  /** What one timeline point spans: an hour for ranges up to a week, else a UTC day. */
+  unit: "hour" | "day";
   /** `priced`: some request in the window had a price (even $0), so the cost reads in dollars, not "—". */
   totals: { requests: number; tokens: number; errors: number; avgLatencyMs: number; costUsd: number; priced: boolean };
-  /** One point per hour over the window, oldest first. */
+  /** One point per `unit` over the range, oldest first; `hour` is the point's start (ISO). */
   timeline: { hour: string; requests: number; tokens: number; errors: number; costUsd: number }[];
   /** Models some channel lists (enabled or not), or that a channel served (one deleted since). */
   byModel: ModelRow[];
   /** Names no channel lists and none served: typos, retired models, probes. Kept apart so they never pass for real traffic. */
   unknownModels: ModelRow[];
   byToken: (TokenRow & { name: string })[];
-  /** One point per UTC day over the last `days`, oldest first. */
+  /** One point per UTC day over the range, and at least the 30 days up to its end; oldest first. */
   daily: { day: string; requests: number; costUsd: number }[];
 }
 
@@ -65,71 +67,80 @@ function add<Row extends { requests: number; tokens: number; costUsd: number; pr
   return { ...row, requests: row.requests + group.requests, tokens: row.tokens + group.tokens, costUsd: row.costUsd + group.costUsd, priced: row.priced || priced };
 }
 
-const DAY = 24 * 3600_000;
-const DAYS = 30;
-
 const HOUR = 3600_000;
+const DAY = 24 * HOUR;
+/** The daily cost chart covers at least this many days, ending with the range. */
+const DAILY_DAYS = 30;
+/** Ranges up to this long are charted by the hour, longer ones by the day. */
+const HOURLY_UP_TO = 7 * DAY;
 
-/** Requests, tokens, errors and cost over the last `hours`, by hour and by model, aggregated in SQL. */
-export async function dashboardStats(runtime: Runtime, user: ConsoleSession, hours = 24, now = Date.now()): Promise<DashboardStats> {
+/** A span of whole hours the dashboard shows: [from, to). */
+export interface DashboardRange {
+  from: Date;
+  to: Date;
+}
+
+/** The last `hours` up to the current hour's end. */
+export function lastHours(hours: number, now = Date.now()): DashboardRange {
+  const to = Math.ceil((now + 1) / HOUR) * HOUR;
+  return { from: new Date(to - hours * HOUR), to: new Date(to) };
+}
+
+/**
+ * Requests, tokens, errors and cost over a range, by hour (or day) and by model and token,
+ * summed from the hourly rollups: as fast over a year of traffic as over an empty log.
+ */
+export async function dashboardStats(runtime: Runtime, user: ConsoleSession, range: DashboardRange = lastHours(24)): Promise<DashboardStats> {
   await runtime.logs.flush();
-  const since = new Date(Math.floor((now - hours * HOUR) / HOUR) * HOUR + HOUR);
-  const userId = user.role === "admin" ? null : user.userId;
-  const daysSince = new Date(Math.floor(now / DAY) * DAY - (DAYS - 1) * DAY);
-  const scope = userId ? { userId } : {};
-  const [monthly, groups, modelErrors] = await Promise.all([
-    runtime.logStore.hourlyStats(daysSince, userId),
-    runtime.database.requestLog.groupBy({
-      by: ["model", "channelId", "tokenId"],
-      where: { createdAt: { gte: since }, ...scope },
-      _count: { _all: true },
-      _sum: { promptTokens: true, completionTokens: true, costUsd: true },
-    }),
-    runtime.database.requestLog.groupBy({
-      by: ["model"],
-      where: { createdAt: { gte: since }, model: { not: null }, status: { gte: 400 }, ...scope },
-      _count: { _all: true },
-    }),
+  const scope = user.role === "admin" ? {} : { userId: user.userId };
+  const dailyFrom = new Date(Math.min(Math.floor(range.from.getTime() / DAY) * DAY, Math.floor((range.to.getTime() - 1) / DAY) * DAY - (DAILY_DAYS - 1) * DAY));
+  const unit = range.to.getTime() - range.from.getTime() <= HOURLY_UP_TO ? "hour" : "day";
+  const [points, days, groups] = await Promise.all([
+    runtime.logStore.usage({ from: range.from, to: range.to, groupBy: [unit], ...scope }),
+    runtime.logStore.usage({ from: dailyFrom, to: range.to, groupBy: ["day"], ...scope }),
+    runtime.logStore.usage({ from: range.from, to: range.to, groupBy: ["model", "channel", "token"], ...scope }),
   ]);
-  // The last `hours` are the tail of the 30 days' hourly rows (ISO hours compare as text).
-  const hourly = monthly.filter((row) => row.hour >= since.toISOString());
-  const byHour = new Map(hourly.map((row) => [row.hour, row]));
-  const timeline = Array.from({ length: hours }, (_, index) => {
-    const hour = new Date(since.getTime() + index * HOUR).toISOString();
-    const row = byHour.get(hour);
-    return { hour, requests: row?.requests ?? 0, tokens: row?.tokens ?? 0, errors: row?.errors ?? 0, costUsd: row?.costUsd ?? 0 };
+  const step = unit === "hour" ? HOUR : DAY;
+  const first = Math.floor(range.from.getTime() / step) * step;
+  const byPoint = new Map(points.map((row) => [unit === "hour" ? row.hour! : row.day!, row]));
+  const timeline = Array.from({ length: Math.max(0, Math.ceil((range.to.getTime() - first) / step)) }, (_, index) => {
+    const at = new Date(first + index * step).toISOString();
+    const row = byPoint.get(unit === "hour" ? at : at.slice(0, 10));
+    return { hour: at, requests: row?.requests ?? 0, tokens: row ? row.promptTokens + row.completionTokens : 0, errors: row?.failed ?? 0, costUsd: row?.costUsd ?? 0 };
   });
-  const daily = Array.from({ length: DAYS }, (_, index) => ({ day: new Date(daysSince.getTime() + index * DAY).toISOString().slice(0, 10), requests: 0, costUsd: 0 }));
-  for (const row of monthly) {
-    const point = daily[Math.floor((Date.parse(row.hour) - daysSince.getTime()) / DAY)];
-    if (!point) continue;
-    point.requests += row.requests;
-    point.costUsd += row.costUsd;
-  }
+  const byDay = new Map(days.map((row) => [row.day!, row]));
+  const daily = Array.from({ length: Math.ceil((range.to.getTime() - dailyFrom.getTime()) / DAY) }, (_, index) => {
+    const day = new Date(dailyFrom.getTime() + index * DAY).toISOString().slice(0, 10);
+    return { day, requests: byDay.get(day)?.requests ?? 0, costUsd: byDay.get(day)?.costUsd ?? 0 };
+  });
   const channels = runtime.channels.all();
+  const errorsByModel = new Map<string | null, number>();
+  for (const group of groups) errorsByModel.set(group.model ?? null, (errorsByModel.get(group.model ?? null) ?? 0) + group.errors);
   const usage = summarizeUsage(
     groups.map((row) => ({
-      model: row.model,
-      channelId: row.channelId,
-      tokenId: row.tokenId,
-      requests: row._count._all,
-      tokens: (row._sum.promptTokens ?? 0) + (row._sum.completionTokens ?? 0),
-      costUsd: row._sum.costUsd ?? 0,
+      model: row.model ?? null,
+      channelId: row.channel ?? null,
+      tokenId: row.token ?? null,
+      requests: row.requests,
+      tokens: row.promptTokens + row.completionTokens,
+      costUsd: row.costUsd,
     })),
     new Set(channels.flatMap((channel) => channel.models)),
     channelPricing(channels),
-    new Map(modelErrors.map((row) => [row.model, row._count._all])),
+    errorsByModel,
   );
   const tokenIds = usage.byToken.flatMap((row) => (row.tokenId ? [row.tokenId] : []));
   const tokenNames = new Map((await runtime.database.token.findMany({ where: { id: { in: tokenIds } }, select: { id: true, name: true } })).map((token) => [token.id, token.name]));
-  const requests = hourly.reduce((sum, row) => sum + row.requests, 0);
+  const sum = (field: "requests" | "failed" | "costUsd" | "latencyMsSum") => points.reduce((total, row) => total + row[field], 0);
+  const requests = sum("requests");
   return {
+    unit,
     totals: {
       requests,
-      tokens: hourly.reduce((sum, row) => sum + row.tokens, 0),
-      errors: hourly.reduce((sum, row) => sum + row.errors, 0),
-      avgLatencyMs: requests ? Math.round(hourly.reduce((sum, row) => sum + row.latencyMs, 0) / requests) : 0,
-      costUsd: hourly.reduce((sum, row) => sum + row.costUsd, 0),
+      tokens: points.reduce((total, row) => total + row.promptTokens + row.completionTokens, 0),
+      errors: sum("failed"),
+      avgLatencyMs: requests ? Math.round(sum("latencyMsSum") / requests) : 0,
+      costUsd: sum("costUsd"),
       priced: usage.priced,
     },
     timeline,

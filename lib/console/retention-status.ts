@@ -14,9 +14,9 @@ export function formatRetention(ms: number): string {
   return `${Math.round(ms / 1000)}s`;
 }
 
-/** Each store's retention setting and how many rows it holds now, for the dashboard. */
+/** Each store's retention setting and about how many rows it holds now, for the dashboard. */
 export async function retentionStatus(runtime: Runtime) {
-  const [logs, responses, rollups] = await Promise.all([runtime.logStore.countRows(), runtime.responses.count(), runtime.database.usageRollup.count()]);
+  const [logs, responses, rollups] = await Promise.all([runtime.logStore.countRows(), runtime.responses.count(), runtime.database.usageHour.count()]);
   return {
     sweepEvery: env.RETENTION_SWEEP_INTERVAL > 0 ? formatRetention(env.RETENTION_SWEEP_INTERVAL) : "never",
     stores: [
@@ -24,7 +24,7 @@ export async function retentionStatus(runtime: Runtime) {
       { name: "Stored responses", setting: "RESPONSE_RETENTION", keptFor: formatRetention(env.RESPONSE_RETENTION), rows: responses as number | null },
       // Captures expire by themselves in the shared state (Redis or memory): nothing to count or sweep.
       { name: "Playground captures", setting: "CAPTURE_RETENTION", keptFor: formatRetention(env.CAPTURE_RETENTION), rows: null },
-      { name: "Usage rollups (swept logs' usage, per day)", setting: null, keptFor: "forever", rows: rollups as number | null },
+      { name: "Usage by the hour (what every usage view and quota reads)", setting: null, keptFor: "forever", rows: rollups as number | null },
     ],
   };
 }

@@ -1,11 +1,14 @@
 import type pg from "pg";
-import type { RequestLogEntry } from "@/lib/usage/request-log-entry";
-import { LOG_COLUMNS, logRowValues, type HourlyStats, type QuotaSubject, type RequestLogStore, type TokenUsage, type Usage } from "@/lib/usage/request-log-store";
+import { LOG_COLUMNS, type LogBatch, logRowValues, type QuotaSubject, type RequestLogStore, type Usage, type UsageGroup, type UsageQuery } from "@/lib/usage/request-log-store";
+import { totalsOf } from "@/lib/usage/request-log-writer";
+import { rollUp, type StoredRow, USAGE_HOUR_KEYS, USAGE_HOUR_SUMS } from "@/lib/usage/usage-hours";
+import { BACKFILL_MARK, hourRowValues, upsertHoursSql, usageGroupOf, usageQuerySql } from "./usage-hour-sql";
 
 const ENCODE = { date: (date: Date) => date, boolean: (value: boolean) => value };
 const COLUMN_LIST = LOG_COLUMNS.map((column) => `"${column}"`).join(", ");
 // PostgreSQL allows 65,535 bind parameters per statement.
 const ROWS_PER_INSERT = Math.floor(60_000 / LOG_COLUMNS.length);
+const HOURS_PER_UPSERT = Math.floor(60_000 / (USAGE_HOUR_KEYS.length + USAGE_HOUR_SUMS.length));
 
 /** Batched log writes as multi-row inserts on a small pg pool of its own. */
 export class PostgresRequestLogStore implements RequestLogStore {
@@ -19,10 +22,11 @@ export class PostgresRequestLogStore implements RequestLogStore {
     return new PostgresRequestLogStore(new pg.Pool({ connectionString: url, max: 4 }));
   }
 
-  async writeBatch(entries: RequestLogEntry[], usage: Map<string, TokenUsage>): Promise<void> {
+  async writeBatch({ rows: entries, hours, usage }: LogBatch): Promise<void> {
     const client = await this.pool.connect();
     try {
       await client.query("BEGIN");
+      let inserted = entries;
       for (let start = 0; start < entries.length; start += ROWS_PER_INSERT) {
         const rows = entries.slice(start, start + ROWS_PER_INSERT);
         const values: unknown[] = [];
@@ -31,9 +35,23 @@ export class PostgresRequestLogStore implements RequestLogStore {
           values.push(...logRowValues(entry, ENCODE));
           return `(${LOG_COLUMNS.map((_, index) => `$${offset + index + 1}`).join(", ")})`;
         });
-        await client.query(`INSERT INTO "RequestLog" (${COLUMN_LIST}) VALUES ${tuples.join(", ")}`, values);
+        // A batch written again after a commit whose answer was lost: its rows are there, and
+        // only the ones that were not are added to the totals below.
+        const result = await client.query<{ id: string }>(`INSERT INTO "RequestLog" (${COLUMN_LIST}) VALUES ${tuples.join(", ")} ON CONFLICT ("id") DO NOTHING RETURNING "id"`, values);
+        if (result.rows.length < rows.length) {
+          const fresh = new Set(result.rows.map((row) => row.id));
+          inserted = inserted.filter((entry) => !rows.includes(entry) || fresh.has(entry.id));
+        }
       }
-      for (const [tokenId, { tokens, usd, lastUsedAt }] of usage) {
+      const totals = inserted === entries ? { hours, usage } : totalsOf(inserted);
+      for (let start = 0; start < totals.hours.length; start += HOURS_PER_UPSERT) {
+        const rows = totals.hours.slice(start, start + HOURS_PER_UPSERT);
+        await client.query(
+          upsertHoursSql("postgresql", rows.length),
+          rows.flatMap((row) => hourRowValues(row, (date) => date)),
+        );
+      }
+      for (const [tokenId, { tokens, usd, lastUsedAt }] of totals.usage) {
         await client.query(
           `UPDATE "Token" SET "usedTokens" = "usedTokens" + $1, "usedUsd" = "usedUsd" + $2,
              "lastUsedAt" = GREATEST(COALESCE("lastUsedAt", $3), $3) WHERE "id" = $4`,
@@ -50,72 +68,79 @@ export class PostgresRequestLogStore implements RequestLogStore {
   }
 
   async usageSince(subject: QuotaSubject, since: Date, models: readonly string[] | null = null): Promise<Usage> {
-    // A user's limits bind every token they own: their spend is every row of theirs.
-    const filter = subject.kind === "token" ? `"tokenId" = $1` : `"userId" = $1`;
-    // The rows, plus what the retention sweep rolled up of deleted ones.
-    // A row is a request when a channel took it or the response cache answered it; a refusal is not.
-    const { rows } = await this.pool.query<{ tokens: string; usd: number; requests: string }>(
-      `SELECT COALESCE(SUM(tokens), 0) AS tokens, COALESCE(SUM(usd), 0) AS usd, COALESCE(SUM(requests), 0) AS requests FROM (
-         SELECT "promptTokens" + "completionTokens" AS tokens, "costUsd" AS usd, CASE WHEN "channelId" IS NOT NULL OR "cacheStatus" = 'hit' THEN 1 ELSE 0 END AS requests
-           FROM "RequestLog" WHERE ${filter} AND "createdAt" >= $2 AND ($3::text[] IS NULL OR COALESCE("servedModel", "model") = ANY($3::text[]))
-         UNION ALL
-         SELECT "tokens", "usd", "requests" FROM "UsageRollup"
-          WHERE "subjectKind" = $4 AND "subjectId" = $1 AND "day" >= $2 AND ($3::text[] IS NULL OR "model" = ANY($3::text[]))) AS spent`,
-      [subject.id, since, models, subject.kind],
-    );
-    return { tokens: Number(rows[0]?.tokens ?? 0), usd: Number(rows[0]?.usd ?? 0), requests: Number(rows[0]?.requests ?? 0) };
+    const [total] = await this.usage({ from: since, groupBy: [], ...(subject.kind === "token" ? { tokenIds: [subject.id] } : { userId: subject.id }), ...(models ? { models } : {}) });
+    return { tokens: (total?.promptTokens ?? 0) + (total?.completionTokens ?? 0), usd: total?.costUsd ?? 0, requests: total?.charged ?? 0 };
+  }
+
+  async usage(query: UsageQuery): Promise<UsageGroup[]> {
+    const { sql, params } = usageQuerySql("postgresql", query, (date) => date);
+    const { rows } = await this.pool.query<Record<string, unknown>>(sql, params);
+    return rows.flatMap((row) => usageGroupOf(row, query) ?? []);
+  }
+
+  async backfillHours(limit: number): Promise<boolean> {
+    const client = await this.pool.connect();
+    try {
+      await client.query("BEGIN");
+      // The mark's row lock makes two processes take turns, each batch once.
+      const mark = await client.query<{ value: string }>(`SELECT "value" FROM "Setting" WHERE "key" = $1 FOR UPDATE`, [BACKFILL_MARK]);
+      const value = mark.rows[0]?.value;
+      if (value === undefined) {
+        await client.query("COMMIT");
+        return false;
+      }
+      const { before, after } = JSON.parse(value) as { before: string; after: [string, string] | null };
+      const { rows } = await client.query<StoredRow & { createdAt: Date; id: string }>(
+        `SELECT "id", "createdAt", "tokenId", "userId", "model", "servedModel", "channelId", "status", "errorMessage", "promptTokens", "completionTokens",
+                "cachedTokens", "reasoningTokens", "costUsd", "cacheStatus", "cacheSavedUsd", "latencyMs", "firstTokenMs"
+           FROM "RequestLog" WHERE "createdAt" < $1 AND ($2::timestamp IS NULL OR ("createdAt", "id") > ($2::timestamp, $3::text))
+          ORDER BY "createdAt", "id" LIMIT $4`,
+        [new Date(before), after ? new Date(after[0]) : null, after?.[1] ?? null, limit],
+      );
+      const hours = rollUp(rows, (row) => row.createdAt.getTime());
+      for (let start = 0; start < hours.length; start += HOURS_PER_UPSERT) {
+        const slice = hours.slice(start, start + HOURS_PER_UPSERT);
+        await client.query(
+          upsertHoursSql("postgresql", slice.length),
+          slice.flatMap((row) => hourRowValues(row, (date) => date)),
+        );
+      }
+      const more = rows.length === limit;
+      if (more) {
+        const last = rows.at(-1)!;
+        await client.query(`UPDATE "Setting" SET "value" = $1 WHERE "key" = $2`, [JSON.stringify({ before, after: [last.createdAt.toISOString(), last.id] }), BACKFILL_MARK]);
+      } else {
+        await client.query(`DELETE FROM "Setting" WHERE "key" = $1`, [BACKFILL_MARK]);
+      }
+      await client.query("COMMIT");
+      return more;
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
   }
 
   async sweepBefore(before: Date, limit: number): Promise<number> {
-    // One statement: the batch is deleted and rolled up together, or neither; rows another
-    // writer holds are skipped, not waited for.
-    const { rows } = await this.pool.query<{ deleted: string }>(
-      `WITH batch AS (
-         DELETE FROM "RequestLog" WHERE "id" IN (
-           SELECT "id" FROM "RequestLog" WHERE "createdAt" < $1 ORDER BY "createdAt" LIMIT $2 FOR UPDATE SKIP LOCKED)
-         RETURNING "tokenId", "userId", "createdAt", COALESCE("servedModel", "model") AS "model", "channelId", "cacheStatus", "promptTokens", "completionTokens", "costUsd"),
-       subjects AS (
-         SELECT 'token' AS kind, "tokenId" AS id, * FROM batch WHERE "tokenId" IS NOT NULL
-         UNION ALL
-         SELECT 'user', "userId", * FROM batch WHERE "userId" IS NOT NULL),
-       rolled AS (
-         INSERT INTO "UsageRollup" ("subjectKind", "subjectId", "day", "model", "requests", "tokens", "usd")
-         SELECT kind, id, date_trunc('day', "createdAt"), COALESCE("model", ''),
-                SUM(CASE WHEN "channelId" IS NOT NULL OR "cacheStatus" = 'hit' THEN 1 ELSE 0 END), SUM("promptTokens" + "completionTokens"), SUM("costUsd")
-           FROM subjects GROUP BY 1, 2, 3, 4
-         ON CONFLICT ("subjectKind", "subjectId", "day", "model") DO UPDATE SET
-           "requests" = "UsageRollup"."requests" + excluded."requests", "tokens" = "UsageRollup"."tokens" + excluded."tokens",
-           "usd" = "UsageRollup"."usd" + excluded."usd"
-         RETURNING 1)
-       SELECT COUNT(*) AS deleted FROM batch`,
-      [before, limit],
+    // Their usage is in the hourly rollups already; nothing goes while old rows wait for the
+    // backfill. Rows another writer holds are skipped, not waited for.
+    const result = await this.pool.query(
+      `DELETE FROM "RequestLog" WHERE NOT EXISTS (SELECT 1 FROM "Setting" WHERE "key" = $3) AND "id" IN (
+         SELECT "id" FROM "RequestLog" WHERE "createdAt" < $1 ORDER BY "createdAt" LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+      [before, limit, BACKFILL_MARK],
     );
-    return Number(rows[0]?.deleted ?? 0);
+    return result.rowCount ?? 0;
   }
 
+  /** About how many rows the log holds: the planner's estimate (an exact count reads them all). */
   async countRows(): Promise<number> {
-    const { rows } = await this.pool.query<{ count: string }>(`SELECT COUNT(*) AS count FROM "RequestLog"`);
-    return Number(rows[0]?.count ?? 0);
-  }
-
-  async hourlyStats(since: Date, userId: string | null): Promise<HourlyStats[]> {
-    const { rows } = await this.pool.query<Record<string, string | number | Date>>(
-      `SELECT date_trunc('hour', "createdAt") AS hour, COUNT(*) AS requests,
-              COALESCE(SUM("promptTokens" + "completionTokens"), 0) AS tokens,
-              SUM(CASE WHEN "status" >= 400 OR "errorMessage" IS NOT NULL THEN 1 ELSE 0 END) AS errors,
-              COALESCE(SUM("costUsd"), 0) AS "costUsd", COALESCE(SUM("latencyMs"), 0) AS "latencyMs"
-         FROM "RequestLog" WHERE "createdAt" >= $1 ${userId === null ? "" : `AND "userId" = $2`}
-         GROUP BY 1 ORDER BY 1`,
-      userId === null ? [since] : [since, userId],
-    );
-    return rows.map((row) => ({
-      hour: new Date(row.hour as Date).toISOString(),
-      requests: Number(row.requests),
-      tokens: Number(row.tokens),
-      errors: Number(row.errors),
-      costUsd: Number(row.costUsd),
-      latencyMs: Number(row.latencyMs),
-    }));
+    const { rows } = await this.pool.query<{ estimate: number }>(`SELECT reltuples::bigint AS estimate FROM pg_class WHERE oid = '"RequestLog"'::regclass`);
+    const estimate = Number(rows[0]?.estimate ?? -1);
+    if (estimate >= 0) return estimate;
+    // Never analyzed yet: a small table, counted.
+    const counted = await this.pool.query<{ count: string }>(`SELECT COUNT(*) AS count FROM "RequestLog"`);
+    return Number(counted.rows[0]?.count ?? 0);
   }
 
   async close(): Promise<void> {

@@ -36,6 +36,11 @@ export class SqliteLogThread {
     return this.send((id) => ({ kind: "sweep", id, before, limit }));
   }
 
+  /** One batch of the rollups' backfill, run between writes on the thread: true while rows are left. */
+  async backfill(limit: number): Promise<boolean> {
+    return (await this.send((id) => ({ kind: "backfill", id, limit }))) === 1;
+  }
+
   private send(request: (id: number) => LogThreadRequest): Promise<number> {
     const worker = this.worker ?? this.start();
     const id = this.nextId++;

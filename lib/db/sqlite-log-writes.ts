@@ -1,6 +1,7 @@
 import Database from "better-sqlite3";
-import type { RequestLogEntry } from "@/lib/usage/request-log-entry";
-import { LOG_COLUMNS, logRowValues, type TokenUsage } from "@/lib/usage/request-log-store";
+import { LOG_COLUMNS, type LogBatch, logRowValues } from "@/lib/usage/request-log-store";
+import { rollUp, type StoredRow } from "@/lib/usage/usage-hours";
+import { BACKFILL_MARK, hourRowValues, upsertHoursSql } from "./usage-hour-sql";
 
 // Dates as the Prisma SQLite adapter writes them, so both read the same rows.
 export const sqliteDate = (date: Date) => date.toISOString().replace("Z", "+00:00");
@@ -9,23 +10,28 @@ const ENCODE = { date: sqliteDate, boolean: (value: boolean) => (value ? 1 : 0) 
 /** One batch as plain values, ready for SQLite and cheap to hand to another thread. */
 export interface SqliteLogBatch {
   rows: unknown[][];
+  /** Rollup rows (UsageHour) in column order. */
+  hours: unknown[][];
   /** Per token: id, tokens, USD, last used (SQLite date text). */
   usage: [tokenId: string, tokens: number, usd: number, lastUsedAt: string][];
 }
 
-export function encodeLogBatch(entries: RequestLogEntry[], usage: Map<string, TokenUsage>): SqliteLogBatch {
+export function encodeLogBatch({ rows, hours, usage }: LogBatch): SqliteLogBatch {
   return {
-    rows: entries.map((entry) => logRowValues(entry, ENCODE)),
+    rows: rows.map((entry) => logRowValues(entry, ENCODE)),
+    hours: hours.map((row) => hourRowValues(row, sqliteDate)),
     usage: [...usage].map(([tokenId, { tokens, usd, lastUsedAt }]) => [tokenId, tokens, usd, sqliteDate(lastUsedAt)]),
   };
 }
 
-/** Prepared once per connection: inserts the rows and adds the usage to each token, in one transaction. */
+/** Prepared once per connection: inserts the rows, adds their hours and each token's usage, in one transaction. */
 export function prepareLogWrites(database: Database.Database): (batch: SqliteLogBatch) => void {
   const insert = database.prepare(`INSERT INTO "RequestLog" (${LOG_COLUMNS.map((column) => `"${column}"`).join(", ")}) VALUES (${LOG_COLUMNS.map(() => "?").join(", ")})`);
+  const addHour = database.prepare(upsertHoursSql("sqlite", 1));
   const addUsage = database.prepare(`UPDATE "Token" SET "usedTokens" = "usedTokens" + ?, "usedUsd" = "usedUsd" + ?, "lastUsedAt" = ? WHERE "id" = ?`);
-  return database.transaction(({ rows, usage }: SqliteLogBatch) => {
+  return database.transaction(({ rows, hours, usage }: SqliteLogBatch) => {
     for (const row of rows) insert.run(...row);
+    for (const hour of hours) addHour.run(...hour);
     for (const [tokenId, tokens, usd, lastUsedAt] of usage) addUsage.run(tokens, usd, lastUsedAt, tokenId);
   });
 }
@@ -38,31 +44,44 @@ export function openSqlite(file: string): Database.Database {
   return database;
 }
 
-// What a swept row spent, per subject, UTC day and served model: once for its token, once
-// for its user (a user's limits bind every token they own); rows of neither count toward no
-// quota and are not rolled up.
-const ROLL_UP = `
-  WITH batch AS (
-    SELECT "tokenId", "userId", substr("createdAt", 1, 10) || 'T00:00:00.000+00:00' AS day, COALESCE("servedModel", "model", '') AS model,
-           ("channelId" IS NOT NULL OR "cacheStatus" IS 'hit') AS requests, "promptTokens" + "completionTokens" AS tokens, "costUsd" AS usd
-      FROM "RequestLog" WHERE rowid IN (SELECT rowid FROM "RequestLog" WHERE "createdAt" < ? ORDER BY "createdAt" LIMIT ?)),
-  subjects AS (
-    SELECT 'token' AS kind, "tokenId" AS id, day, model, requests, tokens, usd FROM batch WHERE "tokenId" IS NOT NULL
-    UNION ALL
-    SELECT 'user', "userId", day, model, requests, tokens, usd FROM batch WHERE "userId" IS NOT NULL)
-  INSERT INTO "UsageRollup" ("subjectKind", "subjectId", "day", "model", "requests", "tokens", "usd")
-  SELECT kind, id, day, model, SUM(requests), SUM(tokens), SUM(usd) FROM subjects WHERE true
-   GROUP BY 1, 2, 3, 4
-  ON CONFLICT ("subjectKind", "subjectId", "day", "model") DO UPDATE SET
-    "requests" = "requests" + excluded."requests", "tokens" = "tokens" + excluded."tokens", "usd" = "usd" + excluded."usd"`;
-const DELETE_BATCH = `DELETE FROM "RequestLog" WHERE rowid IN (SELECT rowid FROM "RequestLog" WHERE "createdAt" < ? ORDER BY "createdAt" LIMIT ?)`;
+const PENDING = `EXISTS (SELECT 1 FROM "Setting" WHERE "key" = '${BACKFILL_MARK}')`;
+const DELETE_BATCH = `DELETE FROM "RequestLog" WHERE NOT ${PENDING} AND rowid IN (SELECT rowid FROM "RequestLog" WHERE "createdAt" < ? ORDER BY "createdAt" LIMIT ?)`;
 
-/** Prepared once per connection: rolls up, then deletes, up to `limit` rows older than `before`, in one transaction. */
+/**
+ * Prepared once per connection: deletes up to `limit` rows older than `before` (their usage
+ * is in the hourly rollups already). Nothing is deleted while old rows wait for the backfill.
+ */
 export function prepareLogSweep(database: Database.Database): (before: string, limit: number) => number {
-  const rollUp = database.prepare(ROLL_UP);
   const remove = database.prepare(DELETE_BATCH);
-  return database.transaction((before: string, limit: number) => {
-    rollUp.run(before, limit);
-    return remove.run(before, limit).changes;
+  return (before: string, limit: number) => remove.run(before, limit).changes;
+}
+
+/**
+ * Prepared once per connection: rolls up the next `limit` rows the log held before the
+ * rollups existed (rowids up to the migration's mark) and moves the mark, in one
+ * transaction; false once nothing is left (the mark is then removed).
+ */
+export function prepareHourBackfill(database: Database.Database): (limit: number) => boolean {
+  const readMark = database.prepare(`SELECT "value" FROM "Setting" WHERE "key" = ?`);
+  const moveMark = database.prepare(`UPDATE "Setting" SET "value" = ? WHERE "key" = ?`);
+  const dropMark = database.prepare(`DELETE FROM "Setting" WHERE "key" = ?`);
+  const readRows = database.prepare(
+    `SELECT rowid AS "position", "createdAt", "tokenId", "userId", "model", "servedModel", "channelId", "status", "errorMessage", "promptTokens",
+            "completionTokens", "cachedTokens", "reasoningTokens", "costUsd", "cacheStatus", "cacheSavedUsd", "latencyMs", "firstTokenMs"
+       FROM "RequestLog" WHERE rowid > ? AND rowid <= ? ORDER BY rowid LIMIT ?`,
+  );
+  const addHour = database.prepare(upsertHoursSql("sqlite", 1));
+  return database.transaction((limit: number) => {
+    const mark = readMark.get(BACKFILL_MARK) as { value: string } | undefined;
+    if (!mark) return false;
+    const { through, after } = JSON.parse(mark.value) as { through: number; after: number };
+    const rows = readRows.all(after, through, limit) as (StoredRow & { position: number; createdAt: string | number })[];
+    for (const hour of rollUp(rows, (row) => (typeof row.createdAt === "number" ? row.createdAt : Date.parse(row.createdAt)))) addHour.run(...hourRowValues(hour, sqliteDate));
+    if (rows.length < limit) {
+      dropMark.run(BACKFILL_MARK);
+      return false;
+    }
+    moveMark.run(JSON.stringify({ through, after: rows.at(-1)!.position }), BACKFILL_MARK);
+    return true;
   });
 }

@@ -1,9 +1,9 @@
 import type Database from "better-sqlite3";
 import { logger } from "@/lib/logger";
-import type { RequestLogEntry } from "@/lib/usage/request-log-entry";
-import type { HourlyStats, QuotaSubject, RequestLogStore, TokenUsage, Usage } from "@/lib/usage/request-log-store";
+import type { LogBatch, QuotaSubject, RequestLogStore, Usage, UsageGroup, UsageQuery } from "@/lib/usage/request-log-store";
 import { LogThreadUnavailable, SqliteLogThread } from "./sqlite-log-thread";
-import { encodeLogBatch, openSqlite, prepareLogSweep, prepareLogWrites, sqliteDate, type SqliteLogBatch } from "./sqlite-log-writes";
+import { encodeLogBatch, openSqlite, prepareHourBackfill, prepareLogSweep, prepareLogWrites, sqliteDate, type SqliteLogBatch } from "./sqlite-log-writes";
+import { usageGroupOf, usageQuerySql } from "./usage-hour-sql";
 
 /**
  * The writer thread's script, beside this module: the TypeScript source when run through
@@ -23,43 +23,16 @@ export class SqliteRequestLogStore implements RequestLogStore {
   private thread: SqliteLogThread | undefined;
   private writeHere: ((batch: SqliteLogBatch) => void) | undefined;
   private sweepHere: ((before: string, limit: number) => number) | undefined;
+  private backfillHere: ((limit: number) => boolean) | undefined;
   private readonly count: Database.Statement;
-  private readonly tokenUsage: Database.Statement;
-  private readonly userUsage: Database.Statement;
-  private readonly hourly: Database.Statement;
-  private readonly hourlyForUser: Database.Statement;
+  /** Grouped reads, prepared once per distinct SQL text (a handful: one per view). */
+  private readonly reads = new Map<string, Database.Statement>();
 
   constructor(file: string, workerScript: URL = new URL(WORKER_SCRIPT, import.meta.url)) {
     this.database = openSqlite(file);
     this.thread = new SqliteLogThread(file, workerScript);
-    // The rows since `since`, plus what the retention sweep rolled up of deleted ones; `models`
-    // a JSON array or null (every model).
-    // A row is a request when a channel took it or the response cache answered it; a refusal is not.
-    const usage = (rowFilter: string, kind: string) =>
-      this.database.prepare(
-        `SELECT COALESCE(SUM(tokens), 0) AS tokens, COALESCE(SUM(usd), 0) AS usd, COALESCE(SUM(requests), 0) AS requests FROM (
-           SELECT "promptTokens" + "completionTokens" AS tokens, "costUsd" AS usd, ("channelId" IS NOT NULL OR "cacheStatus" IS 'hit') AS requests
-             FROM "RequestLog" WHERE ${rowFilter} AND "createdAt" >= :since
-              AND (:models IS NULL OR COALESCE("servedModel", "model") IN (SELECT value FROM json_each(:models)))
-           UNION ALL
-           SELECT "tokens", "usd", "requests" FROM "UsageRollup"
-            WHERE "subjectKind" = '${kind}' AND "subjectId" = :id AND "day" >= :since
-              AND (:models IS NULL OR "model" IN (SELECT value FROM json_each(:models))))`,
-      );
-    this.tokenUsage = usage(`"tokenId" = :id`, "token");
-    // A user's limits bind every token they own: their spend is every row of theirs.
-    this.userUsage = usage(`"userId" = :id`, "user");
-    this.count = this.database.prepare(`SELECT COUNT(*) AS count FROM "RequestLog"`);
-    const hourly = (filter: string) =>
-      this.database.prepare(
-        `SELECT substr("createdAt", 1, 13) AS hour, COUNT(*) AS requests,
-                COALESCE(SUM("promptTokens" + "completionTokens"), 0) AS tokens,
-                SUM(CASE WHEN "status" >= 400 OR "errorMessage" IS NOT NULL THEN 1 ELSE 0 END) AS errors,
-                COALESCE(SUM("costUsd"), 0) AS costUsd, COALESCE(SUM("latencyMs"), 0) AS latencyMs
-           FROM "RequestLog" WHERE "createdAt" >= ? ${filter} GROUP BY hour ORDER BY hour`,
-      );
-    this.hourly = hourly("");
-    this.hourlyForUser = hourly(`AND "userId" = ?`);
+    // Rows are deleted oldest first (retention), so the rowids left are about contiguous.
+    this.count = this.database.prepare(`SELECT COALESCE(MAX(rowid) - MIN(rowid) + 1, 0) AS count FROM "RequestLog"`);
   }
 
   /** False once the writer thread could not start and batches are written here. */
@@ -67,58 +40,62 @@ export class SqliteRequestLogStore implements RequestLogStore {
     return this.thread !== undefined;
   }
 
-  async writeBatch(entries: RequestLogEntry[], usage: Map<string, TokenUsage>): Promise<void> {
-    const batch = encodeLogBatch(entries, usage);
-    if (this.thread) {
-      try {
-        return await this.thread.write(batch);
-      } catch (error) {
-        if (!(error instanceof LogThreadUnavailable)) throw error;
-        logger.warn({ err: error }, "the request log's writer thread could not start; writing on the main thread");
-        this.thread = undefined;
-      }
-    }
+  async writeBatch(batch: LogBatch): Promise<void> {
+    const encoded = encodeLogBatch(batch);
+    if (await this.onThread((thread) => thread.write(encoded))) return;
     this.writeHere ??= prepareLogWrites(this.database);
-    this.writeHere(batch);
+    this.writeHere(encoded);
   }
 
   async usageSince(subject: QuotaSubject, since: Date, models: readonly string[] | null = null): Promise<Usage> {
-    const statement = subject.kind === "token" ? this.tokenUsage : this.userUsage;
-    const row = statement.get({ id: subject.id, since: sqliteDate(since), models: models ? JSON.stringify(models) : null }) as Usage;
-    return { tokens: Number(row.tokens), usd: Number(row.usd), requests: Number(row.requests) };
+    const [total] = await this.usage({ from: since, groupBy: [], ...(subject.kind === "token" ? { tokenIds: [subject.id] } : { userId: subject.id }), ...(models ? { models } : {}) });
+    return { tokens: (total?.promptTokens ?? 0) + (total?.completionTokens ?? 0), usd: total?.costUsd ?? 0, requests: total?.charged ?? 0 };
+  }
+
+  async usage(query: UsageQuery): Promise<UsageGroup[]> {
+    const { sql, params } = usageQuerySql("sqlite", query, sqliteDate);
+    let statement = this.reads.get(sql);
+    if (!statement) {
+      statement = this.database.prepare(sql);
+      this.reads.set(sql, statement);
+    }
+    return (statement.all(...params) as Record<string, unknown>[]).flatMap((row) => usageGroupOf(row, query) ?? []);
+  }
+
+  async backfillHours(limit: number): Promise<boolean> {
+    const onThread = await this.onThread((thread) => thread.backfill(limit));
+    if (onThread) return onThread.value;
+    this.backfillHere ??= prepareHourBackfill(this.database);
+    return this.backfillHere(limit);
   }
 
   async sweepBefore(before: Date, limit: number): Promise<number> {
-    if (this.thread) {
-      try {
-        return await this.thread.sweep(sqliteDate(before), limit);
-      } catch (error) {
-        if (!(error instanceof LogThreadUnavailable)) throw error;
-        this.thread = undefined;
-      }
-    }
+    const onThread = await this.onThread((thread) => thread.sweep(sqliteDate(before), limit));
+    if (onThread) return onThread.value;
     this.sweepHere ??= prepareLogSweep(this.database);
     return this.sweepHere(sqliteDate(before), limit);
   }
 
+  /** About how many rows the log holds (counting millions of rows takes a while). */
   async countRows(): Promise<number> {
     return Number((this.count.get() as { count: number }).count);
-  }
-
-  async hourlyStats(since: Date, userId: string | null): Promise<HourlyStats[]> {
-    const rows = (userId === null ? this.hourly.all(sqliteDate(since)) : this.hourlyForUser.all(sqliteDate(since), userId)) as {
-      hour: string;
-      requests: number;
-      tokens: number;
-      errors: number;
-      costUsd: number;
-      latencyMs: number;
-    }[];
-    return rows.map((row) => ({ ...row, hour: `${row.hour}:00:00.000Z` }));
   }
 
   async close(): Promise<void> {
     await this.thread?.close();
     this.database.close();
+  }
+
+  /** Runs `work` on the writer thread; undefined when the thread cannot start (then work runs here from now on). */
+  private async onThread<T>(work: (thread: SqliteLogThread) => Promise<T>): Promise<{ value: T } | undefined> {
+    if (!this.thread) return undefined;
+    try {
+      return { value: await work(this.thread) };
+    } catch (error) {
+      if (!(error instanceof LogThreadUnavailable)) throw error;
+      logger.warn({ err: error }, "the request log's writer thread could not start; writing on the main thread");
+      this.thread = undefined;
+      return undefined;
+    }
   }
 }

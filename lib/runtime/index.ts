@@ -27,6 +27,7 @@ import { LearnedCapabilities } from "@/lib/routing/learned-capabilities";
 import { SessionAffinity } from "@/lib/routing/session-affinity";
 import { ResponseStore } from "@/lib/responses/response-store";
 import { acquireDatabaseLease, releaseDatabaseLease } from "@/lib/retention/database-lease";
+import { HourBackfill } from "@/lib/retention/hour-backfill";
 import { RetentionSweeper } from "@/lib/retention/retention-sweeper";
 import { openSharedState } from "@/lib/state/open-shared-state";
 import type { SharedState } from "@/lib/state/shared-state";
@@ -114,8 +115,8 @@ export async function createRuntime(parts: RuntimeParts): Promise<Runtime> {
   // Built once per channel version: a reload makes new Channel objects, and their transports anew.
   const transports = new WeakMap<Channel, Transport>();
   const providers = parts.providers ?? defaultProviders;
-  // What a subject spent in its period, counted from the log rows (those written so far;
-  // requests in flight are held by their reservations on top).
+  // What a subject spent in its period, summed from the hourly rollups (of the rows written
+  // so far; requests in flight are held by their reservations on top).
   const limits = new SpendLimiter(
     shared,
     (subject, _period, since) => logStore.usageSince(subject, since),
@@ -139,6 +140,9 @@ export async function createRuntime(parts: RuntimeParts): Promise<Runtime> {
     now: parts.clock,
   });
   if (background) retention.start();
+  // Rows from before the hourly rollups existed are rolled up once, after start-up.
+  const backfill = new HourBackfill(logStore);
+  if (background) backfill.start();
 
   shared.subscribe((topic, message) => {
     if (topic === CHANNEL_DISABLED_TOPIC) {
@@ -194,6 +198,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<Runtime> {
       channels.stop();
       models.stop();
       await retention.stop();
+      await backfill.stop();
       await logs.stop();
       await channelHealth.stop();
       await upstream.close();

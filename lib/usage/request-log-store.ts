@@ -1,4 +1,5 @@
 import type { RequestLogEntry } from "./request-log-entry";
+import type { UsageHourRow } from "./usage-hours";
 
 export interface TokenUsage {
   tokens: number;
@@ -15,35 +16,75 @@ export interface Usage {
   requests: number;
 }
 
-export interface HourlyStats {
-  /** Hour start, ISO. */
-  hour: string;
+/** What usage can be grouped by: `day` a UTC date, `hour` an hour's start; the rest ids or the model's public name. */
+export const USAGE_DIMENSIONS = ["day", "hour", "token", "user", "model", "channel"] as const;
+export type UsageDimension = (typeof USAGE_DIMENSIONS)[number];
+
+/** A read of the hourly rollups: whole hours from `from` (rounded down) to `to` (exclusive, rounded up; none: now). */
+export interface UsageQuery {
+  from: Date;
+  to?: Date;
+  groupBy: readonly UsageDimension[];
+  tokenIds?: readonly string[];
+  userId?: string;
+  channelId?: string;
+  models?: readonly string[];
+  /** Adds the latency and time-to-first-token histograms (bounds in LATENCY_BOUNDS_MS). */
+  histograms?: boolean;
+}
+
+export interface UsageTotals {
   requests: number;
-  tokens: number;
+  /** Requests that count against limits (a channel took them or the cache answered). */
+  charged: number;
+  /** Status 400 or above. */
   errors: number;
+  /** Errors and answers cut short: what the dashboards call failed. */
+  failed: number;
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens: number;
+  reasoningTokens: number;
   costUsd: number;
-  latencyMs: number;
+  cacheHits: number;
+  cacheSavedUsd: number;
+  latencyMsSum: number;
+  firstTokenCount: number;
+  firstTokenMsSum: number;
+  latency?: number[];
+  firstToken?: number[];
+}
+
+/** One group: its keys ("" ids read as null) and its totals. */
+export type UsageGroup = UsageTotals & { day?: string; hour?: string; token?: string | null; user?: string | null; model?: string | null; channel?: string | null };
+
+/** One write: the log rows (none when REQUEST_LOG=off), their hourly totals, and each token's usage. */
+export interface LogBatch {
+  rows: RequestLogEntry[];
+  hours: UsageHourRow[];
+  usage: Map<string, TokenUsage>;
 }
 
 /**
- * Where log rows go and the few aggregates read back from them. One implementation per
- * database; all raw SQL lives in these stores.
+ * Where log rows go and the usage read back from them. One implementation per database; all
+ * raw SQL lives in these stores (lib/db/).
  */
 export interface RequestLogStore {
-  /** Inserts the rows and adds the usage to each token, atomically. */
-  writeBatch(entries: RequestLogEntry[], usage: Map<string, TokenUsage>): Promise<void>;
+  /** Inserts the rows, adds their hours to the rollups and the usage to each token, atomically. */
+  writeBatch(batch: LogBatch): Promise<void>;
   /**
-   * Tokens, cost and requests (rows that reached a channel) of a subject since a moment (the
-   * start of its quota period or window), optionally on some models only: the rows plus what
-   * the retention sweep rolled up of deleted ones (whole UTC days from `since` on).
+   * Tokens, cost and requests (charged ones) of a subject since a moment (the start of its
+   * quota period or window: an hour's start), optionally on some models only, from the rollups.
    */
   usageSince(subject: QuotaSubject, since: Date, models?: readonly string[] | null): Promise<Usage>;
-  /** Requests, tokens, errors, cost and summed latency per hour since `since`, optionally for one user. */
-  hourlyStats(since: Date, userId: string | null): Promise<HourlyStats[]>;
+  /** The rollups summed per group, ordered by the group's keys. */
+  usage(query: UsageQuery): Promise<UsageGroup[]>;
   /**
-   * Retention: rolls up what up to `limit` rows older than `before` spent (UsageRollup) and
-   * deletes them, in one transaction; returns how many were deleted (fewer than `limit`: done).
+   * Rolls up rows that were in the log before the rollups existed, up to `limit` of them
+   * per call (a transaction that also moves the backfill's mark); false once none are left.
    */
+  backfillHours(limit: number): Promise<boolean>;
+  /** Retention: deletes up to `limit` rows older than `before`; returns how many (fewer than `limit`: done). */
   sweepBefore(before: Date, limit: number): Promise<number>;
   /** How many rows the log holds. */
   countRows(): Promise<number>;

@@ -1,5 +1,6 @@
 import type { RequestLogEntry } from "./request-log-entry";
 import type { RequestLogStore, TokenUsage } from "./request-log-store";
+import { rollUp, type UsageHourRow } from "./usage-hours";
 
 const MAX_BATCH = 500;
 const MAX_BACKLOG = 100_000;
@@ -75,17 +76,10 @@ export class RequestLogWriter {
   private async writeAll(): Promise<void> {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, MAX_BATCH);
-      const usage = new Map<string, TokenUsage>();
-      for (const entry of batch) {
-        if (!entry.tokenId) continue;
-        const current = usage.get(entry.tokenId) ?? { tokens: 0, usd: 0, lastUsedAt: entry.createdAt };
-        current.tokens += entry.promptTokens + entry.completionTokens;
-        current.usd += entry.costUsd;
-        if (entry.createdAt > current.lastUsedAt) current.lastUsedAt = entry.createdAt;
-        usage.set(entry.tokenId, current);
-      }
+      const { hours, usage } = totalsOf(batch);
       try {
-        await this.store.writeBatch(this.hooks.keepRows === false ? [] : batch, usage);
+        // Without rows (REQUEST_LOG=off) the hourly totals and the tokens' usage are still kept.
+        await this.store.writeBatch({ rows: this.hooks.keepRows === false ? [] : batch, hours, usage });
       } catch (error) {
         this.queue.unshift(...batch);
         this.hooks.onError(error);
@@ -115,4 +109,18 @@ export class RequestLogWriter {
     await this.flush();
     await this.store.close();
   }
+}
+
+/** What a batch adds: its hourly rollup rows, and each token's usage (in id order). */
+export function totalsOf(batch: readonly RequestLogEntry[]): { hours: UsageHourRow[]; usage: Map<string, TokenUsage> } {
+  const usage = new Map<string, TokenUsage>();
+  for (const entry of [...batch].sort((a, b) => ((a.tokenId ?? "") < (b.tokenId ?? "") ? -1 : 1))) {
+    if (!entry.tokenId) continue;
+    const current = usage.get(entry.tokenId) ?? { tokens: 0, usd: 0, lastUsedAt: entry.createdAt };
+    current.tokens += entry.promptTokens + entry.completionTokens;
+    current.usd += entry.costUsd;
+    if (entry.createdAt > current.lastUsedAt) current.lastUsedAt = entry.createdAt;
+    usage.set(entry.tokenId, current);
+  }
+  return { hours: rollUp(batch, (entry) => entry.createdAt.getTime()), usage };
 }

@@ -68,10 +68,12 @@ export async function exerciseEveryModel(database: Database): Promise<void> {
   assert.deepEqual((await database.token.update({ where: { id: token.id }, data: { limits: windows } })).limits, windows);
   assert.deepEqual((await database.user.update({ where: { id: user.id }, data: { limits: windows } })).limits, windows);
   const day = new Date("2026-11-23T00:00:00.000Z");
-  await database.usageRollup.create({ data: { subjectKind: "token", subjectId: token.id, day, model: "m", requests: 3, tokens: 5_000_000_000n, usd: 1.5 } });
-  const rollup = await database.usageRollup.findUnique({ where: { subjectKind_subjectId_day_model: { subjectKind: "token", subjectId: token.id, day, model: "m" } } });
-  assert.equal(rollup?.tokens, 5_000_000_000n);
-  assert.equal(rollup?.day.toISOString(), day.toISOString());
+  const hour = { hour: day, tokenId: token.id, userId: user.id, model: "m", channelId: "", statusClass: 2 };
+  await database.usageHour.create({ data: { ...hour, requests: 3, charged: 3, promptTokens: 5_000_000_000n, costUsd: 1.5, latency15: 1, firstToken15: 2 } });
+  const rollup = await database.usageHour.findUnique({ where: { hour_tokenId_userId_model_channelId_statusClass: hour } });
+  assert.equal(rollup?.promptTokens, 5_000_000_000n);
+  assert.equal(rollup?.hour.toISOString(), day.toISOString());
+  assert.equal(rollup?.firstToken15, 2);
   await database.lease.create({ data: { name: "retention", holder: "a", expiresAt: day } });
   assert.equal((await database.lease.updateMany({ where: { name: "retention", expiresAt: { lt: new Date() } }, data: { holder: "b" } })).count, 1);
   await assert.rejects(database.lease.create({ data: { name: "retention", holder: "c", expiresAt: day } }));

@@ -7,7 +7,8 @@ import Database from "better-sqlite3";
 import { migrateSqlite } from "@/lib/db/migrate";
 import { SqliteRequestLogStore } from "@/lib/db/sqlite-request-log-store";
 import type { RequestLogEntry } from "@/lib/usage/request-log-entry";
-import type { TokenUsage } from "@/lib/usage/request-log-store";
+import type { LogBatch, TokenUsage } from "@/lib/usage/request-log-store";
+import { totalsOf } from "@/lib/usage/request-log-writer";
 
 const directory = fs.mkdtempSync(path.join(os.tmpdir(), "gateway-log-store-"));
 after(() => fs.rmSync(directory, { recursive: true, force: true }));
@@ -53,6 +54,7 @@ function entry(id: string, overrides: Partial<RequestLogEntry> = {}): RequestLog
   };
 }
 
+const batch = (rows: RequestLogEntry[], usage: Map<string, TokenUsage>): LogBatch => ({ rows, hours: totalsOf(rows).hours, usage });
 const usage = (tokens: number, usd: number): Map<string, TokenUsage> => new Map([["tok_1", { tokens, usd, lastUsedAt: new Date("2026-11-23T10:15:00Z") }]]);
 
 function readBack(file: string) {
@@ -72,11 +74,12 @@ describe("the SQLite request log store", () => {
     const file = freshDatabase();
     const store = new SqliteRequestLogStore(file);
     try {
-      await Promise.all([store.writeBatch([entry("req_a"), entry("req_b")], usage(24, 0.5)), store.writeBatch([entry("req_c")], usage(12, 0.25))]);
+      await Promise.all([store.writeBatch(batch([entry("req_a"), entry("req_b")], usage(24, 0.5))), store.writeBatch(batch([entry("req_c")], usage(12, 0.25)))]);
       assert.equal(store.writesOnOwnThread, true);
       assert.deepEqual(await store.usageSince({ kind: "token", id: "tok_1" }, new Date("2026-11-23T00:00:00Z")), { tokens: 36, usd: 0.75, requests: 0 });
-      const [hour] = await store.hourlyStats(new Date("2026-11-23T00:00:00Z"), null);
+      const [hour] = await store.usage({ from: new Date("2026-11-23T00:00:00Z"), groupBy: ["hour"] });
       assert.equal(hour?.requests, 3);
+      assert.equal(hour?.hour, "2026-11-23T10:00:00.000Z");
     } finally {
       await store.close();
     }
@@ -92,9 +95,9 @@ describe("the SQLite request log store", () => {
     const file = freshDatabase();
     const store = new SqliteRequestLogStore(file);
     try {
-      await store.writeBatch([entry("req_a")], usage(12, 0.25));
-      await assert.rejects(store.writeBatch([entry("req_b"), entry("req_a")], usage(24, 0.5)), /request log write failed: UNIQUE constraint/);
-      await store.writeBatch([entry("req_b")], usage(12, 0.25));
+      await store.writeBatch(batch([entry("req_a")], usage(12, 0.25)));
+      await assert.rejects(store.writeBatch(batch([entry("req_b"), entry("req_a")], usage(24, 0.5))), /request log write failed: UNIQUE constraint/);
+      await store.writeBatch(batch([entry("req_b")], usage(12, 0.25)));
     } finally {
       await store.close();
     }
@@ -110,8 +113,8 @@ describe("the SQLite request log store", () => {
     const file = freshDatabase();
     const store = new SqliteRequestLogStore(file, new URL("./no-such-worker.mjs", import.meta.url));
     try {
-      await store.writeBatch([entry("req_a")], usage(12, 0.25));
-      await store.writeBatch([entry("req_b")], usage(12, 0.25));
+      await store.writeBatch(batch([entry("req_a")], usage(12, 0.25)));
+      await store.writeBatch(batch([entry("req_b")], usage(12, 0.25)));
       assert.equal(store.writesOnOwnThread, false);
     } finally {
       await store.close();
@@ -122,7 +125,7 @@ describe("the SQLite request log store", () => {
     );
   });
 
-  test("the retention sweep rolls rows up before deleting them, in small batches, so usage since any day start is unchanged", async () => {
+  test("the retention sweep deletes rows in small batches and no total: usage since any hour is unchanged", async () => {
     const file = freshDatabase();
     for (const worker of [undefined, new URL("./no-such-worker.mjs", import.meta.url)]) {
       const store = new SqliteRequestLogStore(file, worker);
@@ -130,15 +133,17 @@ describe("the SQLite request log store", () => {
       const token = { kind: "token", id: "tok_1" } as const;
       try {
         await store.writeBatch(
-          [
-            day("2026-11-20T10:00:00Z", `${worker ? "b" : "a"}1`),
-            day("2026-11-20T23:00:00Z", `${worker ? "b" : "a"}2`, { model: "other" }),
-            day("2026-11-21T01:00:00Z", `${worker ? "b" : "a"}3`),
-            day("2026-11-23T09:00:00Z", `${worker ? "b" : "a"}4`),
-            day("2026-11-21T02:00:00Z", `${worker ? "b" : "a"}5`, { tokenId: null, userId: "user_1", channelId: null }),
-            day("2026-11-21T03:00:00Z", `${worker ? "b" : "a"}6`, { tokenId: null, userId: "user_1", channelId: null, cacheStatus: "hit" }),
-          ],
-          usage(0, 0),
+          batch(
+            [
+              day("2026-11-20T10:00:00Z", `${worker ? "b" : "a"}1`),
+              day("2026-11-20T23:00:00Z", `${worker ? "b" : "a"}2`, { model: "other" }),
+              day("2026-11-21T01:00:00Z", `${worker ? "b" : "a"}3`),
+              day("2026-11-23T09:00:00Z", `${worker ? "b" : "a"}4`),
+              day("2026-11-21T02:00:00Z", `${worker ? "b" : "a"}5`, { tokenId: null, userId: "user_1", channelId: null }),
+              day("2026-11-21T03:00:00Z", `${worker ? "b" : "a"}6`, { tokenId: null, userId: "user_1", channelId: null, cacheStatus: "hit" }),
+            ],
+            usage(0, 0),
+          ),
         );
         const before = {
           all: await store.usageSince(token, new Date(0)),
@@ -146,13 +151,13 @@ describe("the SQLite request log store", () => {
           otherModel: await store.usageSince(token, new Date(0), ["other"]),
           user: await store.usageSince({ kind: "user", id: "user_1" }, new Date(0)),
         };
-        const count = await store.countRows();
+        const count = readBack(file).rows.length;
         // Batches of two: 2, 2, 1, then 0 of the five rows older than the 22nd.
         assert.equal(await store.sweepBefore(new Date("2026-11-22T00:00:00Z"), 2), 2);
         assert.equal(await store.sweepBefore(new Date("2026-11-22T00:00:00Z"), 2), 2);
         assert.equal(await store.sweepBefore(new Date("2026-11-22T00:00:00Z"), 2), 1);
         assert.equal(await store.sweepBefore(new Date("2026-11-22T00:00:00Z"), 2), 0);
-        assert.equal(await store.countRows(), count - 5);
+        assert.equal(readBack(file).rows.length, count - 5);
         assert.deepEqual(await store.usageSince(token, new Date(0)), before.all);
         assert.deepEqual(await store.usageSince(token, new Date("2026-11-21T00:00:00Z")), before.fromThe21st);
         assert.deepEqual(await store.usageSince(token, new Date(0), ["other"]), before.otherModel);

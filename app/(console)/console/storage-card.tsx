@@ -11,7 +11,7 @@ export async function StorageCard({ runtime }: { runtime: Runtime }) {
     <Card className="min-w-0">
       <h2 className="mb-1 text-sm font-semibold">Storage and retention</h2>
       <p className="mb-3 text-xs text-zinc-500">
-        Expired rows are deleted in small batches every {status.sweepEvery}; the usage of deleted log rows is kept per day, so quotas hold.
+        Expired rows are deleted in small batches every {status.sweepEvery}; usage is kept by the hour as rows are written, so totals and quotas outlive the rows.
       </p>
       <Table>
         <thead>

@@ -96,8 +96,8 @@ function ChannelRow({ channel, onEdit }: { channel: ChannelView; onEdit: () => v
           </p>
           <p className="text-zinc-500">
             {channel.usage
-              ? `${formatNumber(channel.usage.requests)} ${channel.usage.requests === 1 ? "request" : "requests"} · ${formatCost(channel.usage.costUsd, Object.keys(channel.prices).length > 0)}`
-              : "No requests yet"}
+              ? `${formatNumber(channel.usage.requests)} ${channel.usage.requests === 1 ? "request" : "requests"} · ${formatCost(channel.usage.costUsd, Object.keys(channel.prices).length > 0)} in 30 days`
+              : "No requests in 30 days"}
           </p>
           {channel.usage?.cachedShare != null && (
             <p className="text-zinc-500" data-testid="channel-cached-share" title="Input tokens the upstream served from its prompt cache">

@@ -1,6 +1,5 @@
 import { PageHeader } from "@/app/_components/ui";
 import { listChannels } from "@/lib/channels/channel-service";
-import { cachedInputShare } from "@/lib/console/cached-share";
 import { channelStats } from "@/lib/console/channel-stats";
 import { requireAdmin } from "@/lib/console/require-session";
 import { providers } from "@/lib/providers/registry";
@@ -13,7 +12,8 @@ export const dynamic = "force-dynamic";
 export default async function ChannelsPage() {
   await requireAdmin();
   const runtime = await getRuntime();
-  const [channels, usage, cached] = await Promise.all([listChannels(runtime), channelStats(runtime, null), cachedInputShare(runtime, "channelId")]);
+  // The last 30 days, from the hourly rollups.
+  const [channels, usage] = await Promise.all([listChannels(runtime), channelStats(runtime, 30 * 24)]);
   const types = CHANNEL_TYPES.map((type) => ({
     type,
     defaultBaseUrl: providers[type].defaultBaseUrl,
@@ -26,7 +26,7 @@ export default async function ChannelsPage() {
   }));
   const views = channels.map((channel) => {
     const stats = usage.get(channel.id);
-    return { ...channel, usage: stats ? { requests: stats.requests, costUsd: stats.costUsd, cachedShare: cached.get(channel.id) ?? null } : null };
+    return { ...channel, usage: stats ? { requests: stats.requests, costUsd: stats.costUsd, cachedShare: stats.cachedShare } : null };
   });
   return (
     <>

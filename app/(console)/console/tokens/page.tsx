@@ -14,7 +14,7 @@ export default async function TokensPage() {
   const runtime = await getRuntime();
   const tokens = await listTokens(runtime, user.role === "admin" ? { kind: "all" } : { kind: "user", userId: user.userId });
   const models = [...runtime.channels.models().keys()].sort();
-  const cachedShares = Object.fromEntries(await cachedInputShare(runtime, "tokenId"));
+  const cachedShares = Object.fromEntries(await cachedInputShare(runtime, "token"));
   // Each limit window's use, for the bars of the edit form.
   const windowUse = Object.fromEntries(
     await Promise.all(
