@@ -93,7 +93,7 @@ export class SqliteRequestLogStore implements RequestLogStore {
       return { value: await work(this.thread) };
     } catch (error) {
       if (!(error instanceof LogThreadUnavailable)) throw error;
-      logger.warn({ err: error }, "the request log's writer thread could not start; writing on the main thread");
+      if (this.thread) logger.warn({ err: error }, "the request log's writer thread could not start; writing on the main thread");
       this.thread = undefined;
       return undefined;
     }

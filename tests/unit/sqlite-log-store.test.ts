@@ -9,6 +9,10 @@ import { SqliteRequestLogStore } from "@/lib/db/sqlite-request-log-store";
 import type { RequestLogEntry } from "@/lib/usage/request-log-entry";
 import type { LogBatch, TokenUsage } from "@/lib/usage/request-log-store";
 import { totalsOf } from "@/lib/usage/request-log-writer";
+import { sqliteDate } from "@/lib/db/sqlite-log-writes";
+import { BACKFILL_MARK } from "@/lib/db/usage-hour-sql";
+import { LOG_COLUMNS, logRowValues } from "@/lib/usage/request-log-store";
+import { type RawRow, rollupContract } from "../helpers/usage-rollup-contract";
 
 const directory = fs.mkdtempSync(path.join(os.tmpdir(), "gateway-log-store-"));
 after(() => fs.rmSync(directory, { recursive: true, force: true }));
@@ -167,6 +171,35 @@ describe("the SQLite request log store", () => {
       } finally {
         await store.close();
       }
+    }
+  });
+});
+
+describe("the SQLite store's hourly rollups", () => {
+  test("equal the raw rows' sums after a soak, a failed batch, a repeated batch, a sweep and a backfill", async () => {
+    const file = freshDatabase();
+    const store = new SqliteRequestLogStore(file);
+    // A second store on the same file, on the caller's thread: two writers on one database.
+    const second = new SqliteRequestLogStore(file, new URL("./no-such-worker.mjs", import.meta.url));
+    const database = new Database(file);
+    try {
+      await rollupContract({
+        store,
+        second,
+        rawRows: async () =>
+          (database.prepare(`SELECT * FROM "RequestLog"`).all() as (RawRow & { createdAt: string })[]).map((row) => ({ ...row, createdAt: new Date(row.createdAt) })),
+        insertOldRows: async (rows) => {
+          const after = (database.prepare(`SELECT MAX(rowid) AS last FROM "RequestLog"`).get() as { last: number }).last;
+          const insert = database.prepare(`INSERT INTO "RequestLog" (${LOG_COLUMNS.map((column) => `"${column}"`).join(", ")}) VALUES (${LOG_COLUMNS.map(() => "?").join(", ")})`);
+          for (const row of rows) insert.run(...logRowValues(row, { date: sqliteDate, boolean: (value) => (value ? 1 : 0) }));
+          const through = (database.prepare(`SELECT MAX(rowid) AS last FROM "RequestLog"`).get() as { last: number }).last;
+          database.prepare(`INSERT INTO "Setting" ("key", "value", "updatedAt") VALUES (?, ?, ?)`).run(BACKFILL_MARK, JSON.stringify({ through, after }), sqliteDate(new Date()));
+        },
+      });
+    } finally {
+      database.close();
+      await store.close();
+      await second.close();
     }
   });
 });
