@@ -8,7 +8,7 @@ import { errorBody, isConsoleWrite, MULTIPART_BODY_LIMIT, multipartDelimiter, mu
 // (lib/http/stray-writes.ts). API paths pass to their route files, which answer alike.
 
 // API routes outside the refusing prefixes, whose route files answer any method themselves.
-const API_FILES = new Set(["/api/health", "/openapi.json", "/metrics"]);
+const API_FILES = new Set(["/api/health", "/api/usage", "/openapi.json", "/metrics"]);
 const isApiPath = (pathname: string) => API_FILES.has(pathname) || REFUSING_PREFIXES.some((prefix) => pathname === prefix || pathname.startsWith(`${prefix}/`));
 
 export async function proxy(request: NextRequest): Promise<NextResponse> {

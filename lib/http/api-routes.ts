@@ -6,6 +6,7 @@ import { listLogs } from "@/lib/admin/logs";
 import * as models from "@/lib/admin/models";
 import * as tokens from "@/lib/admin/tokens";
 import * as users from "@/lib/admin/users";
+import { adminUsage } from "@/lib/admin/usage";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import { anthropicFormat } from "@/lib/formats/anthropic";
 import { geminiFormat } from "@/lib/formats/gemini";
@@ -29,6 +30,7 @@ import type { ClientFormat } from "@/lib/gateway/client-format";
 import { refuseHandler } from "@/lib/gateway/with-api-key";
 import { handleMetrics } from "@/lib/admin/handle-metrics";
 import { handleOpenApi } from "@/lib/openapi/handle-openapi";
+import { handleOwnUsage } from "@/lib/console/own-usage";
 import type { ApiHandler } from "@/lib/canonical/api-types";
 import { handlePreflight } from "./cors";
 import { RouteTable, type RouteLookup, type RouteMatch } from "./route-table";
@@ -81,7 +83,9 @@ export const apiRoutes = new RouteTable()
   .add("GET", "/api/admin/users/:id", users.getUser)
   .add("PATCH", "/api/admin/users/:id", users.updateUser)
   .add("DELETE", "/api/admin/users/:id", users.deleteUser)
-  .add("GET", "/api/admin/logs", listLogs);
+  .add("GET", "/api/admin/logs", listLogs)
+  .add("GET", "/api/admin/usage", adminUsage)
+  .add("GET", "/api/usage", handleOwnUsage);
 
 /** Which API a path belongs to, so every refusal answers in that API's own error shape. */
 function formatForPath(pathname: string, method: string): ClientFormat | undefined {

@@ -22,7 +22,7 @@ const transcriptionForm = z.object({
   stream: z.boolean().optional(),
 });
 
-type Security = "openai" | "anthropic" | "gemini" | "any-api" | "admin" | "none";
+type Security = "openai" | "anthropic" | "gemini" | "any-api" | "admin" | "session" | "none";
 interface Endpoint {
   method: "get" | "post" | "patch" | "delete";
   path: string;
@@ -178,6 +178,22 @@ const ENDPOINTS: Endpoint[] = [
   },
   { method: "delete", path: "/api/admin/users/{id}", summary: "Delete a user and their tokens", tag: "Admin", security: "admin" },
   { method: "get", path: "/api/admin/logs", summary: "Usage log rows, newest first (`?limit=`)", tag: "Admin", security: "admin" },
+  {
+    method: "get",
+    path: "/api/admin/usage",
+    summary: "Usage totals from the hourly rollups (`?from=&to=&group_by=day,hour,token,user,model,channel&format=csv`)",
+    tag: "Admin",
+    security: "admin",
+    produces: ["text/csv"],
+  },
+  {
+    method: "get",
+    path: "/api/usage",
+    summary: "The signed-in console user's own usage (parameters of /api/admin/usage)",
+    tag: "Console",
+    security: "session",
+    produces: ["text/csv"],
+  },
 ];
 
 const SECURITY: Record<Security, Record<string, string[]>[]> = {
@@ -187,6 +203,7 @@ const SECURITY: Record<Security, Record<string, string[]>[]> = {
   // Answered in the shape of the API whose credentials the caller sent.
   "any-api": [{ bearer: [] }, { anthropicKey: [] }, { googleKey: [] }, { googleKeyQuery: [] }],
   admin: [{ adminKey: [] }],
+  session: [{ consoleSession: [] }],
   none: [],
 };
 
@@ -233,7 +250,7 @@ export function openApiDocument(): Record<string, unknown> {
     openapi: "3.1.0",
     info: { title: "Model Gateway", version: "0.1.0", description: "OpenAI, Anthropic and Gemini APIs in front of any upstream." },
     servers: [{ url: "/" }],
-    tags: [{ name: "OpenAI" }, { name: "Anthropic" }, { name: "Gemini" }, { name: "Admin" }],
+    tags: [{ name: "OpenAI" }, { name: "Anthropic" }, { name: "Gemini" }, { name: "Admin" }, { name: "Console" }],
     paths,
     components: {
       securitySchemes: {
@@ -242,6 +259,7 @@ export function openApiDocument(): Record<string, unknown> {
         googleKey: { type: "apiKey", in: "header", name: "x-goog-api-key" },
         googleKeyQuery: { type: "apiKey", in: "query", name: "key" },
         adminKey: { type: "http", scheme: "bearer", description: "ADMIN_API_KEY, or an admin's console session" },
+        consoleSession: { type: "apiKey", in: "cookie", name: "next-auth.session-token", description: "A console session (signed in at /login)" },
       },
     },
   };
