@@ -71,7 +71,7 @@ export function prepareHourBackfill(database: Database.Database): (limit: number
        FROM "RequestLog" WHERE rowid > ? AND rowid <= ? ORDER BY rowid LIMIT ?`,
   );
   const addHour = database.prepare(upsertHoursSql("sqlite", 1));
-  return database.transaction((limit: number) => {
+  const batch = database.transaction((limit: number) => {
     const mark = readMark.get(BACKFILL_MARK) as { value: string } | undefined;
     if (!mark) return false;
     const { through, after } = JSON.parse(mark.value) as { through: number; after: number };
@@ -84,4 +84,6 @@ export function prepareHourBackfill(database: Database.Database): (limit: number
     moveMark.run(JSON.stringify({ through, after: rows.at(-1)!.position }), BACKFILL_MARK);
     return true;
   });
+  // Write-locked from the start: another process's batch waits, then reads the moved mark.
+  return (limit: number) => batch.immediate(limit);
 }

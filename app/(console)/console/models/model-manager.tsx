@@ -11,7 +11,10 @@ import { ModelForm } from "./model-form";
 
 type Editing = { kind: "new" } | { kind: "edit"; model: ModelJson } | null;
 
-export function ModelManager({ models, strategies }: { models: ModelJson[]; strategies: string[] }) {
+/** A model's last 7 days, from the hourly rollups. */
+export type ModelUsage = { requests: number; errors: number; costUsd: number; latencyP50: number | null };
+
+export function ModelManager({ models, strategies, usage = {} }: { models: ModelJson[]; strategies: string[]; usage?: Record<string, ModelUsage> }) {
   const [editing, setEditing] = useState<Editing>(null);
   const [saved, setSaved] = useState<string | null>(null);
   const names = models.map((model) => model.name);
@@ -55,6 +58,7 @@ export function ModelManager({ models, strategies }: { models: ModelJson[]; stra
               <ModelRow
                 key={model.name}
                 model={model}
+                usage={usage[model.name] ?? null}
                 onEdit={() => {
                   setSaved(null);
                   setEditing({ kind: "edit", model });
@@ -68,7 +72,7 @@ export function ModelManager({ models, strategies }: { models: ModelJson[]; stra
   );
 }
 
-function ModelRow({ model, onEdit }: { model: ModelJson; onEdit: () => void }) {
+function ModelRow({ model, usage, onEdit }: { model: ModelJson; usage: ModelUsage | null; onEdit: () => void }) {
   const [confirming, setConfirming] = useState(false);
   const { run, pending, error } = useRowAction();
   const priced = model.channels.filter((channel) => channel.price);
@@ -77,6 +81,11 @@ function ModelRow({ model, onEdit }: { model: ModelJson; onEdit: () => void }) {
       <Td label="Name" wide className="font-medium">
         <Truncate text={model.name} className="xl:max-w-[14rem]" />
         {!model.id && <div className="text-xs font-normal text-zinc-400">no record</div>}
+        <div className="text-xs font-normal text-zinc-500" data-testid="model-usage" title="Served requests in the last 7 days, their median latency and cost">
+          {usage
+            ? `${formatNumber(usage.requests)} ${usage.requests === 1 ? "request" : "requests"}${usage.errors ? ` (${((usage.errors / usage.requests) * 100).toFixed(1)}% errors)` : ""}${usage.latencyP50 === null ? "" : ` · p50 ${formatNumber(usage.latencyP50)} ms`} · ${formatUsd(usage.costUsd)} in 7 days`
+            : "No requests in 7 days"}
+        </div>
       </Td>
       <Td label="Channels" wide className="text-xs">
         {model.channels.length ? model.channels.map((channel) => <ChannelLine key={channel.id} channel={channel} />) : <span className="text-amber-700">none serves it</span>}

@@ -1,5 +1,6 @@
 import { PageHeader } from "@/app/_components/ui";
 import { requireAdmin } from "@/lib/console/require-session";
+import { usageStats } from "@/lib/console/usage-stats";
 import { listModels } from "@/lib/models/model-service";
 import { STRATEGIES } from "@/lib/routing/pick-channels";
 import { getRuntime } from "@/lib/runtime";
@@ -9,14 +10,19 @@ export const dynamic = "force-dynamic";
 
 export default async function ModelsPage() {
   await requireAdmin();
-  const models = await listModels(await getRuntime());
+  const runtime = await getRuntime();
+  const [models, usage] = await Promise.all([listModels(runtime), usageStats(runtime, "model", 7 * 24)]);
   return (
     <>
       <PageHeader
         title="Models"
         description="Every model name the channels serve. A record adds fallbacks (other models tried in order when this one cannot serve), how its channels share traffic within a priority, and its context window."
       />
-      <ModelManager models={models} strategies={[...STRATEGIES]} />
+      <ModelManager
+        models={models}
+        strategies={[...STRATEGIES]}
+        usage={Object.fromEntries([...usage].map(([name, row]) => [name, { requests: row.requests, errors: row.errors, costUsd: row.costUsd, latencyP50: row.latencyP50 }]))}
+      />
     </>
   );
 }

@@ -1,14 +1,19 @@
-import { formatDateTime } from "@/app/_components/format";
+import { formatDateTime, formatNumber, formatUsd } from "@/app/_components/format";
 import { Table, Td, Th, Truncate } from "@/app/_components/data-table";
 import { Badge, Card, PageHeader } from "@/app/_components/ui";
 import { requireAdmin } from "@/lib/console/require-session";
 import { readSettings } from "@/lib/console/settings";
+import { type UsageStats, usageStats } from "@/lib/console/usage-stats";
 import { compileWindows, limitWindowsSchema } from "@/lib/limits/limit-windows";
 import { getRuntime } from "@/lib/runtime";
 import { AccountActions } from "./account-actions";
 import { CreateUserForm, SignupToggle, UserLimitsForm } from "./user-forms";
 
 export const dynamic = "force-dynamic";
+
+function usedLine(row: UsageStats | undefined): string {
+  return row ? `${formatNumber(row.requests)} ${row.requests === 1 ? "request" : "requests"} · ${formatUsd(row.costUsd)} in 30 days` : "No requests in 30 days";
+}
 
 export default async function UsersPage() {
   const admin = await requireAdmin();
@@ -17,6 +22,8 @@ export default async function UsersPage() {
     runtime.database.user.findMany({ orderBy: { createdAt: "asc" }, include: { _count: { select: { tokens: true } } } }),
     readSettings(runtime),
   ]);
+  // Each account's last 30 days (every row of theirs: their tokens and their console sessions).
+  const used = await usageStats(runtime, "user", 30 * 24);
   const windowUse = await Promise.all(users.map((user) => runtime.limits.windowUsage({ kind: "user", id: user.id }, { windows: compileWindows(user.limits) })));
   return (
     <>
@@ -41,6 +48,9 @@ export default async function UsersPage() {
               <tr key={user.id} data-testid={`user-row-${user.email}`}>
                 <Td label="Email" wide className="font-medium">
                   <Truncate text={user.email} className="xl:max-w-[16rem]" />
+                  <div className="text-xs font-normal text-zinc-500" data-testid="user-usage">
+                    {usedLine(used.get(user.id))}
+                  </div>
                 </Td>
                 <Td label="Role">
                   <span className="flex flex-wrap gap-1">
