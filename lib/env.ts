@@ -77,8 +77,8 @@ const schema = z.object({
   LOG_FLUSH_INTERVAL_MS: integer(200, 10),
   // "off": no per-request rows (token totals still counted); what `npm run bench` compares against.
   REQUEST_LOG: z.enum(["on", "off"]).default("on"),
-  // Retention (milliseconds after parsing; 0 keeps forever): request log rows (their usage is
-  // rolled up first, so quotas hold), stored Responses, Playground inspector captures.
+  // Retention (milliseconds after parsing; 0 keeps forever): request log rows (their usage
+  // stays in the hourly totals, so quotas hold), stored Responses, Playground inspector captures.
   LOG_RETENTION: duration("30d"),
   RESPONSE_RETENTION: duration("30d"),
   CAPTURE_RETENTION: duration("7d"),
