@@ -1,82 +1,192 @@
 import { z } from "zod";
 import type { ConsoleSession } from "@/lib/auth/console-session";
+import type { RequestLog } from "@/lib/db/generated/client";
 import type { Runtime } from "@/lib/runtime";
+import { countSql, type LogDirection, type LogFilter, type LogPosition, pageSql, STATUS_CLASSES, type StatusClass, statusValuesSql } from "./log-page-sql";
+
+export type { LogFilter, StatusClass } from "./log-page-sql";
 
 export const PAGE_SIZE = 50;
+/** Past this many matching rows the Logs page says "more than" rather than counting on. */
+export const COUNT_CAP = 10_000;
 
-export const logFilterSchema = z.object({
-  token: z.string().trim().optional().catch(undefined),
-  model: z.string().trim().optional().catch(undefined),
-  channel: z.string().trim().optional().catch(undefined),
-  endpoint: z.string().trim().optional().catch(undefined),
-  status: z.enum(["", "success", "error", "client-error", "server-error"]).optional().catch(undefined),
-  from: z.string().optional().catch(undefined),
-  to: z.string().optional().catch(undefined),
-  page: z.coerce.number().int().min(1).catch(1).default(1),
-});
-export type LogFilter = z.infer<typeof logFilterSchema>;
+/** What the log queries need of the runtime. */
+export type LogSource = Pick<Runtime, "database" | "databaseKind" | "logs">;
 
-const STATUS_RANGE: Record<string, { gte?: number; lt?: number }> = {
-  success: { lt: 400 },
-  error: { gte: 400 },
-  "client-error": { gte: 400, lt: 500 },
-  "server-error": { gte: 500 },
-};
+/** Where a page starts: strictly older (or newer) than a row. Opaque to callers (base64url JSON). */
+export interface LogCursor extends LogPosition {
+  direction: LogDirection;
+}
 
-function validDate(value: string | undefined): Date | undefined {
-  if (!value) return undefined;
-  const date = new Date(value.endsWith("Z") ? value : `${value}Z`);
+const cursorSchema = z.object({ t: z.iso.datetime(), i: z.string().min(1).max(200), d: z.enum(["older", "newer"]).default("older") });
+
+export function encodeCursor(row: LogPosition, direction: LogDirection = "older"): string {
+  const json = { t: row.createdAt.toISOString(), i: row.id, ...(direction === "newer" ? { d: direction } : {}) };
+  return Buffer.from(JSON.stringify(json)).toString("base64url");
+}
+
+export function decodeCursor(text: string): LogCursor | undefined {
+  if (!/^[A-Za-z0-9_-]{1,600}$/.test(text)) return undefined;
+  try {
+    const parsed = cursorSchema.safeParse(JSON.parse(Buffer.from(text, "base64url").toString("utf8")));
+    return parsed.success ? { createdAt: new Date(parsed.data.t), id: parsed.data.i, direction: parsed.data.d } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const INSTANT = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?)?$/i;
+
+/** An ISO 8601 date or instant; without an offset it is UTC (the page's datetime-local inputs). */
+export function parseInstant(text: string): Date | undefined {
+  if (!INSTANT.test(text)) return undefined;
+  const zoned = text.length > 10 && !/(Z|[+-]\d{2}:\d{2})$/i.test(text) ? `${text}Z` : text;
+  const date = new Date(zoned);
   return Number.isNaN(date.getTime()) ? undefined : date;
 }
 
-function logWhere(user: ConsoleSession, filter: LogFilter) {
-  const from = validDate(filter.from);
-  const to = validDate(filter.to);
+const ID = z.string().trim().min(1).max(200);
+/** A string read by `parse`, which answers undefined for what it cannot read. */
+function readBy<T>(parse: (text: string) => T | undefined) {
+  return z.string().transform((text, context) => {
+    const value = parse(text);
+    if (value !== undefined) return value;
+    context.addIssue({ code: "custom", message: "unreadable" });
+    return z.NEVER;
+  });
+}
+const PARAMETERS = {
+  from: readBy(parseInstant),
+  to: readBy(parseInstant),
+  token: ID,
+  user: ID,
+  model: ID,
+  channel: ID,
+  session: ID,
+  status: z.enum(Object.keys(STATUS_CLASSES) as [StatusClass, ...StatusClass[]]),
+  cursor: readBy(decodeCursor),
+  limit: z.coerce.number().int().min(1).max(1000),
+} as const;
+
+const MESSAGES: Record<keyof typeof PARAMETERS, string> = {
+  from: "from must be an ISO 8601 date or instant, e.g. 2025-06-01T00:00:00Z.",
+  to: "to must be an ISO 8601 date or instant, e.g. 2025-06-02T00:00:00Z (exclusive).",
+  token: "token must be a token id.",
+  user: "user must be a user id.",
+  model: "model must be a model name.",
+  channel: "channel must be a channel id.",
+  session: "session must be a session hash.",
+  status: "status must be one of 2xx, 4xx, 5xx.",
+  cursor: "cursor must be a next_cursor this API returned.",
+  limit: "limit must be an integer from 1 to 1000.",
+};
+
+export interface LogQuery {
+  filter: LogFilter;
+  cursor?: LogCursor;
+  limit?: number;
+}
+
+export type LogQueryResult = { ok: true; query: LogQuery } | { ok: false; param: string; message: string };
+
+/**
+ * The Logs parameters (the page's URL and GET /api/admin/logs share them). Empty values are
+ * absent; `lenient` (the page) drops a bad value, otherwise it is named in the error.
+ */
+export function parseLogQuery(search: URLSearchParams, lenient = false): LogQueryResult {
+  const filter: LogFilter = {};
+  const query: LogQuery = { filter };
+  for (const name of Object.keys(PARAMETERS) as (keyof typeof PARAMETERS)[]) {
+    const text = search.get(name);
+    if (text === null || text.trim() === "") continue;
+    const parsed = PARAMETERS[name].safeParse(text);
+    if (!parsed.success) {
+      if (lenient) continue;
+      return { ok: false, param: name, message: MESSAGES[name] };
+    }
+    if (name === "cursor") query.cursor = parsed.data as LogCursor;
+    else if (name === "limit") query.limit = parsed.data as number;
+    else Object.assign(filter, { [name]: parsed.data });
+  }
+  return { ok: true, query };
+}
+
+/** The filter as `user` may run it: anyone but an admin sees only rows with their own userId. */
+export function visibleTo(user: Pick<ConsoleSession, "role" | "userId">, filter: LogFilter): LogFilter {
+  return user.role === "admin" ? filter : { ...filter, user: user.userId };
+}
+
+export interface LogPage {
+  /** Newest first. */
+  rows: RequestLog[];
+  /** The next older page, or null when none is left. */
+  older: string | null;
+  /** The page just newer than this one, or null when this is the newest. */
+  newer: string | null;
+}
+
+async function statusValues(source: LogSource, filter: LogFilter): Promise<number[] | undefined> {
+  if (filter.session || (filter.status !== "4xx" && filter.status !== "5xx")) return undefined;
+  const found = await source.database.$queryRawUnsafe<{ value: number | bigint }[]>(statusValuesSql(filter.status));
+  return found.map((row) => Number(row.value));
+}
+
+/** Up to `limit` rows strictly past `after` in `direction`, in that order. */
+async function pageRows(source: LogSource, filter: LogFilter, after: LogPosition | undefined, direction: LogDirection, limit: number): Promise<RequestLog[]> {
+  const statuses = await statusValues(source, filter);
+  if (statuses?.length === 0) return [];
+  const { sql, params } = pageSql(source.databaseKind, { filter, after, direction, limit, statuses });
+  // Prisma types raw columns by the table's declared types: dates, booleans and JSON come back as findMany gives them.
+  return source.database.$queryRawUnsafe<RequestLog[]>(sql, ...params);
+}
+
+/**
+ * One page of log rows by keyset, newest first: (createdAt, id) order, never an OFFSET, so
+ * every page costs the same and rows written meanwhile never shift one onto the next page.
+ */
+export async function queryLogPage(source: LogSource, filter: LogFilter, cursor: LogCursor | undefined, limit = PAGE_SIZE): Promise<LogPage> {
+  // Rows still queued in this process are written first, so the answer is current.
+  await source.logs.flush();
+  if (cursor?.direction === "newer") {
+    const newer = await pageRows(source, filter, cursor, "newer", limit + 1);
+    // Fewer than a page newer: that is the newest page.
+    if (newer.length <= limit) return queryLogPage(source, filter, undefined, limit);
+    const rows = newer.slice(0, limit).reverse();
+    return { rows, older: encodeCursor(rows.at(-1)!), newer: encodeCursor(rows[0]!, "newer") };
+  }
+  const found = await pageRows(source, filter, cursor, "older", limit + 1);
+  const rows = found.slice(0, limit);
   return {
-    ...(user.role === "admin" ? {} : { userId: user.userId }),
-    ...(filter.token ? { tokenId: filter.token } : {}),
-    ...(filter.model ? { model: filter.model } : {}),
-    ...(filter.channel ? { channelId: filter.channel } : {}),
-    ...(filter.endpoint ? { endpoint: filter.endpoint } : {}),
-    ...(filter.status ? { status: STATUS_RANGE[filter.status] } : {}),
-    ...(from || to ? { createdAt: { ...(from ? { gte: from } : {}), ...(to ? { lte: to } : {}) } } : {}),
+    rows,
+    older: found.length > limit ? encodeCursor(rows.at(-1)!) : null,
+    newer: cursor && rows.length ? encodeCursor(rows[0]!, "newer") : null,
   };
 }
 
-/** Newest-first usage log rows visible to the user (admins see all), filtered and paged. */
-export async function queryLogs(runtime: Runtime, user: ConsoleSession, filter: LogFilter) {
-  await runtime.logs.flush();
-  const where = logWhere(user, filter);
-  const [rows, total] = await Promise.all([
-    runtime.database.requestLog.findMany({ where, orderBy: { createdAt: "desc" }, skip: (filter.page - 1) * PAGE_SIZE, take: PAGE_SIZE }),
-    runtime.database.requestLog.count({ where }),
-  ]);
-  return { rows, total, pages: Math.max(1, Math.ceil(total / PAGE_SIZE)) };
+/** How many rows match, counted no further than `cap` (the page says "more than" past it). */
+export async function countLogs(source: LogSource, filter: LogFilter, cap = COUNT_CAP): Promise<{ count: number; more: boolean }> {
+  await source.logs.flush();
+  const { sql, params } = countSql(source.databaseKind, filter, cap + 1);
+  const [row] = await source.database.$queryRawUnsafe<{ count: number | bigint }[]>(sql, ...params);
+  const count = Number(row?.count ?? 0);
+  return count > cap ? { count: cap, more: true } : { count, more: false };
 }
 
 const EXPORT_BATCH = 1000;
 
-/** Every matching row, newest first, a batch at a time (for the CSV export), up to `limit`. */
-export async function* iterateLogs(runtime: Runtime, user: ConsoleSession, filter: LogFilter, limit: number) {
-  await runtime.logs.flush();
-  const where = logWhere(user, filter);
-  let cursor: string | undefined;
-  let sent = 0;
-  while (sent < limit) {
-    const rows = await runtime.database.requestLog.findMany({
-      where,
-      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-      take: Math.min(EXPORT_BATCH, limit - sent),
-      ...(cursor ? { cursor: { id: cursor }, skip: 1 } : {}),
-    });
-    if (rows.length === 0) return;
-    yield rows;
-    sent += rows.length;
-    cursor = rows.at(-1)!.id;
+/** Every matching row, newest first, a keyset batch at a time (the CSV export); nothing is held past its batch. */
+export async function* iterateLogs(source: LogSource, filter: LogFilter, batch = EXPORT_BATCH): AsyncGenerator<RequestLog[]> {
+  await source.logs.flush();
+  let after: LogPosition | undefined;
+  for (;;) {
+    const rows = await pageRows(source, filter, after, "older", batch);
+    if (rows.length > 0) yield rows;
+    if (rows.length < batch) return;
+    after = rows.at(-1);
   }
 }
 
-export async function findLog(runtime: Runtime, user: ConsoleSession, id: string) {
+export async function findLog(runtime: LogSource, user: Pick<ConsoleSession, "role" | "userId">, id: string) {
   await runtime.logs.flush();
   return runtime.database.requestLog.findFirst({ where: { id, ...(user.role === "admin" ? {} : { userId: user.userId }) } });
 }

@@ -1,4 +1,6 @@
+import type { ConsoleSession } from "@/lib/auth/console-session";
 import type { RequestLog } from "@/lib/db/generated/client";
+import { iterateLogs, type LogFilter, type LogSource, visibleTo } from "./log-query";
 
 export const CSV_COLUMNS = [
   "time",
@@ -59,4 +61,37 @@ export function csvRow(row: RequestLog, names: { channel(id: string | null): str
   ]
     .map(csvCell)
     .join(",");
+}
+
+/**
+ * The rows `filter` matches that `user` may see, as CSV with a header row, newest first:
+ * each keyset batch is read when the reader asks for more, so a month of rows is never held at once.
+ */
+export async function logsCsv(source: LogSource, user: Pick<ConsoleSession, "role" | "userId">, filter: LogFilter): Promise<ReadableStream<Uint8Array>> {
+  const [channels, tokens] = await Promise.all([
+    source.database.channel.findMany({ select: { id: true, name: true } }),
+    source.database.token.findMany({ where: user.role === "admin" ? {} : { userId: user.userId }, select: { id: true, name: true } }),
+  ]);
+  const channelNames = new Map(channels.map((channel) => [channel.id, channel.name]));
+  const tokenNames = new Map(tokens.map((token) => [token.id, token.name]));
+  const names = {
+    channel: (id: string | null) => (id ? (channelNames.get(id) ?? "deleted channel") : ""),
+    token: (id: string | null) => (id ? (tokenNames.get(id) ?? "deleted token") : "console session"),
+  };
+  const encoder = new TextEncoder();
+  const batches = iterateLogs(source, visibleTo(user, filter));
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(encoder.encode(`${CSV_COLUMNS.join(",")}\r\n`));
+    },
+    async pull(controller) {
+      const next = await batches.next();
+      if (next.done) return controller.close();
+      controller.enqueue(encoder.encode(next.value.map((row) => `${csvRow(row, names)}\r\n`).join("")));
+    },
+    // The download was abandoned: read no further batch.
+    async cancel() {
+      await batches.return(undefined);
+    },
+  });
 }

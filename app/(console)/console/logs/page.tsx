@@ -3,7 +3,7 @@ import { formatCost, formatDateTime, formatNumber } from "@/app/_components/form
 import { BreakablePath, Table, Td, Th, Truncate } from "@/app/_components/data-table";
 import { Badge, Button, EmptyState, Input, PageHeader, Select, cx } from "@/app/_components/ui";
 import { channelPricing } from "@/lib/console/channel-pricing";
-import { logFilterSchema, queryLogs } from "@/lib/console/log-query";
+import { COUNT_CAP, countLogs, parseLogQuery, queryLogPage, visibleTo } from "@/lib/console/log-query";
 import { requireUser } from "@/lib/console/require-session";
 import { getRuntime } from "@/lib/runtime";
 
@@ -11,31 +11,25 @@ export const dynamic = "force-dynamic";
 
 type SearchParams = Promise<Record<string, string | string[] | undefined>>;
 
-// Suggestions for the endpoint filter; any logged endpoint can be typed.
-const ENDPOINTS = [
-  "/v1/chat/completions",
-  "/v1/messages",
-  "/v1/responses",
-  "/v1/completions",
-  "/v1/embeddings",
-  "/v1/images/generations",
-  "/v1/audio/speech",
-  "/v1/audio/transcriptions",
-  "/v1/rerank",
-  "/v1beta/models/{model}:generateContent",
-  "/v1beta/models/{model}:streamGenerateContent",
-];
-
 function statusTone(status: number) {
   return status < 400 ? "green" : status < 500 ? "amber" : "red";
 }
 
+/** A date as the datetime-local inputs show it (UTC, to the minute). */
+const inputValue = (date: Date | undefined) => date?.toISOString().slice(0, 16);
+
 export default async function LogsPage({ searchParams }: { searchParams: SearchParams }) {
   const user = await requireUser();
   const runtime = await getRuntime();
-  const raw = Object.fromEntries(Object.entries(await searchParams).map(([key, value]) => [key, Array.isArray(value) ? value[0] : value]));
-  const filter = logFilterSchema.parse(raw);
-  const { rows, total, pages } = await queryLogs(runtime, user, filter);
+  const raw = Object.entries(await searchParams).flatMap(([key, value]) => {
+    const text = Array.isArray(value) ? value[0] : value;
+    return text ? [[key, text] as [string, string]] : [];
+  });
+  const parsed = parseLogQuery(new URLSearchParams(raw), true);
+  const { filter, cursor } = parsed.ok ? parsed.query : { filter: {}, cursor: undefined };
+  const visible = visibleTo(user, filter);
+  const { rows, older, newer } = await queryLogPage(runtime, visible, cursor);
+  const total = await countLogs(runtime, visible);
   const tokens = await runtime.database.token.findMany({
     where: user.role === "admin" ? {} : { userId: user.userId },
     select: { id: true, name: true },
@@ -44,28 +38,29 @@ export default async function LogsPage({ searchParams }: { searchParams: SearchP
   const tokenNames = new Map(tokens.map((token) => [token.id, token.name]));
   const channels = await runtime.database.channel.findMany({ select: { id: true, name: true }, orderBy: { name: "asc" } });
   const channelNames = new Map(channels.map((channel) => [channel.id, channel.name]));
+  const users = user.role === "admin" ? await runtime.database.user.findMany({ select: { id: true, email: true }, orderBy: { email: "asc" } }) : [];
   const pricing = channelPricing(runtime.channels.all());
   const models = [...runtime.channels.models().keys()].sort();
-  const query = Object.fromEntries(Object.entries(raw).filter((entry): entry is [string, string] => typeof entry[1] === "string" && entry[1] !== ""));
-  const pageLink = (page: number) => `?${new URLSearchParams({ ...query, page: String(page) })}`;
-  const { page: _page, ...exportQuery } = query;
+  const query = Object.fromEntries(raw.filter(([key]) => key !== "cursor" && key !== "page"));
+  const pageLink = (at: string | null) => `?${new URLSearchParams(at ? { ...query, cursor: at } : query)}`;
+  const counted = total.more ? `More than ${formatNumber(COUNT_CAP)}` : formatNumber(total.count);
 
   return (
     <>
       <PageHeader
         title="Logs"
-        description={`${formatNumber(total)} requests${user.role === "admin" ? "" : " made with your tokens"}.`}
+        description={`${counted} requests${user.role === "admin" ? "" : " made with your tokens"}.`}
         actions={
           <a
             className="rounded-md px-3 py-2 text-sm font-medium ring-1 ring-zinc-300 hover:bg-zinc-50 dark:ring-zinc-700 dark:hover:bg-zinc-800"
-            href={`/console/logs/export?${new URLSearchParams(exportQuery)}`}
+            href={`/console/logs/export?${new URLSearchParams(query)}`}
             download
           >
             Export CSV
           </a>
         }
       />
-      <form className="mb-4 grid grid-cols-2 gap-2 lg:grid-cols-4" aria-label="Filter logs">
+      <form className="mb-4 grid grid-cols-2 gap-2 lg:grid-cols-5" aria-label="Filter logs">
         <Select name="token" defaultValue={filter.token ?? ""} aria-label="Token">
           <option value="">All tokens</option>
           {tokens.map((token) => (
@@ -74,6 +69,16 @@ export default async function LogsPage({ searchParams }: { searchParams: SearchP
             </option>
           ))}
         </Select>
+        {user.role === "admin" && (
+          <Select name="user" defaultValue={filter.user ?? ""} aria-label="User">
+            <option value="">All users</option>
+            {users.map((account) => (
+              <option key={account.id} value={account.id}>
+                {account.email}
+              </option>
+            ))}
+          </Select>
+        )}
         <Select name="model" defaultValue={filter.model ?? ""} aria-label="Model">
           <option value="">All models</option>
           {models.map((model) => (
@@ -90,21 +95,15 @@ export default async function LogsPage({ searchParams }: { searchParams: SearchP
             ))}
           </Select>
         )}
-        <Input name="endpoint" list="log-endpoints" defaultValue={filter.endpoint} placeholder="Any endpoint" aria-label="Endpoint" />
-        <datalist id="log-endpoints">
-          {ENDPOINTS.map((endpoint) => (
-            <option key={endpoint} value={endpoint} />
-          ))}
-        </datalist>
         <Select name="status" defaultValue={filter.status ?? ""} aria-label="Status">
           <option value="">Any status</option>
-          <option value="success">Success</option>
-          <option value="error">Errors</option>
-          <option value="client-error">4xx</option>
-          <option value="server-error">5xx</option>
+          <option value="2xx">2xx success</option>
+          <option value="4xx">4xx client error</option>
+          <option value="5xx">5xx server error</option>
         </Select>
-        <Input type="datetime-local" name="from" defaultValue={filter.from} aria-label="From (UTC)" className="max-sm:col-span-2" />
-        <Input type="datetime-local" name="to" defaultValue={filter.to} aria-label="To (UTC)" className="max-sm:col-span-2" />
+        <Input name="session" defaultValue={filter.session} placeholder="Session hash" aria-label="Session" className="font-mono" />
+        <Input type="datetime-local" name="from" defaultValue={inputValue(filter.from)} aria-label="From (UTC)" className="max-sm:col-span-2" />
+        <Input type="datetime-local" name="to" defaultValue={inputValue(filter.to)} aria-label="To (UTC, exclusive)" className="max-sm:col-span-2" />
         <Button type="submit" variant="secondary">
           Filter
         </Button>
@@ -192,17 +191,22 @@ export default async function LogsPage({ searchParams }: { searchParams: SearchP
       )}
       <nav aria-label="Pages" className="mt-4 flex items-center justify-between text-sm">
         <span className="text-zinc-500">
-          Page {filter.page} of {pages}
+          {rows.length > 0 ? `${formatDateTime(rows[0]!.createdAt.toISOString())} to ${formatDateTime(rows.at(-1)!.createdAt.toISOString())}` : ""}
         </span>
         <div className="flex gap-2">
-          {filter.page > 1 && (
-            <Link className="rounded-md px-3 py-1 ring-1 ring-zinc-300 dark:ring-zinc-700" href={pageLink(filter.page - 1)}>
-              Previous
-            </Link>
+          {newer && (
+            <>
+              <Link className="rounded-md px-3 py-1 ring-1 ring-zinc-300 dark:ring-zinc-700" href={pageLink(null)}>
+                Newest
+              </Link>
+              <Link className="rounded-md px-3 py-1 ring-1 ring-zinc-300 dark:ring-zinc-700" href={pageLink(newer)}>
+                Newer
+              </Link>
+            </>
           )}
-          {filter.page < pages && (
-            <Link className="rounded-md px-3 py-1 ring-1 ring-zinc-300 dark:ring-zinc-700" href={pageLink(filter.page + 1)}>
-              Next
+          {older && (
+            <Link className="rounded-md px-3 py-1 ring-1 ring-zinc-300 dark:ring-zinc-700" href={pageLink(older)}>
+              Older
             </Link>
           )}
         </div>

@@ -82,9 +82,13 @@ export default async function LogDetailPage({ params }: { params: Promise<{ id: 
           <Item label="Time to first token">{row.firstTokenMs === null ? "—" : `${row.firstTokenMs} ms`}</Item>
           {row.sessionHash && (
             <Item label="Session">
-              <span className="font-mono text-xs" title="A hash of the client's session (session affinity), never the session id">
+              <Link
+                href={`/console/logs?${new URLSearchParams({ session: row.sessionHash })}`}
+                className="font-mono text-xs text-indigo-600 hover:underline dark:text-indigo-400"
+                title="A hash of the client's session (session affinity), never the session id. Shows the session's requests."
+              >
                 {row.sessionHash}
-              </span>
+              </Link>
             </Item>
           )}
           <Item label="Warnings">
