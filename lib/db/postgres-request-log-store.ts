@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { LOG_COLUMNS, type LogBatch, logRowValues, type QuotaSubject, type RequestLogStore, type Usage, type UsageGroup, type UsageQuery } from "@/lib/usage/request-log-store";
 import { totalsOf } from "@/lib/usage/request-log-writer";
-import { rollUp, type StoredRow, USAGE_HOUR_KEYS, USAGE_HOUR_SUMS } from "@/lib/usage/usage-hours";
+import { daysOf, rollUp, type StoredRow, USAGE_HOUR_KEYS, USAGE_HOUR_SUMS, type UsageHourRow } from "@/lib/usage/usage-hours";
 import { BACKFILL_MARK, hourRowValues, upsertHoursSql, usageGroupOf, usageQuerySql } from "./usage-hour-sql";
 
 const ENCODE = { date: (date: Date) => date, boolean: (value: boolean) => value };
@@ -37,20 +37,17 @@ export class PostgresRequestLogStore implements RequestLogStore {
         });
         // A batch written again after a commit whose answer was lost: its rows are there, and
         // only the ones that were not are added to the totals below.
-        const result = await client.query<{ id: string }>(`INSERT INTO "RequestLog" (${COLUMN_LIST}) VALUES ${tuples.join(", ")} ON CONFLICT ("id") DO NOTHING RETURNING "id"`, values);
+        const result = await client.query<{ id: string }>(
+          `INSERT INTO "RequestLog" (${COLUMN_LIST}) VALUES ${tuples.join(", ")} ON CONFLICT ("id") DO NOTHING RETURNING "id"`,
+          values,
+        );
         if (result.rows.length < rows.length) {
           const fresh = new Set(result.rows.map((row) => row.id));
           inserted = inserted.filter((entry) => !rows.includes(entry) || fresh.has(entry.id));
         }
       }
       const totals = inserted === entries ? { hours, usage } : totalsOf(inserted);
-      for (let start = 0; start < totals.hours.length; start += HOURS_PER_UPSERT) {
-        const rows = totals.hours.slice(start, start + HOURS_PER_UPSERT);
-        await client.query(
-          upsertHoursSql("postgresql", rows.length),
-          rows.flatMap((row) => hourRowValues(row, (date) => date)),
-        );
-      }
+      await addRollups(client, totals.hours);
       for (const [tokenId, { tokens, usd, lastUsedAt }] of totals.usage) {
         await client.query(
           `UPDATE "Token" SET "usedTokens" = "usedTokens" + $1, "usedUsd" = "usedUsd" + $2,
@@ -68,7 +65,12 @@ export class PostgresRequestLogStore implements RequestLogStore {
   }
 
   async usageSince(subject: QuotaSubject, since: Date, models: readonly string[] | null = null): Promise<Usage> {
-    const [total] = await this.usage({ from: since, groupBy: [], ...(subject.kind === "token" ? { tokenIds: [subject.id] } : { userId: subject.id }), ...(models ? { models } : {}) });
+    const [total] = await this.usage({
+      from: since,
+      groupBy: [],
+      ...(subject.kind === "token" ? { tokenIds: [subject.id] } : { userId: subject.id }),
+      ...(models ? { models } : {}),
+    });
     return { tokens: (total?.promptTokens ?? 0) + (total?.completionTokens ?? 0), usd: total?.costUsd ?? 0, requests: total?.charged ?? 0 };
   }
 
@@ -97,14 +99,10 @@ export class PostgresRequestLogStore implements RequestLogStore {
           ORDER BY "createdAt", "id" LIMIT $4`,
         [new Date(before), after ? new Date(after[0]) : null, after?.[1] ?? null, limit],
       );
-      const hours = rollUp(rows, (row) => row.createdAt.getTime());
-      for (let start = 0; start < hours.length; start += HOURS_PER_UPSERT) {
-        const slice = hours.slice(start, start + HOURS_PER_UPSERT);
-        await client.query(
-          upsertHoursSql("postgresql", slice.length),
-          slice.flatMap((row) => hourRowValues(row, (date) => date)),
-        );
-      }
+      await addRollups(
+        client,
+        rollUp(rows, (row) => row.createdAt.getTime()),
+      );
       const more = rows.length === limit;
       if (more) {
         const last = rows.at(-1)!;
@@ -145,5 +143,21 @@ export class PostgresRequestLogStore implements RequestLogStore {
 
   async close(): Promise<void> {
     await this.pool.end();
+  }
+}
+
+/** Adds hour rows to the hourly rollups and their days to the daily ones (hours first: every writer locks in one order). */
+async function addRollups(client: pg.PoolClient, hours: UsageHourRow[]): Promise<void> {
+  for (const [table, rows] of [
+    ["UsageHour", hours],
+    ["UsageDay", daysOf(hours)],
+  ] as const) {
+    for (let start = 0; start < rows.length; start += HOURS_PER_UPSERT) {
+      const slice = rows.slice(start, start + HOURS_PER_UPSERT);
+      await client.query(
+        upsertHoursSql("postgresql", slice.length, table),
+        slice.flatMap((row) => hourRowValues(row, (date) => date)),
+      );
+    }
   }
 }

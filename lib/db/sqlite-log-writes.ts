@@ -1,6 +1,6 @@
 import Database from "better-sqlite3";
 import { LOG_COLUMNS, type LogBatch, logRowValues } from "@/lib/usage/request-log-store";
-import { rollUp, type StoredRow } from "@/lib/usage/usage-hours";
+import { daysOf, rollUp, type StoredRow } from "@/lib/usage/usage-hours";
 import { BACKFILL_MARK, hourRowValues, upsertHoursSql } from "./usage-hour-sql";
 
 // Dates as the Prisma SQLite adapter writes them, so both read the same rows.
@@ -10,8 +10,9 @@ const ENCODE = { date: sqliteDate, boolean: (value: boolean) => (value ? 1 : 0) 
 /** One batch as plain values, ready for SQLite and cheap to hand to another thread. */
 export interface SqliteLogBatch {
   rows: unknown[][];
-  /** Rollup rows (UsageHour) in column order. */
+  /** Rollup rows (UsageHour, then UsageDay) in column order. */
   hours: unknown[][];
+  days: unknown[][];
   /** Per token: id, tokens, USD, last used (SQLite date text). */
   usage: [tokenId: string, tokens: number, usd: number, lastUsedAt: string][];
 }
@@ -20,6 +21,7 @@ export function encodeLogBatch({ rows, hours, usage }: LogBatch): SqliteLogBatch
   return {
     rows: rows.map((entry) => logRowValues(entry, ENCODE)),
     hours: hours.map((row) => hourRowValues(row, sqliteDate)),
+    days: daysOf(hours).map((row) => hourRowValues(row, sqliteDate)),
     usage: [...usage].map(([tokenId, { tokens, usd, lastUsedAt }]) => [tokenId, tokens, usd, sqliteDate(lastUsedAt)]),
   };
 }
@@ -27,11 +29,13 @@ export function encodeLogBatch({ rows, hours, usage }: LogBatch): SqliteLogBatch
 /** Prepared once per connection: inserts the rows, adds their hours and each token's usage, in one transaction. */
 export function prepareLogWrites(database: Database.Database): (batch: SqliteLogBatch) => void {
   const insert = database.prepare(`INSERT INTO "RequestLog" (${LOG_COLUMNS.map((column) => `"${column}"`).join(", ")}) VALUES (${LOG_COLUMNS.map(() => "?").join(", ")})`);
-  const addHour = database.prepare(upsertHoursSql("sqlite", 1));
+  const addHour = database.prepare(upsertHoursSql("sqlite", 1, "UsageHour"));
+  const addDay = database.prepare(upsertHoursSql("sqlite", 1, "UsageDay"));
   const addUsage = database.prepare(`UPDATE "Token" SET "usedTokens" = "usedTokens" + ?, "usedUsd" = "usedUsd" + ?, "lastUsedAt" = ? WHERE "id" = ?`);
-  return database.transaction(({ rows, hours, usage }: SqliteLogBatch) => {
+  return database.transaction(({ rows, hours, days, usage }: SqliteLogBatch) => {
     for (const row of rows) insert.run(...row);
     for (const hour of hours) addHour.run(...hour);
+    for (const day of days) addDay.run(...day);
     for (const [tokenId, tokens, usd, lastUsedAt] of usage) addUsage.run(tokens, usd, lastUsedAt, tokenId);
   });
 }
@@ -70,13 +74,16 @@ export function prepareHourBackfill(database: Database.Database): (limit: number
             "completionTokens", "cachedTokens", "reasoningTokens", "costUsd", "cacheStatus", "cacheSavedUsd", "latencyMs", "firstTokenMs"
        FROM "RequestLog" WHERE rowid > ? AND rowid <= ? ORDER BY rowid LIMIT ?`,
   );
-  const addHour = database.prepare(upsertHoursSql("sqlite", 1));
+  const addHour = database.prepare(upsertHoursSql("sqlite", 1, "UsageHour"));
+  const addDay = database.prepare(upsertHoursSql("sqlite", 1, "UsageDay"));
   const batch = database.transaction((limit: number) => {
     const mark = readMark.get(BACKFILL_MARK) as { value: string } | undefined;
     if (!mark) return false;
     const { through, after } = JSON.parse(mark.value) as { through: number; after: number };
     const rows = readRows.all(after, through, limit) as (StoredRow & { position: number; createdAt: string | number })[];
-    for (const hour of rollUp(rows, (row) => (typeof row.createdAt === "number" ? row.createdAt : Date.parse(row.createdAt)))) addHour.run(...hourRowValues(hour, sqliteDate));
+    const hours = rollUp(rows, (row) => (typeof row.createdAt === "number" ? row.createdAt : Date.parse(row.createdAt)));
+    for (const hour of hours) addHour.run(...hourRowValues(hour, sqliteDate));
+    for (const day of daysOf(hours)) addDay.run(...hourRowValues(day, sqliteDate));
     if (rows.length < limit) {
       dropMark.run(BACKFILL_MARK);
       return false;

@@ -48,7 +48,12 @@ export class SqliteRequestLogStore implements RequestLogStore {
   }
 
   async usageSince(subject: QuotaSubject, since: Date, models: readonly string[] | null = null): Promise<Usage> {
-    const [total] = await this.usage({ from: since, groupBy: [], ...(subject.kind === "token" ? { tokenIds: [subject.id] } : { userId: subject.id }), ...(models ? { models } : {}) });
+    const [total] = await this.usage({
+      from: since,
+      groupBy: [],
+      ...(subject.kind === "token" ? { tokenIds: [subject.id] } : { userId: subject.id }),
+      ...(models ? { models } : {}),
+    });
     return { tokens: (total?.promptTokens ?? 0) + (total?.completionTokens ?? 0), usd: total?.costUsd ?? 0, requests: total?.charged ?? 0 };
   }
 

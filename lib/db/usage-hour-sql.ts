@@ -10,26 +10,33 @@ export type Dialect = "sqlite" | "postgresql";
 export const BACKFILL_MARK = "usageHours.backfill";
 
 const HOUR_MS = 3_600_000;
-const COLUMNS = [...USAGE_HOUR_KEYS, ...USAGE_HOUR_SUMS];
+const DAY_MS = 24 * HOUR_MS;
+const KEY_COLUMNS = USAGE_HOUR_KEYS.slice(1);
 const quoted = (column: string) => `"${column}"`;
 
-/** An upsert of `rows` rollup rows: new keys inserted, existing ones added to. */
-export function upsertHoursSql(dialect: Dialect, rows: number): string {
+/** The rollup tables: hours, and days (each the sum of its hours, written with them). */
+export type RollupTable = "UsageHour" | "UsageDay";
+const TIME_COLUMN: Record<RollupTable, string> = { UsageHour: "hour", UsageDay: "day" };
+
+/** An upsert of `rows` rollup rows into `table`: new keys inserted, existing ones added to. */
+export function upsertHoursSql(dialect: Dialect, rows: number, table: RollupTable = "UsageHour"): string {
+  const columns = [TIME_COLUMN[table], ...KEY_COLUMNS, ...USAGE_HOUR_SUMS];
   const placeholder = dialect === "sqlite" ? () => "?" : (index: number) => `$${index + 1}`;
-  const tuples = Array.from({ length: rows }, (_, row) => `(${COLUMNS.map((_, column) => placeholder(row * COLUMNS.length + column)).join(", ")})`);
-  return `INSERT INTO "UsageHour" (${COLUMNS.map(quoted).join(", ")}) VALUES ${tuples.join(", ")}
-    ON CONFLICT (${USAGE_HOUR_KEYS.map(quoted).join(", ")}) DO UPDATE SET
-    ${USAGE_HOUR_SUMS.map((column) => `"${column}" = "UsageHour"."${column}" + excluded."${column}"`).join(", ")}`;
+  const tuples = Array.from({ length: rows }, (_, row) => `(${columns.map((_, column) => placeholder(row * columns.length + column)).join(", ")})`);
+  return `INSERT INTO "${table}" (${columns.map(quoted).join(", ")}) VALUES ${tuples.join(", ")}
+    ON CONFLICT (${[TIME_COLUMN[table], ...KEY_COLUMNS].map(quoted).join(", ")}) DO UPDATE SET
+    ${USAGE_HOUR_SUMS.map((column) => `"${column}" = "${table}"."${column}" + excluded."${column}"`).join(", ")}`;
 }
 
-/** A rollup row's values in column order, its hour as the database stores dates. */
+/** A rollup row's values in column order, its hour (or day) as the database stores dates. */
 export function hourRowValues(row: UsageHourRow, date: (date: Date) => unknown): unknown[] {
   return [date(new Date(row.hour)), row.tokenId, row.userId, row.model, row.channelId, row.statusClass, ...row.sums];
 }
 
+// Read over the union of the tables' rows, whose time column is "at".
 const DIMENSION_SQL: Record<UsageQuery["groupBy"][number], Record<Dialect, string>> = {
-  hour: { sqlite: `"hour"`, postgresql: `"hour"` },
-  day: { sqlite: `substr("hour", 1, 10)`, postgresql: `to_char("hour", 'YYYY-MM-DD')` },
+  hour: { sqlite: `"at"`, postgresql: `"at"` },
+  day: { sqlite: `substr("at", 1, 10)`, postgresql: `to_char("at", 'YYYY-MM-DD')` },
   token: { sqlite: `"tokenId"`, postgresql: `"tokenId"` },
   user: { sqlite: `"userId"`, postgresql: `"userId"` },
   model: { sqlite: `"model"`, postgresql: `"model"` },
@@ -59,29 +66,55 @@ export function hourSpan(from: Date, to?: Date): { from: Date; to?: Date } {
   return { from: new Date(Math.floor(from.getTime() / HOUR_MS) * HOUR_MS), ...(to ? { to: new Date(Math.ceil(to.getTime() / HOUR_MS) * HOUR_MS) } : {}) };
 }
 
+/**
+ * Where a span's rows are read: whole UTC days from the daily table, the hours before the
+ * first and after the last whole day from the hourly one (all hours when grouped by hour).
+ * `to` undefined: open-ended (the current day is read by the hour).
+ */
+export function spanParts(from: Date, to: Date | undefined, byHour: boolean, now = Date.now()): { table: RollupTable; from: number; to: number | undefined }[] {
+  const span = hourSpan(from, to);
+  const start = span.from.getTime();
+  const end = span.to?.getTime();
+  if (byHour) return [{ table: "UsageHour", from: start, to: end }];
+  const firstDay = Math.ceil(start / DAY_MS) * DAY_MS;
+  const lastDay = Math.floor((end ?? now) / DAY_MS) * DAY_MS;
+  if (firstDay >= lastDay) return [{ table: "UsageHour", from: start, to: end }];
+  return [
+    ...(start < firstDay ? [{ table: "UsageHour" as const, from: start, to: firstDay }] : []),
+    { table: "UsageDay" as const, from: firstDay, to: lastDay },
+    ...(end === undefined || lastDay < end ? [{ table: "UsageHour" as const, from: lastDay, to: end }] : []),
+  ];
+}
+
 /** The grouped read of a usage query; `date` encodes a bound as the database compares dates. */
-export function usageQuerySql(dialect: Dialect, query: UsageQuery, date: (date: Date) => unknown): { sql: string; params: unknown[] } {
+export function usageQuerySql(dialect: Dialect, query: UsageQuery, date: (date: Date) => unknown, now = Date.now()): { sql: string; params: unknown[] } {
   const params: unknown[] = [];
   const bind = (value: unknown) => {
     params.push(value);
     return dialect === "sqlite" ? "?" : `$${params.length}`;
   };
   const list = (values: readonly string[]) => values.map(bind).join(", ");
-  const span = hourSpan(query.from, query.to);
-  const where = [`"hour" >= ${bind(date(span.from))}`];
-  if (span.to) where.push(`"hour" < ${bind(date(span.to))}`);
-  if (query.tokenIds) where.push(query.tokenIds.length ? `"tokenId" IN (${list(query.tokenIds)})` : "1 = 0");
-  if (query.userId !== undefined) where.push(`"userId" = ${bind(query.userId)}`);
-  if (query.channelId !== undefined) where.push(`"channelId" = ${bind(query.channelId)}`);
-  if (query.models) where.push(query.models.length ? `"model" IN (${list(query.models)})` : "1 = 0");
+  const measures = [...TOTALS, ...(query.histograms ? [...LATENCY, ...FIRST_TOKEN] : [])];
+  const filters = (): string[] => {
+    const where: string[] = [];
+    if (query.tokenIds) where.push(query.tokenIds.length ? `"tokenId" IN (${list(query.tokenIds)})` : "1 = 0");
+    if (query.userId !== undefined) where.push(`"userId" = ${bind(query.userId)}`);
+    if (query.channelId !== undefined) where.push(`"channelId" = ${bind(query.channelId)}`);
+    if (query.models) where.push(query.models.length ? `"model" IN (${list(query.models)})` : "1 = 0");
+    return where;
+  };
+  const parts = spanParts(query.from, query.to, query.groupBy.includes("hour"), now).map((part) => {
+    const time = TIME_COLUMN[part.table];
+    const where = [`"${time}" >= ${bind(date(new Date(part.from)))}`];
+    if (part.to !== undefined) where.push(`"${time}" < ${bind(date(new Date(part.to)))}`);
+    where.push(...filters());
+    return `SELECT "${time}" AS "at", ${[...KEY_COLUMNS, ...measures].map(quoted).join(", ")} FROM "${part.table}" WHERE ${where.join(" AND ")}`;
+  });
   const keys = query.groupBy.map((dimension) => `${DIMENSION_SQL[dimension][dialect]} AS "${dimension}"`);
-  const sums = [
-    ...TOTALS.map((column) => `SUM("${column}") AS "${column}"`),
-    `SUM(CASE WHEN "statusClass" >= 4 THEN "requests" ELSE 0 END) AS "errors"`,
-    ...(query.histograms ? [...LATENCY, ...FIRST_TOKEN].map((column) => `SUM("${column}") AS "${column}"`) : []),
-  ];
-  const grouping = query.groupBy.length ? ` GROUP BY ${query.groupBy.map((_, index) => index + 1).join(", ")} ORDER BY ${query.groupBy.map((_, index) => index + 1).join(", ")}` : "";
-  return { sql: `SELECT ${[...keys, ...sums].join(", ")} FROM "UsageHour" WHERE ${where.join(" AND ")}${grouping}`, params };
+  const sums = [...measures.map((column) => `SUM("${column}") AS "${column}"`), `SUM(CASE WHEN "statusClass" >= 4 THEN "requests" ELSE 0 END) AS "errors"`];
+  const positions = query.groupBy.map((_, index) => index + 1).join(", ");
+  const grouping = query.groupBy.length ? ` GROUP BY ${positions} ORDER BY ${positions}` : "";
+  return { sql: `SELECT ${[...keys, ...sums].join(", ")} FROM (${parts.join(" UNION ALL ")}) AS "rows"${grouping}`, params };
 }
 
 /** A row of usageQuerySql as a UsageGroup: numbers from whatever the driver returned, "" ids as null. */

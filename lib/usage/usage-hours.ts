@@ -67,6 +67,7 @@ export interface UsageHourRow {
 }
 
 const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
 const FIRST_LATENCY = USAGE_HOUR_SUMS.indexOf("latency0");
 const FIRST_FIRST_TOKEN = USAGE_HOUR_SUMS.indexOf("firstToken0");
 
@@ -115,6 +116,22 @@ export function rollUp<Row extends StoredRow>(rows: Iterable<Row>, at: (row: Row
   }
   // In key order: two processes adding to the same rows lock them in the same order.
   return [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, group]) => group);
+}
+
+/**
+ * The hour rows summed per UTC day (the same keys, `hour` the day's start): the daily
+ * rollups, which long ranges read instead of 24 times as many hours. Key order is kept.
+ */
+export function daysOf(hours: readonly UsageHourRow[]): UsageHourRow[] {
+  const days = new Map<string, UsageHourRow>();
+  for (const row of hours) {
+    const day = Math.floor(row.hour / DAY_MS) * DAY_MS;
+    const key = `${day}\u0000${row.tokenId}\u0000${row.userId}\u0000${row.model}\u0000${row.channelId}\u0000${row.statusClass}`;
+    const existing = days.get(key);
+    if (existing) existing.sums.forEach((_, index) => (existing.sums[index]! += row.sums[index]!));
+    else days.set(key, { ...row, hour: day, sums: [...row.sums] });
+  }
+  return [...days.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
 }
 
 /**

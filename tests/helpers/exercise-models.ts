@@ -74,6 +74,9 @@ export async function exerciseEveryModel(database: Database): Promise<void> {
   assert.equal(rollup?.promptTokens, 5_000_000_000n);
   assert.equal(rollup?.hour.toISOString(), day.toISOString());
   assert.equal(rollup?.firstToken15, 2);
+  const { hour: _, ...dayKey } = hour;
+  await database.usageDay.create({ data: { ...dayKey, day, requests: 3, charged: 3, completionTokens: 7n, cacheSavedUsd: 0.5 } });
+  assert.equal((await database.usageDay.findUnique({ where: { day_tokenId_userId_model_channelId_statusClass: { ...dayKey, day } } }))?.completionTokens, 7n);
   await database.lease.create({ data: { name: "retention", holder: "a", expiresAt: day } });
   assert.equal((await database.lease.updateMany({ where: { name: "retention", expiresAt: { lt: new Date() } }, data: { holder: "b" } })).count, 1);
   await assert.rejects(database.lease.create({ data: { name: "retention", holder: "c", expiresAt: day } }));

@@ -94,10 +94,10 @@ interface Sums {
 }
 
 /** The raw rows summed per (hour, token, user, model, channel), independently of the rollup code. */
-export function sumRaw(rows: RawRow[]): Map<Key, Sums> {
+export function sumRaw(rows: RawRow[], by: "hour" | "day" = "hour"): Map<Key, Sums> {
   const sums = new Map<Key, Sums>();
   for (const row of rows) {
-    const hour = new Date(Math.floor(row.createdAt.getTime() / HOUR) * HOUR).toISOString();
+    const hour = by === "hour" ? new Date(Math.floor(row.createdAt.getTime() / HOUR) * HOUR).toISOString() : row.createdAt.toISOString().slice(0, 10);
     const key = [hour, row.tokenId, row.userId, row.servedModel ?? row.model, row.channelId].join("|");
     const sum = sums.get(key) ?? {
       requests: 0,
@@ -129,7 +129,7 @@ export function sumRaw(rows: RawRow[]): Map<Key, Sums> {
 export function sumGroups(groups: UsageGroup[]): Map<Key, Sums> {
   const sums = new Map<Key, Sums>();
   for (const group of groups) {
-    const key = [group.hour, group.token, group.user, group.model, group.channel].join("|");
+    const key = [group.hour ?? group.day, group.token, group.user, group.model, group.channel].join("|");
     const { requests, errors, failed, charged, promptTokens, completionTokens, cachedTokens, costUsd, cacheHits, latencyMsSum } = group;
     sums.set(key, { requests, errors, failed, charged, promptTokens, completionTokens, cachedTokens, costUsd, cacheHits, latencyMsSum });
   }
@@ -169,6 +169,14 @@ export async function rollupContract(parts: {
   }
   await Promise.all(writes);
   await assertRollupsMatchRows(store, rawRows, "after a soak of concurrent batches");
+  // Whole days are read from the daily rollups, the hours around them from the hourly ones.
+  assertSameSums(
+    sumGroups(await store.usage({ from: new Date("2026-10-01T00:00:00Z"), to: new Date("2026-10-04T00:00:00Z"), groupBy: ["day", "token", "user", "model", "channel"] })),
+    sumRaw(await rawRows(), "day"),
+    "the daily rollups are the sums of the hours",
+  );
+  const sinceMidDay = await store.usage({ from: new Date("2026-10-01T13:00:00Z"), groupBy: [] });
+  assert.equal(sinceMidDay[0]!.requests, (await rawRows()).filter((row) => row.createdAt >= new Date("2026-10-01T13:00:00Z")).length, "hours, then days, then hours again");
   const day = await store.usage({ from: new Date("2026-10-02T00:00:00Z"), to: new Date("2026-10-03T00:00:00Z"), groupBy: ["day"] });
   const inDay = (await rawRows()).filter((row) => row.createdAt.toISOString().startsWith("2026-10-02"));
   assert.deepEqual(

@@ -1,4 +1,5 @@
--- Usage by the hour, written with the log rows (lib/usage/usage-hours.ts).
+-- Usage by the hour, written with the log rows (lib/usage/usage-hours.ts). Without rowid:
+-- the table is its primary key's tree, so a range of hours is read in one pass.
 CREATE TABLE "UsageHour" (
     "hour" DATETIME NOT NULL,
     "tokenId" TEXT NOT NULL,
@@ -52,9 +53,67 @@ CREATE TABLE "UsageHour" (
     "firstToken14" INTEGER NOT NULL DEFAULT 0,
     "firstToken15" INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY ("hour", "tokenId", "userId", "model", "channelId", "statusClass")
-);
+) WITHOUT ROWID;
+
+-- The same totals by UTC day, written with the hours: what long ranges read.
+CREATE TABLE "UsageDay" (
+    "day" DATETIME NOT NULL,
+    "tokenId" TEXT NOT NULL,
+    "userId" TEXT NOT NULL,
+    "model" TEXT NOT NULL,
+    "channelId" TEXT NOT NULL,
+    "statusClass" INTEGER NOT NULL,
+    "requests" INTEGER NOT NULL DEFAULT 0,
+    "charged" INTEGER NOT NULL DEFAULT 0,
+    "failed" INTEGER NOT NULL DEFAULT 0,
+    "promptTokens" BIGINT NOT NULL DEFAULT 0,
+    "completionTokens" BIGINT NOT NULL DEFAULT 0,
+    "cachedTokens" BIGINT NOT NULL DEFAULT 0,
+    "reasoningTokens" BIGINT NOT NULL DEFAULT 0,
+    "costUsd" REAL NOT NULL DEFAULT 0,
+    "cacheHits" INTEGER NOT NULL DEFAULT 0,
+    "cacheSavedUsd" REAL NOT NULL DEFAULT 0,
+    "latencyMsSum" BIGINT NOT NULL DEFAULT 0,
+    "firstTokenCount" INTEGER NOT NULL DEFAULT 0,
+    "firstTokenMsSum" BIGINT NOT NULL DEFAULT 0,
+    "latency0" INTEGER NOT NULL DEFAULT 0,
+    "latency1" INTEGER NOT NULL DEFAULT 0,
+    "latency2" INTEGER NOT NULL DEFAULT 0,
+    "latency3" INTEGER NOT NULL DEFAULT 0,
+    "latency4" INTEGER NOT NULL DEFAULT 0,
+    "latency5" INTEGER NOT NULL DEFAULT 0,
+    "latency6" INTEGER NOT NULL DEFAULT 0,
+    "latency7" INTEGER NOT NULL DEFAULT 0,
+    "latency8" INTEGER NOT NULL DEFAULT 0,
+    "latency9" INTEGER NOT NULL DEFAULT 0,
+    "latency10" INTEGER NOT NULL DEFAULT 0,
+    "latency11" INTEGER NOT NULL DEFAULT 0,
+    "latency12" INTEGER NOT NULL DEFAULT 0,
+    "latency13" INTEGER NOT NULL DEFAULT 0,
+    "latency14" INTEGER NOT NULL DEFAULT 0,
+    "latency15" INTEGER NOT NULL DEFAULT 0,
+    "firstToken0" INTEGER NOT NULL DEFAULT 0,
+    "firstToken1" INTEGER NOT NULL DEFAULT 0,
+    "firstToken2" INTEGER NOT NULL DEFAULT 0,
+    "firstToken3" INTEGER NOT NULL DEFAULT 0,
+    "firstToken4" INTEGER NOT NULL DEFAULT 0,
+    "firstToken5" INTEGER NOT NULL DEFAULT 0,
+    "firstToken6" INTEGER NOT NULL DEFAULT 0,
+    "firstToken7" INTEGER NOT NULL DEFAULT 0,
+    "firstToken8" INTEGER NOT NULL DEFAULT 0,
+    "firstToken9" INTEGER NOT NULL DEFAULT 0,
+    "firstToken10" INTEGER NOT NULL DEFAULT 0,
+    "firstToken11" INTEGER NOT NULL DEFAULT 0,
+    "firstToken12" INTEGER NOT NULL DEFAULT 0,
+    "firstToken13" INTEGER NOT NULL DEFAULT 0,
+    "firstToken14" INTEGER NOT NULL DEFAULT 0,
+    "firstToken15" INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY ("day", "tokenId", "userId", "model", "channelId", "statusClass")
+) WITHOUT ROWID;
 CREATE INDEX "UsageHour_tokenId_hour_idx" ON "UsageHour"("tokenId", "hour");
 CREATE INDEX "UsageHour_userId_hour_idx" ON "UsageHour"("userId", "hour");
+CREATE INDEX "UsageDay_tokenId_day_idx" ON "UsageDay"("tokenId", "day");
+CREATE INDEX "UsageDay_userId_day_idx" ON "UsageDay"("userId", "day");
 
 -- The Logs page's filters, each on an index that also orders by time.
 CREATE INDEX "RequestLog_model_createdAt_idx" ON "RequestLog"("model", "createdAt");
@@ -80,6 +139,8 @@ SELECT "day", '', "subjectId", "model", '', 2, "requests", "requests", "tokens",
    WHERE u."subjectKind" = 'user'
    GROUP BY u."day", u."subjectId", u."model", u."requests", u."tokens", u."usd") AS rest
  WHERE "requests" > 0 OR "tokens" > 0 OR "usd" > 0;
+-- Those hours are days' starts: the daily totals are the same rows.
+INSERT INTO "UsageDay" SELECT * FROM "UsageHour";
 DROP TABLE "UsageRollup";
 
 -- The rows already in the log are rolled up once, in batches, after start-up: every rowid
