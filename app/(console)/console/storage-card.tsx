@@ -32,7 +32,7 @@ export async function StorageCard({ runtime }: { runtime: Runtime }) {
                 {store.setting && <span className="ml-2 font-mono text-xs text-zinc-500">{store.setting}</span>}
               </Td>
               <Td label="Rows" className="tabular-nums xl:text-right">
-                {store.rows === null ? "expire on their own" : formatNumber(store.rows)}
+                {store.rows === null ? "expire on their own" : `${store.estimate ? "about " : ""}${formatNumber(store.rows)}`}
               </Td>
             </tr>
           ))}
