@@ -37,11 +37,16 @@ export function decodeCursor(text: string): LogCursor | undefined {
 
 const INSTANT = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?)?$/i;
 
-/** An ISO 8601 date or instant; without an offset it is UTC (the page's datetime-local inputs). */
-export function parseInstant(text: string): Date | undefined {
+/**
+ * An ISO 8601 date (UTC midnight) or instant. A time without an offset is ambiguous: refused
+ * unless `assumeUtc` (the page's datetime-local inputs, which say UTC beside them).
+ */
+export function parseInstant(text: string, assumeUtc = false): Date | undefined {
   if (!INSTANT.test(text)) return undefined;
-  const zoned = text.length > 10 && !/(Z|[+-]\d{2}:\d{2})$/i.test(text) ? `${text}Z` : text;
-  const date = new Date(zoned);
+  const hasTime = text.length > 10;
+  const hasOffset = /(Z|[+-]\d{2}:\d{2})$/i.test(text);
+  if (hasTime && !hasOffset && !assumeUtc) return undefined;
+  const date = new Date(hasTime && !hasOffset ? `${text}Z` : text);
   return Number.isNaN(date.getTime()) ? undefined : date;
 }
 
@@ -56,8 +61,8 @@ function readBy<T>(parse: (text: string) => T | undefined) {
   });
 }
 const PARAMETERS = {
-  from: readBy(parseInstant),
-  to: readBy(parseInstant),
+  from: readBy((text) => parseInstant(text)),
+  to: readBy((text) => parseInstant(text)),
   token: ID,
   user: ID,
   model: ID,
@@ -68,9 +73,12 @@ const PARAMETERS = {
   limit: z.coerce.number().int().min(1).max(1000),
 } as const;
 
+/** The page's from/to: its datetime-local inputs carry no offset, and are labelled UTC. */
+const PAGE_INSTANT = readBy((text) => parseInstant(text, true));
+
 const MESSAGES: Record<keyof typeof PARAMETERS, string> = {
-  from: "from must be an ISO 8601 date or instant, e.g. 2025-06-01T00:00:00Z.",
-  to: "to must be an ISO 8601 date or instant, e.g. 2025-06-02T00:00:00Z (exclusive).",
+  from: "from must be an ISO 8601 date or an instant with an offset, e.g. 2025-06-01 or 2025-06-01T09:30:00Z.",
+  to: "to must be an ISO 8601 date or an instant with an offset, e.g. 2025-06-02 or 2025-06-02T09:30:00Z (exclusive).",
   token: "token must be a token id.",
   user: "user must be a user id.",
   model: "model must be a model name.",
@@ -99,7 +107,7 @@ export function parseLogQuery(search: URLSearchParams, lenient = false): LogQuer
   for (const name of Object.keys(PARAMETERS) as (keyof typeof PARAMETERS)[]) {
     const text = search.get(name);
     if (text === null || text.trim() === "") continue;
-    const parsed = PARAMETERS[name].safeParse(text);
+    const parsed = lenient && (name === "from" || name === "to") ? PAGE_INSTANT.safeParse(text) : PARAMETERS[name].safeParse(text);
     if (!parsed.success) {
       if (lenient) continue;
       return { ok: false, param: name, message: MESSAGES[name] };

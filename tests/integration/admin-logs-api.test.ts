@@ -151,6 +151,7 @@ describe("GET /api/admin/logs", () => {
       [`cursor=${Buffer.from('{"t":"soon","i":"x"}').toString("base64url")}`, "cursor"],
       ["from=yesterday", "from"],
       ["to=2025-13-45T00:00:00Z", "to"],
+      ["from=2025-03-01T10:00", "from"],
       ["status=3xx", "status"],
       ["status=500", "status"],
     ] as const) {
