@@ -125,6 +125,7 @@ async function fillTables(deployment: Deployment) {
 
 const PAGES = [
   ["dashboard", "/console"],
+  ["dashboard-7d", "/console?range=7d"],
   ["tokens", "/console/tokens"],
   ["channels", "/console/channels"],
   ["models", "/console/models"],

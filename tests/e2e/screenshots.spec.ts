@@ -11,6 +11,7 @@ const VIEWPORTS = {
 } as const;
 const PAGES = [
   ["dashboard", "/console"],
+  ["dashboard-90d", "/console?range=90d"],
   ["tokens", "/console/tokens"],
   ["channels", "/console/channels"],
   ["models", "/console/models"],

@@ -5,18 +5,25 @@ import { formatCompact, formatUsd } from "@/app/_components/format";
 
 type Point = { hour: string; requests: number; tokens: number; errors: number };
 
-const hourLabel = (iso: string) => `${iso.slice(11, 13)}:00`;
+/** Ticks: the hour within a day, the day and hour over several days, the date by the day. */
+function tickLabel(unit: "hour" | "day", points: number) {
+  if (unit === "day") return (iso: string) => iso.slice(5, 10);
+  return points > 25 ? (iso: string) => `${iso.slice(5, 10)} ${iso.slice(11, 13)}h` : (iso: string) => `${iso.slice(11, 13)}:00`;
+}
+const pointLabel = (unit: "hour" | "day") => (label: unknown) =>
+  unit === "day" ? `${String(label).slice(0, 10)} (UTC)` : `${String(label).slice(0, 13).replace("T", " ")}:00 UTC`;
 const axis = { fontSize: 12, fill: "currentColor" };
 
-export function TimelineChart({ data, series }: { data: Point[]; series: "requests" | "tokens" }) {
+/** One bar per point of the timeline: an hour or a UTC day (`unit`), starting at `hour`. */
+export function TimelineChart({ data, unit, series }: { data: Point[]; unit: "hour" | "day"; series: "requests" | "tokens" }) {
   return (
     <div className="h-64 text-zinc-500">
       <ResponsiveContainer width="100%" height="100%">
         <BarChart data={data} margin={{ left: -16, right: 8 }}>
           <CartesianGrid strokeDasharray="3 3" stroke="currentColor" strokeOpacity={0.15} vertical={false} />
-          <XAxis dataKey="hour" tickFormatter={hourLabel} tick={axis} interval="preserveStartEnd" minTickGap={24} />
+          <XAxis dataKey="hour" tickFormatter={tickLabel(unit, data.length)} tick={axis} interval="preserveStartEnd" minTickGap={24} />
           <YAxis tick={axis} tickFormatter={(value: number) => formatCompact(value)} allowDecimals={false} />
-          <Tooltip labelFormatter={(label) => `${String(label).slice(0, 13).replace("T", " ")}:00 UTC`} />
+          <Tooltip labelFormatter={pointLabel(unit)} />
           {series === "requests" ? (
             <>
               <Legend />

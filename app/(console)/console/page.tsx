@@ -8,6 +8,8 @@ import { dashboardStats, type ModelRow } from "@/lib/console/dashboard-stats";
 import { requireUser } from "@/lib/console/require-session";
 import { getRuntime } from "@/lib/runtime";
 import { DailyCostChart, ModelChart, TimelineChart } from "./dashboard-charts";
+import { readSelection, selectionDates } from "./dashboard-range";
+import { RangePicker } from "./range-picker";
 import { StorageCard } from "./storage-card";
 
 export const dynamic = "force-dynamic";
@@ -24,17 +26,41 @@ function Stat({ label, value, hint, className }: { label: string; value: string;
 
 const ms = (value: number | null) => (value === null ? "—" : `${formatNumber(value)} ms`);
 
-export default async function DashboardPage() {
+const HOUR = 3_600_000;
+
+export default async function DashboardPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const user = await requireUser();
   const runtime = await getRuntime();
   const admin = user.role === "admin";
-  const [stats, perChannel] = await Promise.all([dashboardStats(runtime, user), admin ? channelStats(runtime, 24) : Promise.resolve(null)]);
+  const now = Date.now();
+  const selection = readSelection(await searchParams, now);
+  const range = { from: selection.from, to: selection.to };
+  // channelStats reads from its start to now: a custom range that ended earlier shows its channels since its start, and says so.
+  const channelHours = (range.to.getTime() - range.from.getTime()) / HOUR;
+  const [stats, perChannel] = await Promise.all([dashboardStats(runtime, user, range), admin ? channelStats(runtime, channelHours, range.to.getTime()) : Promise.resolve(null)]);
+  const per = stats.unit === "hour" ? "per hour" : "per day";
+  const firstDay = stats.daily[0]?.day;
+  const lastDay = stats.daily.at(-1)?.day;
+  // The daily chart covers the range and at least the 30 days up to its end.
+  const dailyTitle =
+    selection.key === "custom"
+      ? `Cost per day, ${firstDay} to ${lastDay} (UTC)`
+      : `Cost per day, ${range.to.getTime() - range.from.getTime() > 30 * 24 * HOUR ? selection.title.toLowerCase() : "last 30 days"}`;
   const channelNames = new Map(runtime.channels.all().map((channel) => [channel.id, channel.name]));
   const pricing = channelPricing(runtime.channels.all());
   const errorRate = stats.totals.requests ? (stats.totals.errors / stats.totals.requests) * 100 : 0;
   return (
     <>
-      <PageHeader title="Dashboard" description={`Last 24 hours${admin ? ", all traffic" : ", your traffic"}. Costs come from the channels' prices, else the model catalogue's.`} />
+      <PageHeader
+        title="Dashboard"
+        description={`${selection.title}${admin ? ", all traffic" : ", your traffic"}. Costs come from the channels' prices, else the model catalogue's.`}
+        actions={<RangePicker current={selection.key} {...selectionDates(selection)} today={new Date(now).toISOString().slice(0, 10)} />}
+      />
+      {selection.problem && (
+        <p role="alert" className="mb-4 text-sm text-amber-700 dark:text-amber-300">
+          {selection.problem} Showing the last 24 hours.
+        </p>
+      )}
       <div className="grid grid-cols-2 gap-4 lg:grid-cols-5">
         <Stat label="Requests" value={formatNumber(stats.totals.requests)} />
         <Stat label="Tokens" value={formatCompact(stats.totals.tokens)} />
@@ -49,7 +75,7 @@ export default async function DashboardPage() {
       </div>
       {stats.totals.requests === 0 ? (
         <div className="mt-6">
-          <EmptyState title="No traffic in the last 24 hours">
+          <EmptyState title={selection.key === "custom" ? `No traffic from ${selection.title}` : `No traffic in the ${selection.title.toLowerCase()}`}>
             Create a token on the{" "}
             <Link className="text-indigo-600 hover:underline dark:text-indigo-400" href="/console/tokens">
               Tokens
@@ -64,19 +90,19 @@ export default async function DashboardPage() {
       ) : (
         <div className="mt-6 grid gap-4 xl:grid-cols-2">
           <Card>
-            <h2 className="mb-3 text-sm font-semibold">Requests and errors per hour</h2>
-            <TimelineChart data={stats.timeline} series="requests" />
+            <h2 className="mb-3 text-sm font-semibold">Requests and errors {per}</h2>
+            <TimelineChart data={stats.timeline} unit={stats.unit} series="requests" />
           </Card>
           <Card>
-            <h2 className="mb-3 text-sm font-semibold">Tokens per hour</h2>
-            <TimelineChart data={stats.timeline} series="tokens" />
+            <h2 className="mb-3 text-sm font-semibold">Tokens {per}</h2>
+            <TimelineChart data={stats.timeline} unit={stats.unit} series="tokens" />
           </Card>
           <Card>
             <h2 className="mb-3 text-sm font-semibold">Requests by model</h2>
             <ModelChart data={stats.byModel} />
           </Card>
           <Card>
-            <h2 className="mb-3 text-sm font-semibold">Cost per day, last 30 days</h2>
+            <h2 className="mb-3 text-sm font-semibold">{dailyTitle}</h2>
             <DailyCostChart data={stats.daily} />
           </Card>
           <Card className="min-w-0">
@@ -123,7 +149,7 @@ export default async function DashboardPage() {
           </Card>
           {perChannel && (
             <Card className="min-w-0 xl:col-span-2">
-              <h2 className="mb-3 text-sm font-semibold">By channel</h2>
+              <h2 className="mb-3 text-sm font-semibold">By channel{selection.endsNow ? "" : `, since ${selectionDates(selection).from} (UTC)`}</h2>
               <Table>
                 <thead>
                   <tr>
