@@ -181,7 +181,7 @@ const ENDPOINTS: Endpoint[] = [
   {
     method: "get",
     path: "/api/admin/usage",
-    summary: "Usage totals from the hourly rollups (`?from=&to=&group_by=day,hour,token,user,model,channel&format=csv`)",
+    summary: "Usage totals by day, hour, token, user, model or channel (`group_by`), as JSON or CSV",
     tag: "Admin",
     security: "admin",
     produces: ["text/csv"],
