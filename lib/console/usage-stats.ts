@@ -15,15 +15,26 @@ export interface UsageStats {
   firstTokenP50: number | null;
 }
 
-const HOUR = 3600_000;
+const DAY = 86_400_000;
+
+/** A span of usage: from `from` up to `to` (exclusive; none: now). */
+export interface UsageSpan {
+  from: Date;
+  to?: Date;
+}
+
+/** The last `days` up to now. */
+export function lastDays(days: number, now = Date.now()): UsageSpan {
+  return { from: new Date(now - days * DAY) };
+}
 
 /**
  * Requests, errors, cost, cached share and latency percentiles (from the rollups'
- * histograms, answers only) per channel, model, user or token over the last `hours`.
+ * histograms, answers only) per channel, model, user or token over a span.
  */
-export async function usageStats(runtime: Runtime, by: "channel" | "model" | "user" | "token", hours: number, now = Date.now()): Promise<Map<string, UsageStats>> {
+export async function usageStats(runtime: Runtime, by: "channel" | "model" | "user" | "token", span: UsageSpan): Promise<Map<string, UsageStats>> {
   await runtime.logs.flush();
-  const groups = await runtime.logStore.usage({ from: new Date(now - hours * HOUR), groupBy: [by], histograms: true });
+  const groups = await runtime.logStore.usage({ ...span, groupBy: [by], histograms: true });
   const stats = new Map<string, UsageStats>();
   for (const group of groups) {
     const id = group[by];

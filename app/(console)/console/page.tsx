@@ -35,9 +35,7 @@ export default async function DashboardPage({ searchParams }: { searchParams: Pr
   const now = Date.now();
   const selection = readSelection(await searchParams, now);
   const range = { from: selection.from, to: selection.to };
-  // channelStats reads from its start to now: a custom range that ended earlier shows its channels since its start, and says so.
-  const channelHours = (range.to.getTime() - range.from.getTime()) / HOUR;
-  const [stats, perChannel] = await Promise.all([dashboardStats(runtime, user, range), admin ? channelStats(runtime, channelHours, range.to.getTime()) : Promise.resolve(null)]);
+  const [stats, perChannel] = await Promise.all([dashboardStats(runtime, user, range), admin ? channelStats(runtime, range) : Promise.resolve(null)]);
   const per = stats.unit === "hour" ? "per hour" : "per day";
   const firstDay = stats.daily[0]?.day;
   const lastDay = stats.daily.at(-1)?.day;
@@ -149,7 +147,7 @@ export default async function DashboardPage({ searchParams }: { searchParams: Pr
           </Card>
           {perChannel && (
             <Card className="min-w-0 xl:col-span-2">
-              <h2 className="mb-3 text-sm font-semibold">By channel{selection.endsNow ? "" : `, since ${selectionDates(selection).from} (UTC)`}</h2>
+              <h2 className="mb-3 text-sm font-semibold">By channel</h2>
               <Table>
                 <thead>
                   <tr>

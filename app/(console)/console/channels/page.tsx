@@ -1,6 +1,7 @@
 import { PageHeader } from "@/app/_components/ui";
 import { listChannels } from "@/lib/channels/channel-service";
 import { channelStats } from "@/lib/console/channel-stats";
+import { lastDays } from "@/lib/console/usage-stats";
 import { requireAdmin } from "@/lib/console/require-session";
 import { providers } from "@/lib/providers/registry";
 import { CHANNEL_TYPES } from "@/lib/routing/channel";
@@ -13,7 +14,7 @@ export default async function ChannelsPage() {
   await requireAdmin();
   const runtime = await getRuntime();
   // The last 30 days, from the hourly rollups.
-  const [channels, usage] = await Promise.all([listChannels(runtime), channelStats(runtime, 30 * 24)]);
+  const [channels, usage] = await Promise.all([listChannels(runtime), channelStats(runtime, lastDays(30))]);
   const types = CHANNEL_TYPES.map((type) => ({
     type,
     defaultBaseUrl: providers[type].defaultBaseUrl,

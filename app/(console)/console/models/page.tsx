@@ -1,6 +1,6 @@
 import { PageHeader } from "@/app/_components/ui";
 import { requireAdmin } from "@/lib/console/require-session";
-import { usageStats } from "@/lib/console/usage-stats";
+import { lastDays, usageStats } from "@/lib/console/usage-stats";
 import { listModels } from "@/lib/models/model-service";
 import { STRATEGIES } from "@/lib/routing/pick-channels";
 import { getRuntime } from "@/lib/runtime";
@@ -11,7 +11,7 @@ export const dynamic = "force-dynamic";
 export default async function ModelsPage() {
   await requireAdmin();
   const runtime = await getRuntime();
-  const [models, usage] = await Promise.all([listModels(runtime), usageStats(runtime, "model", 7 * 24)]);
+  const [models, usage] = await Promise.all([listModels(runtime), usageStats(runtime, "model", lastDays(7))]);
   return (
     <>
       <PageHeader

@@ -3,7 +3,7 @@ import { Table, Td, Th, Truncate } from "@/app/_components/data-table";
 import { Badge, Card, PageHeader } from "@/app/_components/ui";
 import { requireAdmin } from "@/lib/console/require-session";
 import { readSettings } from "@/lib/console/settings";
-import { type UsageStats, usageStats } from "@/lib/console/usage-stats";
+import { lastDays, type UsageStats, usageStats } from "@/lib/console/usage-stats";
 import { compileWindows, limitWindowsSchema } from "@/lib/limits/limit-windows";
 import { getRuntime } from "@/lib/runtime";
 import { AccountActions } from "./account-actions";
@@ -23,7 +23,7 @@ export default async function UsersPage() {
     readSettings(runtime),
   ]);
   // Each account's last 30 days (every row of theirs: their tokens and their console sessions).
-  const used = await usageStats(runtime, "user", 30 * 24);
+  const used = await usageStats(runtime, "user", lastDays(30));
   const windowUse = await Promise.all(users.map((user) => runtime.limits.windowUsage({ kind: "user", id: user.id }, { windows: compileWindows(user.limits) })));
   return (
     <>
