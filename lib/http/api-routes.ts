@@ -15,6 +15,7 @@ import { handleChatCompletions } from "@/lib/gateway/handlers/chat-completions";
 import { handleCountTokens } from "@/lib/gateway/handlers/count-tokens";
 import { handleGeminiAction, handleGeminiGetModel, handleGeminiListModels } from "@/lib/gateway/handlers/gemini";
 import { handleMessages } from "@/lib/gateway/handlers/messages";
+import { handleCompact, handleInputTokens } from "@/lib/gateway/handlers/responses-compact";
 import { handleGetModel, handleListModels } from "@/lib/gateway/handlers/models";
 import { handleDeleteResponse, handleGetResponse, handleResponseInputItems, handleResponses } from "@/lib/gateway/handlers/responses";
 import {
@@ -41,6 +42,8 @@ import { isConsoleWrite, unknownPathMessage, WRITE_METHODS } from "./stray-write
 export const apiRoutes = new RouteTable()
   .add("POST", "/v1/chat/completions", handleChatCompletions)
   .add("POST", "/v1/responses", handleResponses)
+  .add("POST", "/v1/responses/compact", handleCompact)
+  .add("POST", "/v1/responses/input_tokens", handleInputTokens)
   .add("GET", "/v1/responses/:id", handleGetResponse)
   .add("DELETE", "/v1/responses/:id", handleDeleteResponse)
   .add("GET", "/v1/responses/:id/input_items", handleResponseInputItems)

@@ -13,6 +13,7 @@ export const OPERATIONS = [
   "rerank",
   "realtime",
   "count-tokens",
+  "compact",
 ] as const;
 export const operationSchema = z.enum(OPERATIONS);
 export type Operation = z.infer<typeof operationSchema>;

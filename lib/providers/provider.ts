@@ -98,6 +98,12 @@ export interface ResponsesCall extends ModelCall {
   lacksResponses: { lacks(channelId: string, model: string): boolean; learn(channelId: string, model: string): void };
 }
 
+/**
+ * POST /v1/responses/compact: relayed to upstreams that serve it, done by the gateway for
+ * every other (`translate` asks the model for a summary and renders the sealed item).
+ */
+export type CompactCall = ResponsesCall;
+
 /** An OpenAI-format operation other than chat and Responses (JSON, or a multipart upload). */
 export interface OperationCall extends RelayRequest, ModelCall {
   /** A multipart upload, for operations that take one (`body` is then empty). */
@@ -134,6 +140,7 @@ export interface OperationCalls {
   "audio-speech": [OperationCall, ApiResponse];
   rerank: [OperationCall, ApiResponse];
   "count-tokens": [CountTokensCall, ApiResponse];
+  compact: [CompactCall, ApiResponse];
   realtime: [RealtimeCall, RealtimeSocket];
 }
 

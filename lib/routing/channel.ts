@@ -51,5 +51,6 @@ export interface Channel {
 /** Whether the channel takes traffic for this operation at all (token counting goes with chat). */
 export function channelServes(channel: Channel, operation: Operation): boolean {
   if (channel.capabilities.length === 0 || channel.capabilities.includes(operation)) return true;
-  return operation === "count-tokens" && channel.capabilities.includes("chat");
+  // Compaction is a Responses call: a channel that serves Responses serves it.
+  return (operation === "count-tokens" && channel.capabilities.includes("chat")) || (operation === "compact" && channel.capabilities.includes("responses"));
 }

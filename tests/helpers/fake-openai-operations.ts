@@ -137,6 +137,9 @@ function scriptedResponsesOutput(body: any, prompt: string, toolOutput: any): an
   return undefined;
 }
 
+/** The opaque `encrypted_content` the fake's own compaction answers with (OpenAI's are Fernet tokens). */
+export const OPENAI_COMPACTION_BLOB = "gAAAAABfake-openai-compaction-0123456789";
+
 export function serveOpenAIOperation(path: string, body: any, response: http.ServerResponse): boolean {
   switch (path) {
     case "/v1/completions": {
@@ -249,6 +252,25 @@ export function serveOpenAIOperation(path: string, body: any, response: http.Ser
           return true;
       }
     }
+    case "/v1/responses/compact": {
+      // OpenAI's own compaction: the user messages, then one item only OpenAI can read.
+      if (String(body.model).startsWith("chat-only")) {
+        json(response, 404, { error: { message: "Invalid URL (POST /v1/responses/compact)", type: "invalid_request_error", param: null, code: null } });
+        return true;
+      }
+      const items = typeof body.input === "string" ? [{ role: "user", content: body.input }] : (body.input ?? []);
+      const users = items
+        .filter((item: any) => item.role === "user")
+        .map((item: any, index: number) => ({ type: "message", id: `msg_kept${index}`, status: "completed", role: "user", content: item.content }));
+      json(response, 200, {
+        id: "resp_compact_native1",
+        object: "response.compaction",
+        created_at: 1_700_000_006,
+        output: [...users, { type: "compaction", id: "cmp_native1", encrypted_content: OPENAI_COMPACTION_BLOB }],
+        usage: { input_tokens: 120, input_tokens_details: { cached_tokens: 0 }, output_tokens: 30, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 150 },
+      });
+      return true;
+    }
     case "/v1/responses": {
       // A chat-only OpenAI-compatible server has no such path.
       if (String(body.model).startsWith("chat-only")) {
@@ -264,19 +286,21 @@ export function serveOpenAIOperation(path: string, body: any, response: http.Ser
       const toolOutput = items.find((item: any) => item.type === "function_call_output");
       // resp-* and fake-tools call their first tool whenever they have tools (others only when asked).
       const callTool = /^(resp-|fake-tools)/.test(String(body.model)) && body.tools?.length && !toolOutput;
-      const output: any[] =
-        scriptedResponsesOutput(body, userText, toolOutput) ??
-        (callTool
-          ? [{ type: "function_call", id: "fc_native1", call_id: "call_native1", name: body.tools[0].name, arguments: '{"city":"Paris"}', status: "completed" }]
-          : [
-              {
-                type: "message",
-                id: "msg_native1",
-                status: "completed",
-                role: "assistant",
-                content: [{ type: "output_text", text: toolOutput ? `Tool said: ${toolOutput.output}` : `Native: ${userText}`, annotations: [], logprobs: [] }],
-              },
-            ]);
+      const triggered = items.at(-1)?.type === "compaction_trigger";
+      const output: any[] = triggered
+        ? [{ type: "compaction", id: "cmp_native2", encrypted_content: OPENAI_COMPACTION_BLOB }]
+        : (scriptedResponsesOutput(body, userText, toolOutput) ??
+          (callTool
+            ? [{ type: "function_call", id: "fc_native1", call_id: "call_native1", name: body.tools[0].name, arguments: '{"city":"Paris"}', status: "completed" }]
+            : [
+                {
+                  type: "message",
+                  id: "msg_native1",
+                  status: "completed",
+                  role: "assistant",
+                  content: [{ type: "output_text", text: toolOutput ? `Tool said: ${toolOutput.output}` : `Native: ${userText}`, annotations: [], logprobs: [] }],
+                },
+              ]));
       const usage = { input_tokens: 9, input_tokens_details: { cached_tokens: 2 }, output_tokens: 4, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 13 };
       const base = {
         id: "resp_native1",
@@ -320,6 +344,8 @@ export function serveOpenAIOperation(path: string, body: any, response: http.Ser
           });
           send("response.output_text.done", { ...ids, content_index: 0, text, logprobs: [] });
           send("response.content_part.done", { ...ids, content_index: 0, part: item.content[0] });
+        } else if (item.type === "compaction") {
+          send("response.output_item.added", { output_index: index, item });
         } else if (item.type === "web_search_call") {
           send("response.output_item.added", { output_index: index, item: { ...item, status: "in_progress" } });
           for (const step of ["in_progress", "searching", "completed"]) send(`response.web_search_call.${step}`, ids);

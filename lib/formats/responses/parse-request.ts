@@ -91,6 +91,15 @@ function addItem(item: InputItem, index: number, messages: Message[], system: st
       return; // reasoning from another model cannot be replayed to this one
     case "web_search_call":
       return; // a search another service ran: what it found is in the answer's text
+    case "compaction_trigger":
+      return; // the request for a compaction, read before translation (compaction.ts)
+    case "compaction":
+      // The gateway's own items were opened before translation: this one is OpenAI's.
+      throw new GatewayError(
+        "invalid_request",
+        "This compaction item was not sealed by this gateway: its encrypted_content is readable only by OpenAI, so it can go only to a model served by an OpenAI or Azure OpenAI channel. Compact the conversation again through this gateway (POST /v1/responses/compact) to continue it on this model.",
+        { param: `input[${index}].encrypted_content`, code: "foreign_compaction" },
+      );
     case "item_reference":
       throw new GatewayError("invalid_request", "item_reference inputs need the stored response they point to; use previous_response_id instead.", {
         param: `input[${index}]`,

@@ -3,11 +3,13 @@ import { messageText } from "@/lib/canonical/request";
 import { env } from "@/lib/env";
 import { openAIFormat } from "@/lib/formats/openai";
 import { parseResponsesBody, toCanonical, type ParsedResponsesRequest } from "@/lib/formats/responses/parse-request";
+import { compactionRequest, openSealedCompactions, renderTriggeredCompaction, renderTriggeredCompactionStream, takeCompactionTrigger } from "@/lib/formats/responses/compaction";
 import { newEnvelope, renderResponse } from "@/lib/formats/responses/render-response";
 import { renderResponsesStream } from "@/lib/formats/responses/render-stream";
 import { renderResponsesStreamError } from "@/lib/formats/responses/render-stream-error";
 import type { ResponsesRequest } from "@/lib/formats/responses/schema";
 import { estimatePromptTokens, runCall } from "@/lib/gateway/call-pipeline";
+import { compactionSeals } from "@/lib/gateway/compaction-seals";
 import { readJsonBody } from "@/lib/gateway/read-json-body";
 import { withApiKey, type GatewayContext } from "@/lib/gateway/with-api-key";
 import { jsonResponse } from "@/lib/canonical/api-types";
@@ -42,10 +44,16 @@ export const handleResponses = withApiKey(openAIFormat, "/v1/responses", async (
   const previous = requested.previous_response_id ? await context.runtime.responses.find(owner, requested.previous_response_id) : null;
   if (requested.previous_response_id && !previous) throw notFound(requested.previous_response_id, "previous_response_id");
   // A translated predecessor travels as history; a relayed one stays with its upstream.
-  const body: ResponsesRequest =
+  const merged: ResponsesRequest =
     previous && !previous.native
       ? { ...requested, input: [...(previous.conversation ?? []), ...inputItems(requested)] as ResponsesRequest["input"], previous_response_id: undefined }
       : requested;
+  // The gateway's own compaction items become their summaries, for any upstream (OpenAI cannot read them either).
+  const seals = compactionSeals(context);
+  const opened = openSealedCompactions(merged.input, seals.open);
+  const body: ResponsesRequest = opened ? { ...merged, input: opened } : merged;
+  // A last compaction_trigger: relayed, OpenAI compacts; translated, the gateway does.
+  const { triggered } = takeCompactionTrigger(body.input);
   const stream = body.stream === true;
   let translation: ParsedResponsesRequest | undefined;
   const references = await resolveReferences(context, owner, body);
@@ -98,6 +106,19 @@ export const handleResponses = withApiKey(openAIFormat, "/v1/responses", async (
       translate() {
         const { chat, tools } = translate();
         const envelope = newEnvelope(requested.model, { ...requested, previous_response_id: requested.previous_response_id }, tools);
+        if (triggered) {
+          return {
+            chat: compactionRequest(chat),
+            render: {
+              renderResponse: (answer) => {
+                const object = renderTriggeredCompaction(envelope, answer, seals.seal);
+                keep(object, false);
+                return object;
+              },
+              renderStream: (events) => renderTriggeredCompactionStream(events, envelope, seals.seal, (object) => keep(object, false)),
+            },
+          };
+        }
         return {
           chat,
           render: {

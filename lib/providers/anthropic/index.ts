@@ -1,7 +1,7 @@
 import type { ChatRequest } from "@/lib/canonical/request";
 import type { StreamEventBatches } from "@/lib/canonical/stream-event";
 import { env } from "@/lib/env";
-import { chatMember, exactTokenCountMember, translatedResponsesMember } from "@/lib/providers/members/chat-members";
+import { chatMember, exactTokenCountMember, translatedCompactionMember, translatedResponsesMember } from "@/lib/providers/members/chat-members";
 import { hostedKinds } from "@/lib/providers/members/hosted-tools";
 import type { AttemptContext, Provider, ProviderOperations } from "@/lib/providers/provider";
 import { keyHeaderTransport } from "@/lib/providers/transport";
@@ -34,6 +34,7 @@ async function countTokens(request: ChatRequest, context: AttemptContext): Promi
 export const anthropicOperations: ProviderOperations = {
   chat: chatMember(anthropicChat, { anthropic: relayMessages }),
   responses: translatedResponsesMember(anthropicChat, hostedKinds("web-search")),
+  compact: translatedCompactionMember(anthropicChat),
   "count-tokens": exactTokenCountMember(countTokens),
 };
 

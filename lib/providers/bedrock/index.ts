@@ -1,6 +1,6 @@
 import { anthropicChat } from "@/lib/providers/anthropic";
 import { relayMessages } from "@/lib/providers/anthropic/relay-messages";
-import { chatMember, estimatedTokenCountMember, translatedResponsesMember } from "@/lib/providers/members/chat-members";
+import { chatMember, estimatedTokenCountMember, translatedCompactionMember, translatedResponsesMember } from "@/lib/providers/members/chat-members";
 import { byModelFamily } from "@/lib/providers/members/model-families";
 import type { AttemptContext, Provider } from "@/lib/providers/provider";
 import type { CanonicalChat } from "@/lib/providers/members/translated-chat";
@@ -26,11 +26,13 @@ const bedrockOperations = byModelFamily(bedrockFamily, {
   anthropic: {
     chat: chatMember(anthropicChat, { anthropic: relayMessages }),
     responses: translatedResponsesMember(anthropicChat),
+    compact: translatedCompactionMember(anthropicChat),
     "count-tokens": claudeTokenCountMember,
   },
   converse: {
     chat: chatMember(converseChat),
     responses: translatedResponsesMember(converseChat),
+    compact: translatedCompactionMember(converseChat),
     "count-tokens": estimatedTokenCountMember,
   },
 });

@@ -1,6 +1,6 @@
 import type { ChatRequest } from "@/lib/canonical/request";
 import type { StreamEventBatches } from "@/lib/canonical/stream-event";
-import { chatMember, exactTokenCountMember, translatedResponsesMember } from "@/lib/providers/members/chat-members";
+import { chatMember, exactTokenCountMember, translatedCompactionMember, translatedResponsesMember } from "@/lib/providers/members/chat-members";
 import type { AttemptContext, Provider, ProviderOperations } from "@/lib/providers/provider";
 import { keyHeaderTransport } from "@/lib/providers/transport";
 import { decodeSseBatches } from "@/lib/sse/decode-sse";
@@ -36,6 +36,7 @@ async function countTokens(request: ChatRequest, context: AttemptContext): Promi
 export const geminiOperations: ProviderOperations = {
   chat: chatMember(geminiChat, { gemini: relayGenerateContent }),
   responses: translatedResponsesMember(geminiChat, geminiHostedTools),
+  compact: translatedCompactionMember(geminiChat),
   embeddings: geminiEmbeddingsMember,
   "count-tokens": exactTokenCountMember(countTokens),
 };

@@ -31,6 +31,12 @@ export function translatedResponsesMember(chat: CanonicalChat, hostedTools: Host
   };
 }
 
+/** The gateway's own compaction through the canonical chat (the call's translation asks for the summary). */
+export function translatedCompactionMember(chat: CanonicalChat): OperationMember<"compact"> {
+  const { serves, attempt } = translatedResponsesMember(chat);
+  return { serves, attempt };
+}
+
 /** One Responses call through the canonical chat: hosted tools the upstream lacks dropped, and said so. */
 export async function translatedResponses(
   chat: CanonicalChat,

@@ -4,7 +4,7 @@ import type { FinishReason } from "@/lib/canonical/finish-reason";
 import { messageText, type ChatRequest } from "@/lib/canonical/request";
 import { oneEventPerBatch, type StreamEvent } from "@/lib/canonical/stream-event";
 import { env } from "@/lib/env";
-import { chatMember, estimatedTokenCountMember, translatedResponsesMember } from "@/lib/providers/members/chat-members";
+import { chatMember, estimatedTokenCountMember, translatedCompactionMember, translatedResponsesMember } from "@/lib/providers/members/chat-members";
 import type { AttemptContext, Provider } from "@/lib/providers/provider";
 import { countTokens } from "@/lib/usage/count-tokens";
 import { mockReplyText, splitWords } from "./generate-reply";
@@ -73,6 +73,7 @@ export const mockProvider: Provider = {
   operations: {
     chat: chatMember(mockChat),
     responses: translatedResponsesMember(mockChat),
+    compact: translatedCompactionMember(mockChat),
     "count-tokens": estimatedTokenCountMember,
   },
   probe: mockChat,

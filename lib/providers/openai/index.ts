@@ -22,7 +22,7 @@ import {
   transcriptionsSpec,
   type Relay,
 } from "./relay-openai";
-import { openAIResponsesMember } from "./responses-member";
+import { openAICompactionMember, openAIResponsesMember } from "./responses-member";
 
 /** OpenAI's chat completions as the canonical chat (for clients of the other formats). */
 export async function openAIChat(request: ChatRequest, context: AttemptContext): Promise<StreamEventBatches> {
@@ -46,6 +46,7 @@ const relayed = (relay: Relay) => ({ attempt: relay });
 export const openAIOperations: ProviderOperations = {
   chat: chatMember(openAIChat, { openai: openAIRelay(chatCompletionsSpec) }),
   responses: openAIResponsesMember(openAIChat),
+  compact: openAICompactionMember(openAIChat),
   completions: relayed(openAIRelay(completionsSpec)),
   embeddings: relayed(openAIRelay(embeddingsSpec)),
   images: relayed(openAIRelay(imageGenerationsSpec)),

@@ -22,9 +22,10 @@ export function parseResponsesUsage(raw: unknown): Usage | undefined {
   };
 }
 
-export async function relayResponses(request: ResponsesCall["relay"], context: AttemptContext): Promise<RelayedResponse> {
+/** `path`: /responses, or /responses/compact (whose answer is one JSON object, never a stream). */
+export async function relayResponses(request: ResponsesCall["relay"], context: AttemptContext, path = "/responses"): Promise<RelayedResponse> {
   const response = await postOpenAI(
-    "/responses",
+    path,
     relayedBody(request.bytes, request.body, {
       model: context.upstreamModel,
       // A session named only in a header (Codex's session_id) still keeps OpenAI's prompt cache warm.

@@ -12,21 +12,30 @@ import { relayResponses } from "./relay-responses";
  * that only steer OpenAI's own service (client_metadata, prompt_cache_key...) travel in
  * the relayed bytes and mean nothing to the translation.
  */
-export function openAIResponsesMember(chat: CanonicalChat): OperationMember<"responses"> {
+export function openAIResponsesMember(chat: CanonicalChat, path = "/responses"): OperationMember<"responses"> {
   return {
     async attempt(call, context, hooks) {
       const { channel, upstreamModel } = context;
       if (!call.lacksResponses.lacks(channel.id, upstreamModel)) {
         try {
-          return await relayResponses(call.relay, context);
+          return await relayResponses(call.relay, context, path);
         } catch (error) {
           if (!isGatewayError(error) || error.upstreamStatus !== 404 || call.continuesRelayed) throw error;
           call.lacksResponses.learn(channel.id, upstreamModel);
-          context.warnings.push(`channel ${channel.name} has no /responses; translated through chat completions`);
+          context.warnings.push(`channel ${channel.name} has no ${path}; translated through chat completions`);
         }
       }
       // Chat completions has no hosted tools that OpenAI-compatible servers share.
       return translatedResponses(chat, NO_HOSTED_TOOLS, call, context, hooks);
     },
   };
+}
+
+/**
+ * /v1/responses/compact: OpenAI's own endpoint where the upstream has it (its opaque item
+ * passes through untouched); a chat-only server gets the gateway's compaction through chat.
+ */
+export function openAICompactionMember(chat: CanonicalChat): OperationMember<"compact"> {
+  const { attempt } = openAIResponsesMember(chat, "/responses/compact");
+  return { attempt };
 }
