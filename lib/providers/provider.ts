@@ -113,6 +113,8 @@ export interface OperationCall extends RelayRequest, ModelCall {
 export interface CountTokensCall extends ModelCall {
   chat: ChatRequest;
   render(count: number): unknown;
+  /** A Responses body, for an upstream that counts it itself (OpenAI's /responses/input_tokens); those that answer 404 are learnt. */
+  responses?: { relay: RelayRequest; lacksCounting: ResponsesCall["lacksResponses"] };
 }
 
 /** A realtime WebSocket to the upstream: opening it (its 101) is the attempt's first byte. */

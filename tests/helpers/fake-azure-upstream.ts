@@ -23,7 +23,7 @@ export const AZURE_DEPLOYMENTS: Record<string, string> = {
 /** API versions this fake serves, as a resource lists its supported ones. */
 const API_VERSIONS = new Set(["2024-10-21", "2025-04-01-preview"]);
 const DEPLOYMENT_OPERATIONS = /^\/openai\/deployments\/([^/]+)\/(chat\/completions|completions|embeddings|images\/generations|audio\/speech)$/;
-const V1_OPERATIONS = /^\/openai\/v1\/(chat\/completions|completions|embeddings|images\/generations|audio\/speech|responses)$/;
+const V1_OPERATIONS = /^\/openai\/v1\/(chat\/completions|completions|embeddings|images\/generations|audio\/speech|responses|responses\/compact|responses\/input_tokens)$/;
 
 export interface FakeAzure {
   baseUrl: string;
@@ -106,12 +106,13 @@ export async function startFakeAzureUpstream(): Promise<FakeAzure> {
     let deployment: string | undefined;
     let operation: string;
     const dated = DEPLOYMENT_OPERATIONS.exec(url.pathname);
-    if (dated || url.pathname === "/openai/responses") {
+    const resourceResponses = /^\/openai\/(responses(?:\/compact|\/input_tokens)?)$/.exec(url.pathname);
+    if (dated || resourceResponses) {
       const version = url.searchParams.get("api-version");
       if (!version) return azureError(response, 404, "404", "Resource not found");
       if (!API_VERSIONS.has(version)) return azureError(response, 400, "BadRequest", "API version not supported");
       deployment = dated ? decodeURIComponent(dated[1]!) : String(body.model ?? "");
-      operation = dated ? dated[2]! : "responses";
+      operation = dated ? dated[2]! : resourceResponses![1]!;
     } else if (v1) {
       deployment = String(body.model ?? "");
       operation = v1[1]!;

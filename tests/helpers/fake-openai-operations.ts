@@ -140,6 +140,9 @@ function scriptedResponsesOutput(body: any, prompt: string, toolOutput: any): an
 /** The opaque `encrypted_content` the fake's own compaction answers with (OpenAI's are Fernet tokens). */
 export const OPENAI_COMPACTION_BLOB = "gAAAAABfake-openai-compaction-0123456789";
 
+/** What the fake's /responses/input_tokens counts for any input. */
+export const OPENAI_INPUT_TOKENS = 777;
+
 export function serveOpenAIOperation(path: string, body: any, response: http.ServerResponse): boolean {
   switch (path) {
     case "/v1/completions": {
@@ -251,6 +254,14 @@ export function serveOpenAIOperation(path: string, body: any, response: http.Ser
           json(response, 200, { text, usage: { type: "tokens", input_tokens: 14, output_tokens: 6, total_tokens: 20 } });
           return true;
       }
+    }
+    case "/v1/responses/input_tokens": {
+      if (String(body.model).startsWith("chat-only")) {
+        json(response, 404, { error: { message: "Invalid URL (POST /v1/responses/input_tokens)", type: "invalid_request_error", param: null, code: null } });
+        return true;
+      }
+      json(response, 200, { object: "response.input_tokens", input_tokens: OPENAI_INPUT_TOKENS });
+      return true;
     }
     case "/v1/responses/compact": {
       // OpenAI's own compaction: the user messages, then one item only OpenAI can read.

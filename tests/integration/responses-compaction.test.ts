@@ -4,8 +4,9 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import OpenAI from "openai";
 import { eventually } from "../helpers/eventually";
+import { AZURE_KEY, startFakeAzureUpstream, type FakeAzure } from "../helpers/fake-azure-upstream";
 import { BEDROCK_CREDENTIALS, BEDROCK_REGION, startFakeBedrockUpstream, type FakeBedrock } from "../helpers/fake-bedrock-upstream";
-import { OPENAI_COMPACTION_BLOB } from "../helpers/fake-openai-operations";
+import { OPENAI_COMPACTION_BLOB, OPENAI_INPUT_TOKENS } from "../helpers/fake-openai-operations";
 import { startGateway, type Gateway } from "../helpers/start-gateway";
 import { addVendorChannels, closeVendorFakes, startVendorFakes, type VendorFakes } from "../helpers/vendor-fakes";
 
@@ -17,6 +18,7 @@ import { addVendorChannels, closeVendorFakes, startVendorFakes, type VendorFakes
 let gateway: Gateway;
 let fakes: VendorFakes;
 let bedrock: FakeBedrock;
+let azure: FakeAzure;
 let client: OpenAI;
 let otherClient: OpenAI;
 /** What Bedrock's fake refused before these tests (the channel's own checks at creation). */
@@ -65,6 +67,22 @@ before(async () => {
     modelMap: { "bedrock-claude": "anthropic.claude-haiku-4-5-v1:0", "bedrock-nova": "amazon.nova-lite-v1:0" },
   });
   assert.equal(created.status, 201, JSON.stringify(created.body));
+  azure = await startFakeAzureUpstream();
+  for (const [name, settings] of [
+    ["azure-v1", {}],
+    ["azure-dated", { apiVersion: "2025-04-01-preview" }],
+  ] as const) {
+    const added = await gateway.admin("POST", "/api/admin/channels", {
+      name,
+      type: "azure",
+      baseUrl: azure.baseUrl,
+      apiKey: AZURE_KEY,
+      settings,
+      models: [name],
+      modelMap: { [name]: "gpt4o-prod" },
+    });
+    assert.equal(added.status, 201, JSON.stringify(added.body));
+  }
   const key = async (name: string) => (await gateway.admin("POST", "/api/admin/tokens", { name })).body.key as string;
   client = new OpenAI({ apiKey: await key("compaction"), baseURL: `${gateway.url}/v1`, maxRetries: 0 });
   otherClient = new OpenAI({ apiKey: await key("another"), baseURL: `${gateway.url}/v1`, maxRetries: 0 });
@@ -75,6 +93,7 @@ after(async () => {
   await gateway?.stop();
   await closeVendorFakes(fakes);
   await bedrock?.close();
+  await azure?.close();
 });
 
 function noRejections() {
@@ -125,6 +144,20 @@ describe("POST /v1/responses/compact, then a follow-up", () => {
     assert.ok(sent.raw.includes(OPENAI_COMPACTION_BLOB), "OpenAI's item reaches OpenAI as it was");
     noRejections();
   });
+
+  for (const [model, path] of [
+    ["azure-v1", "/openai/v1/responses/compact"],
+    ["azure-dated", "/openai/responses/compact?api-version=2025-04-01-preview"],
+  ]) {
+    test(`Azure (${model}): relayed to the resource's /responses/compact, OpenAI's item passes through`, async () => {
+      const compacted = await client.responses.compact({ model, input: CONVERSATION });
+      assert.equal(azure.received.at(-1)!.path, path);
+      assert.equal(azure.received.at(-1)!.body.model, "gpt4o-prod");
+      assert.equal(compactionOf(compacted.output).encrypted_content, OPENAI_COMPACTION_BLOB);
+      const counted = await client.responses.inputTokens.count({ model, input: CONVERSATION });
+      assert.equal(counted.input_tokens, OPENAI_INPUT_TOKENS);
+    });
+  }
 
   for (const { kind, model, upstream } of UPSTREAMS) {
     test(`${kind}: the gateway summarises and seals; the follow-up's upstream sees the summary, not the item nor the dropped turns`, async () => {
@@ -284,6 +317,8 @@ describe("POST /v1/responses/input_tokens", () => {
       assert.equal(data.object, "response.input_tokens", model);
       assert.ok(Number.isInteger(data.input_tokens) && data.input_tokens > 10, `${model}: ${data.input_tokens}`);
       if (model === "claude-test") assert.equal(data.input_tokens, 4242, "Anthropic's count_tokens answers");
+      if (model === "gpt-test") assert.equal(data.input_tokens, OPENAI_INPUT_TOKENS, "OpenAI's /responses/input_tokens answers");
+      if (model === "chat-only-test") assert.notEqual(data.input_tokens, OPENAI_INPUT_TOKENS, "a server without it: the gateway's estimate");
       const row = await logRow(response.headers.get("x-request-id"));
       assert.equal(row.endpoint, "/v1/responses/input_tokens");
     }

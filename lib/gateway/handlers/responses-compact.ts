@@ -74,15 +74,25 @@ export const handleCompact = withApiKey(openAIFormat, "/v1/responses/compact", a
 
 /**
  * POST /v1/responses/input_tokens (the SDK's `responses.inputTokens.count`): the request's
- * input as each channel's count-tokens member counts it (exactly where the upstream has a
- * counting endpoint, the tokenizer's estimate otherwise). Counting spends no quota.
+ * input as each channel's count-tokens member counts it: OpenAI's own /responses/input_tokens,
+ * Anthropic's, Gemini's and Bedrock's counting endpoints, the tokenizer's estimate where the
+ * upstream has none. Counting spends no quota.
  */
 export const handleInputTokens = withApiKey(openAIFormat, "/v1/responses/input_tokens", async (context) => {
   const requested = parseResponsesBody(await readJsonBody(context.request));
   const { body: merged } = await withHistory(context, requested);
   const opened = openSealedCompactions(merged.input, compactionSeals(context).open);
-  // OpenAI's opaque compaction items and a trigger have no text to count.
-  const input = inputList(opened ?? merged.input).filter((item) => item.type !== "compaction" && item.type !== "compaction_trigger");
-  const { chat } = toCanonical({ ...merged, input: input as ResponsesRequest["input"], stream: false });
-  return countPromptTokens(context, chat, (count) => ({ object: "response.input_tokens", input_tokens: count }));
+  const body: ResponsesRequest = opened ? { ...merged, input: opened } : merged;
+  // For the estimate: OpenAI's opaque compaction items and a trigger have no text to count.
+  const input = inputList(body.input).filter((item) => item.type !== "compaction" && item.type !== "compaction_trigger");
+  const { chat } = toCanonical({ ...body, input: input as ResponsesRequest["input"], stream: false });
+  const bytes = body === requested ? await context.request.body(env.MAX_BODY_BYTES) : undefined;
+  const capabilities = context.runtime.capabilities;
+  return countPromptTokens(context, chat, (count) => ({ object: "response.input_tokens", input_tokens: count }), {
+    relay: { body, bytes, stream: false, includeUsage: false, clientHeaders: context.request.headers },
+    lacksCounting: {
+      lacks: (channelId, model) => capabilities.lacks(channelId, model, "count-tokens"),
+      learn: (channelId, model) => capabilities.learnMissing(channelId, model, "count-tokens"),
+    },
+  });
 });

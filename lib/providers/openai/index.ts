@@ -1,11 +1,12 @@
 import type { ChatRequest } from "@/lib/canonical/request";
 import type { StreamEventBatches } from "@/lib/canonical/stream-event";
-import { chatMember, estimatedTokenCountMember } from "@/lib/providers/members/chat-members";
+import { chatMember } from "@/lib/providers/members/chat-members";
 import type { AttemptContext, Provider, ProviderOperations } from "@/lib/providers/provider";
 import { bearer, keyHeaderTransport } from "@/lib/providers/transport";
 import { decodeSseBatches } from "@/lib/sse/decode-sse";
 import { postOpenAI } from "./call-upstream";
 import { toOpenAIChatBody } from "./convert-request";
+import { openAITokenCountMember } from "./count-input-tokens";
 import { listOpenAIModels } from "./list-models";
 import { openAIResponseEvents, parseOpenAIStream } from "./parse-stream";
 import { openAIRealtimeMember } from "./realtime";
@@ -54,7 +55,7 @@ export const openAIOperations: ProviderOperations = {
   "audio-speech": relayed(openAIRelay(speechSpec)),
   "audio-transcription": relayed(openAIMultipartRelay(transcriptionsSpec)),
   rerank: relayed(openAIRelay(rerankSpec)),
-  "count-tokens": estimatedTokenCountMember,
+  "count-tokens": openAITokenCountMember,
   realtime: openAIRealtimeMember,
 };
 
