@@ -201,6 +201,20 @@ describe("POST /v1/responses/compact, then a follow-up", () => {
     });
   }
 
+  test("previous_response_id: the stored conversation is what gets compacted", async () => {
+    const first = await client.responses.create({ model: "claude-test", input: CONVERSATION });
+    const compacted = await client.responses.compact({ model: "claude-test", previous_response_id: first.id, input: "Also update the changelog" });
+    const asked = JSON.stringify(lastBody.anthropic().body);
+    assert.ok(asked.includes("DROPPED-TURN-7f3a") && asked.includes("Also update the changelog") && asked.includes(COMPACTION_ASK), asked);
+    const kept = compacted.output.slice(0, -1) as unknown as OpenAI.Responses.ResponseInputMessageItem[];
+    assert.deepEqual(
+      kept.map((item) => (item.content[0] as { text: string }).text),
+      ["Add a retry to src/fetch.ts", "Now run the tests in tests/fetch.test.ts", "Also update the changelog"],
+    );
+    const missing = await refusal(client.responses.compact({ model: "claude-test", previous_response_id: "resp_nothing", input: "x" }));
+    assert.equal(missing.status, 404);
+  });
+
   test("the gateway's item compacted on one upstream continues on a native one: OpenAI gets the summary, not the seal", async () => {
     const compacted = await client.responses.compact({ model: "claude-test", input: CONVERSATION });
     await client.responses.create({ model: "gpt-test", input: [...(compacted.output as OpenAI.Responses.ResponseInputItem[]), { role: "user", content: "Go on" }], store: false });
@@ -291,6 +305,15 @@ describe("compaction_trigger on /v1/responses", () => {
     await client.responses.create({ model: "claude-test", input: [item as OpenAI.Responses.ResponseInputItem, { role: "user", content: "What next?" }], store: false });
     const sent = JSON.stringify(lastBody.anthropic().body);
     assert.ok(sent.includes(SUMMARY_MARK) && !sent.includes("DROPPED-TURN-7f3a"), sent);
+  });
+
+  test("stored: a continuation of a triggered compaction carries the summary and the user messages, not the dropped turns", async () => {
+    const compacted = await client.responses.create({ model: "gemini-test", input: triggered });
+    const next = await client.responses.create({ model: "gemini-test", input: "What next?", previous_response_id: compacted.id });
+    assert.equal(next.status, "completed");
+    const sent = JSON.stringify(lastBody.gemini().body);
+    assert.ok(sent.includes(SUMMARY_MARK) && sent.includes("Add a retry to src/fetch.ts") && sent.includes("What next?"), sent);
+    assert.ok(!sent.includes("DROPPED-TURN-7f3a") && !sent.includes("gwcompact1."), sent);
   });
 
   test("native: relayed with the trigger last (a gateway item before it opened), OpenAI's compaction item comes back as it sent it", async () => {

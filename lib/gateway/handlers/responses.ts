@@ -3,7 +3,14 @@ import { messageText } from "@/lib/canonical/request";
 import { env } from "@/lib/env";
 import { openAIFormat } from "@/lib/formats/openai";
 import { parseResponsesBody, toCanonical, type ParsedResponsesRequest } from "@/lib/formats/responses/parse-request";
-import { compactionRequest, openSealedCompactions, renderTriggeredCompaction, renderTriggeredCompactionStream, takeCompactionTrigger } from "@/lib/formats/responses/compaction";
+import {
+  compactionRequest,
+  keptUserMessages,
+  openSealedCompactions,
+  renderTriggeredCompaction,
+  renderTriggeredCompactionStream,
+  takeCompactionTrigger,
+} from "@/lib/formats/responses/compaction";
 import { newEnvelope, renderResponse } from "@/lib/formats/responses/render-response";
 import { renderResponsesStream } from "@/lib/formats/responses/render-stream";
 import { renderResponsesStreamError } from "@/lib/formats/responses/render-stream-error";
@@ -29,6 +36,12 @@ function asInputItems(output: unknown[] | undefined): unknown[] {
 
 function inputItems(body: ResponsesRequest): unknown[] {
   return typeof body.input === "string" ? [{ role: "user", content: body.input }] : (body.input ?? []);
+}
+
+/** What a continuation carries: the turn's input and output, or after a compaction only the user messages kept and the compaction item. */
+function conversationAfter(body: ResponsesRequest, response: ResponseObject, compacted: boolean): unknown[] {
+  const before = compacted ? keptUserMessages(body.input) : inputItems(body);
+  return [...before, ...asInputItems(response.output)];
 }
 
 /**
@@ -76,7 +89,7 @@ export const handleResponses = withApiKey(openAIFormat, "/v1/responses", async (
       native,
       channelId: context.call.channelId,
       model: requested.model,
-      conversation: native ? null : [...inputItems(references), ...asInputItems(response.output)],
+      conversation: native ? null : conversationAfter(references, response, triggered),
       input: inputItems(requested),
       response,
     };
