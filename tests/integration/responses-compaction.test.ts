@@ -290,17 +290,32 @@ describe("compaction_trigger on /v1/responses", () => {
     const stream = await client.responses.create({ model: "claude-test", input: triggered, store: false, stream: true });
     const types: string[] = [];
     let completed: OpenAI.Responses.Response | undefined;
-    let added: { type: string } | undefined;
+    let added: Record<string, unknown> | undefined;
+    let compacting: { item_id: string } | undefined;
     for await (const event of stream) {
-      types.push(event.type);
-      if (event.type === "response.output_item.added") added = event.item;
+      if (types.at(-1) !== event.type) types.push(event.type);
+      if (event.type === "response.output_item.added") added = event.item as unknown as Record<string, unknown>;
+      if (event.type === "response.compaction.compacting") compacting = event;
       if (event.type === "response.completed") completed = event.response;
     }
-    assert.deepEqual(types, ["response.created", "response.in_progress", "response.output_item.added", "response.output_item.done", "response.completed"]);
+    assert.deepEqual(types, [
+      "response.created",
+      "response.in_progress",
+      "response.output_item.added",
+      "response.compaction.compacting",
+      "response.output_item.done",
+      "response.completed",
+    ]);
+    // Opened without its content, as OpenAI streams it; the sealed content comes whole at the end.
     assert.equal(added?.type, "compaction");
-    const item = completed!.output[0] as { type: string; encrypted_content: string };
+    assert.equal(added?.encrypted_content, undefined);
+    assert.equal(compacting?.item_id, added?.id);
+    const item = completed!.output[0] as { type: string; id: string; encrypted_content: string };
     assert.equal(item.type, "compaction");
+    assert.equal(item.id, added?.id);
     assert.match(item.encrypted_content, /^gwcompact1\./);
+    const helper = await client.responses.stream({ model: "claude-test", input: triggered, store: false }).finalResponse();
+    assert.match((helper.output[0] as { encrypted_content: string }).encrypted_content, /^gwcompact1\./);
 
     await client.responses.create({ model: "claude-test", input: [item as OpenAI.Responses.ResponseInputItem, { role: "user", content: "What next?" }], store: false });
     const sent = JSON.stringify(lastBody.anthropic().body);

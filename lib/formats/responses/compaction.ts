@@ -1,7 +1,7 @@
 import { collectResponse, type ChatResponse } from "@/lib/canonical/collect-response";
 import { GatewayError, toGatewayError } from "@/lib/canonical/gateway-error";
 import type { ChatRequest } from "@/lib/canonical/request";
-import type { StreamEventBatches } from "@/lib/canonical/stream-event";
+import type { StreamEvent, StreamEventBatches } from "@/lib/canonical/stream-event";
 import { isSealedCompaction, type OpenedCompaction } from "@/lib/crypto/compaction-seal";
 import { encodeSse } from "@/lib/sse/encode-sse";
 import { renderResponsesStreamError } from "./render-stream-error";
@@ -119,7 +119,14 @@ export function renderTriggeredCompaction(envelope: ResponseEnvelope, answer: Ch
   return responseObject(envelope, { status: "completed", output: [compactionItem(seal(answer.text))], usage: answer.usage ?? ZERO_USAGE });
 }
 
-/** The same, streamed: the item is written once the summary is whole (it is sealed, never shown in parts). */
+/** How many summary deltas one `response.compaction.compacting` progress event stands for. */
+const DELTAS_PER_PROGRESS = 64;
+
+/**
+ * The same, streamed as OpenAI streams a trigger's compaction: the item opened without its
+ * content, `response.compaction.compacting` while the summary is written (it is sealed,
+ * never shown in parts), then the whole item and the response.
+ */
 export async function* renderTriggeredCompactionStream(
   events: StreamEventBatches,
   envelope: ResponseEnvelope,
@@ -129,18 +136,34 @@ export async function* renderTriggeredCompactionStream(
   let sequence = 0;
   const event = (type: string, data: Record<string, unknown>) => encodeSse(JSON.stringify({ type, sequence_number: sequence++, ...data }), type);
   const opened = responseObject(envelope, { status: "in_progress", output: [] });
-  yield event("response.created", { response: opened }) + event("response.in_progress", { response: opened });
+  const itemId = newId("cmp");
+  yield event("response.created", { response: opened }) +
+    event("response.in_progress", { response: opened }) +
+    event("response.output_item.added", { output_index: 0, item: { type: "compaction", id: itemId } });
+  const batches: StreamEvent[][] = [];
+  let deltas = 0;
   let answer: ChatResponse;
   try {
-    answer = await collectResponse(events);
+    for await (const batch of events) {
+      batches.push(batch);
+      for (const part of batch) {
+        if (part.type !== "text-delta") continue;
+        if (deltas % DELTAS_PER_PROGRESS === 0) yield event("response.compaction.compacting", { item_id: itemId, output_index: 0 });
+        deltas += 1;
+      }
+    }
+    answer = await collectResponse(
+      (async function* () {
+        yield* batches;
+      })(),
+    );
   } catch (error) {
     yield renderResponsesStreamError(toGatewayError(error), sequence++);
     return;
   }
   const done = renderTriggeredCompaction(envelope, answer, seal);
-  onDone(done);
-  const item = done.output[0]!;
-  yield event("response.output_item.added", { output_index: 0, item }) +
-    event("response.output_item.done", { output_index: 0, item }) +
-    event("response.completed", { response: done });
+  const item = { ...done.output[0]!, id: itemId };
+  const completed = { ...done, output: [item] };
+  onDone(completed);
+  yield event("response.output_item.done", { output_index: 0, item }) + event("response.completed", { response: completed });
 }
