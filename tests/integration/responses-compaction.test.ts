@@ -322,6 +322,16 @@ describe("compaction_trigger on /v1/responses", () => {
     assert.ok(sent.includes(SUMMARY_MARK) && !sent.includes("DROPPED-TURN-7f3a"), sent);
   });
 
+  for (const { kind, model, upstream } of UPSTREAMS.filter((entry) => entry.model !== "claude-test")) {
+    test(`${kind}: a trigger is compacted by the gateway too`, async () => {
+      const whole = await client.responses.create({ model, input: triggered, store: false });
+      assert.equal(whole.output.length, 1);
+      assert.match((whole.output[0] as { encrypted_content: string }).encrypted_content, /^gwcompact1\./);
+      assert.ok(JSON.stringify(lastBody[upstream]().body).includes(COMPACTION_ASK));
+      noRejections();
+    });
+  }
+
   test("stored: a continuation of a triggered compaction carries the summary and the user messages, not the dropped turns", async () => {
     const compacted = await client.responses.create({ model: "gemini-test", input: triggered });
     const next = await client.responses.create({ model: "gemini-test", input: "What next?", previous_response_id: compacted.id });

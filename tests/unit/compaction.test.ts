@@ -2,7 +2,9 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { describe, test } from "node:test";
 import { compactionKeys, openCompaction, sealCompaction } from "@/lib/crypto/compaction-seal";
-import { compactionRequest, keptUserMessages, openSealedCompactions, takeCompactionTrigger } from "@/lib/formats/responses/compaction";
+import type { ChatResponse } from "@/lib/canonical/collect-response";
+import { isGatewayError } from "@/lib/canonical/gateway-error";
+import { compactionRequest, keptUserMessages, openSealedCompactions, renderCompactedResponse, takeCompactionTrigger } from "@/lib/formats/responses/compaction";
 import { parseResponsesBody, toCanonical } from "@/lib/formats/responses/parse-request";
 
 // The gateway's compaction items: sealed under a key of their own, bound to an owner, and
@@ -78,5 +80,38 @@ describe("the conversation around a compaction", () => {
   test("a trigger counts only as the last item", () => {
     assert.equal(takeCompactionTrigger([...input, { type: "compaction_trigger" }] as never).triggered, true);
     assert.equal(takeCompactionTrigger([{ type: "compaction_trigger" }, ...input] as never).triggered, false);
+  });
+});
+
+describe("the compacted answer", () => {
+  const answer = (text: string): ChatResponse => ({
+    id: "",
+    model: "m",
+    created: 0,
+    text,
+    reasoning: "",
+    toolCalls: [],
+    webSearches: [],
+    citations: [],
+    finishReason: "stop",
+    usage: { promptTokens: 50, completionTokens: 7 },
+  });
+
+  test("OpenAI's shape: the kept messages, one sealed item, the usage", () => {
+    const compacted = renderCompactedResponse(answer("the summary"), [{ type: "message", role: "user", content: [] }], (summary) => `sealed(${summary})`);
+    assert.equal(compacted.object, "response.compaction");
+    assert.deepEqual(
+      compacted.output.map((item) => item.type),
+      ["message", "compaction"],
+    );
+    assert.equal(compacted.output[1]!.encrypted_content, "sealed(the summary)");
+    assert.deepEqual([compacted.usage?.input_tokens, compacted.usage?.output_tokens, compacted.usage?.total_tokens], [50, 7, 57]);
+  });
+
+  test("no summary written is a 502 that says nothing was compacted, never an empty item", () => {
+    assert.throws(
+      () => renderCompactedResponse(answer("  "), [], () => assert.fail("nothing to seal")),
+      (error: unknown) => isGatewayError(error) && error.status === 502 && /no summary/.test(error.message),
+    );
   });
 });

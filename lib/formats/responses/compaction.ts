@@ -103,20 +103,30 @@ export function compactionItem(encryptedContent: string): OutputItem {
 
 const ZERO_USAGE = { promptTokens: 0, completionTokens: 0 };
 
+/** The summary the model wrote; none (a refusal, a tool call) leaves nothing to compact to. */
+function summaryOf(answer: ChatResponse): string {
+  if (answer.text.trim() === "") {
+    throw new GatewayError("bad_gateway", "The model wrote no summary of the conversation, so nothing was compacted. Try again, or compact with another model.", {
+      code: "empty_compaction",
+    });
+  }
+  return answer.text;
+}
+
 /** The answer of POST /v1/responses/compact. */
 export function renderCompactedResponse(answer: ChatResponse, kept: Item[], seal: (summary: string) => string) {
   return {
     id: newId("resp"),
     object: "response.compaction",
     created_at: Math.floor(Date.now() / 1000),
-    output: [...kept, compactionItem(seal(answer.text))],
+    output: [...kept, compactionItem(seal(summaryOf(answer)))],
     usage: renderUsage(answer.usage ?? ZERO_USAGE),
   };
 }
 
 /** A Responses answer to a `compaction_trigger`: its one output item is the compaction. */
 export function renderTriggeredCompaction(envelope: ResponseEnvelope, answer: ChatResponse, seal: (summary: string) => string) {
-  return responseObject(envelope, { status: "completed", output: [compactionItem(seal(answer.text))], usage: answer.usage ?? ZERO_USAGE });
+  return responseObject(envelope, { status: "completed", output: [compactionItem(seal(summaryOf(answer)))], usage: answer.usage ?? ZERO_USAGE });
 }
 
 /** How many summary deltas one `response.compaction.compacting` progress event stands for. */
@@ -142,7 +152,7 @@ export async function* renderTriggeredCompactionStream(
     event("response.output_item.added", { output_index: 0, item: { type: "compaction", id: itemId } });
   const batches: StreamEvent[][] = [];
   let deltas = 0;
-  let answer: ChatResponse;
+  let done: ReturnType<typeof renderTriggeredCompaction>;
   try {
     for await (const batch of events) {
       batches.push(batch);
@@ -152,16 +162,16 @@ export async function* renderTriggeredCompactionStream(
         deltas += 1;
       }
     }
-    answer = await collectResponse(
+    const answer = await collectResponse(
       (async function* () {
         yield* batches;
       })(),
     );
+    done = renderTriggeredCompaction(envelope, answer, seal);
   } catch (error) {
     yield renderResponsesStreamError(toGatewayError(error), sequence++);
     return;
   }
-  const done = renderTriggeredCompaction(envelope, answer, seal);
   const item = { ...done.output[0]!, id: itemId };
   const completed = { ...done, output: [item] };
   onDone(completed);
