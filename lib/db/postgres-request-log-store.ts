@@ -4,11 +4,24 @@ import { totalsOf } from "@/lib/usage/request-log-writer";
 import { daysOf, rollUp, type StoredRow, USAGE_HOUR_KEYS, USAGE_HOUR_SUMS, type UsageHourRow } from "@/lib/usage/usage-hours";
 import { BACKFILL_MARK, hourRowValues, upsertHoursSql, usageGroupOf, usageQuerySql } from "./usage-hour-sql";
 
-const ENCODE = { date: (date: Date) => date, boolean: (value: boolean) => value };
+// Prisma keeps UTC in "timestamp(3)" (without time zone) columns. Dates go as UTC text (PostgreSQL
+// drops the "Z" when it casts to timestamp) and come back read as UTC, so the rows agree with
+// Prisma's whatever the process's time zone; node-pg's default is the local time both ways.
+const utc = (date: Date) => date.toISOString();
+const TIMESTAMP_OID = 1114;
+const ENCODE = { date: utc, boolean: (value: boolean) => value };
 const COLUMN_LIST = LOG_COLUMNS.map((column) => `"${column}"`).join(", ");
 // PostgreSQL allows 65,535 bind parameters per statement.
 const ROWS_PER_INSERT = Math.floor(60_000 / LOG_COLUMNS.length);
 const HOURS_PER_UPSERT = Math.floor(60_000 / (USAGE_HOUR_KEYS.length + USAGE_HOUR_SUMS.length));
+
+/** node-pg's type parsers, with "timestamp" read as UTC (for a client or pool's `types`). */
+export function utcTimestamps(pg: typeof import("pg").default) {
+  return {
+    getTypeParser: ((oid: number, format?: "text" | "binary") =>
+      oid === TIMESTAMP_OID ? (text: string) => new Date(`${text.replace(" ", "T")}Z`) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+  };
+}
 
 /** Batched log writes as multi-row inserts on a small pg pool of its own. */
 export class PostgresRequestLogStore implements RequestLogStore {
@@ -19,7 +32,7 @@ export class PostgresRequestLogStore implements RequestLogStore {
   /** `pg` is imported here, so a SQLite deployment never loads it. */
   static async open(url: string): Promise<PostgresRequestLogStore> {
     const { default: pg } = await import("pg");
-    return new PostgresRequestLogStore(new pg.Pool({ connectionString: url, max: 4 }));
+    return new PostgresRequestLogStore(new pg.Pool({ connectionString: url, max: 4, types: utcTimestamps(pg) }));
   }
 
   async writeBatch({ rows: entries, hours, usage }: LogBatch): Promise<void> {
@@ -52,7 +65,7 @@ export class PostgresRequestLogStore implements RequestLogStore {
         await client.query(
           `UPDATE "Token" SET "usedTokens" = "usedTokens" + $1, "usedUsd" = "usedUsd" + $2,
              "lastUsedAt" = GREATEST(COALESCE("lastUsedAt", $3), $3) WHERE "id" = $4`,
-          [tokens, usd, lastUsedAt, tokenId],
+          [tokens, usd, utc(lastUsedAt), tokenId],
         );
       }
       await client.query("COMMIT");
@@ -75,7 +88,7 @@ export class PostgresRequestLogStore implements RequestLogStore {
   }
 
   async usage(query: UsageQuery): Promise<UsageGroup[]> {
-    const { sql, params } = usageQuerySql("postgresql", query, (date) => date);
+    const { sql, params } = usageQuerySql("postgresql", query, utc);
     const { rows } = await this.pool.query<Record<string, unknown>>(sql, params);
     return rows.flatMap((row) => usageGroupOf(row, query) ?? []);
   }
@@ -97,7 +110,7 @@ export class PostgresRequestLogStore implements RequestLogStore {
                 "cachedTokens", "reasoningTokens", "costUsd", "cacheStatus", "cacheSavedUsd", "latencyMs", "firstTokenMs"
            FROM "RequestLog" WHERE "createdAt" < $1 AND ($2::timestamp IS NULL OR ("createdAt", "id") > ($2::timestamp, $3::text))
           ORDER BY "createdAt", "id" LIMIT $4`,
-        [new Date(before), after ? new Date(after[0]) : null, after?.[1] ?? null, limit],
+        [before, after?.[0] ?? null, after?.[1] ?? null, limit],
       );
       await addRollups(
         client,
@@ -126,7 +139,7 @@ export class PostgresRequestLogStore implements RequestLogStore {
     const result = await this.pool.query(
       `DELETE FROM "RequestLog" WHERE NOT EXISTS (SELECT 1 FROM "Setting" WHERE "key" = $3) AND "id" IN (
          SELECT "id" FROM "RequestLog" WHERE "createdAt" < $1 ORDER BY "createdAt" LIMIT $2 FOR UPDATE SKIP LOCKED)`,
-      [before, limit, BACKFILL_MARK],
+      [utc(before), limit, BACKFILL_MARK],
     );
     return result.rowCount ?? 0;
   }
@@ -156,7 +169,7 @@ async function addRollups(client: pg.PoolClient, hours: UsageHourRow[]): Promise
       const slice = rows.slice(start, start + HOURS_PER_UPSERT);
       await client.query(
         upsertHoursSql("postgresql", slice.length, table),
-        slice.flatMap((row) => hourRowValues(row, (date) => date)),
+        slice.flatMap((row) => hourRowValues(row, utc)),
       );
     }
   }

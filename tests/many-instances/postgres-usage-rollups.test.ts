@@ -1,7 +1,7 @@
 import { describe, test } from "node:test";
 import pg from "pg";
 import { migrate } from "@/lib/db/migrate";
-import { PostgresRequestLogStore } from "@/lib/db/postgres-request-log-store";
+import { PostgresRequestLogStore, utcTimestamps } from "@/lib/db/postgres-request-log-store";
 import { BACKFILL_MARK } from "@/lib/db/usage-hour-sql";
 import { LOG_COLUMNS, logRowValues } from "@/lib/usage/request-log-store";
 import { createTestDatabase, sharedServices } from "../helpers/start-gateway";
@@ -17,7 +17,7 @@ describe("the PostgreSQL store's hourly rollups", () => {
     const url = await createTestDatabase(services.postgresUrl);
     await migrate({ kind: "postgresql", url });
     const [store, second] = await Promise.all([PostgresRequestLogStore.open(url), PostgresRequestLogStore.open(url)]);
-    const client = new pg.Client({ connectionString: url });
+    const client = new pg.Client({ connectionString: url, types: utcTimestamps(pg) });
     await client.connect();
     try {
       await rollupContract({
@@ -29,7 +29,7 @@ describe("the PostgreSQL store's hourly rollups", () => {
           for (const row of rows) {
             await client.query(
               `INSERT INTO "RequestLog" (${LOG_COLUMNS.map((column) => `"${column}"`).join(", ")}) VALUES (${LOG_COLUMNS.map((_, index) => `$${index + 1}`).join(", ")})`,
-              logRowValues(row, { date: (date) => date, boolean: (value) => value }),
+              logRowValues(row, { date: (date) => date.toISOString(), boolean: (value) => value }),
             );
           }
           const mark = { before: "2100-01-01T00:00:00.000Z", after: last[0] ? [last[0].createdAt.toISOString(), last[0].id] : null };
