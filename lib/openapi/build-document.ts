@@ -186,7 +186,14 @@ const ENDPOINTS: Endpoint[] = [
     body: userUpdateSchema,
   },
   { method: "delete", path: "/api/admin/users/{id}", summary: "Delete a user and their tokens", tag: "Admin", security: "admin" },
-  { method: "get", path: "/api/admin/logs", summary: "Usage log rows, newest first, a page at a time (`limit`, `cursor` from `next_cursor`; filters `from`, `to`, `token`, `user`, `model`, `channel`, `status`, `session`)", tag: "Admin", security: "admin" },
+  {
+    method: "get",
+    path: "/api/admin/logs",
+    summary:
+      "Usage log rows, newest first, a page at a time (`limit`, `cursor` from `next_cursor`; filters `from`, `to`, `token`, `user`, `model`, `channel`, `status`, `session`)",
+    tag: "Admin",
+    security: "admin",
+  },
   {
     method: "get",
     path: "/api/admin/usage",

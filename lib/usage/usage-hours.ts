@@ -128,8 +128,8 @@ export function daysOf(hours: readonly UsageHourRow[]): UsageHourRow[] {
     const day = Math.floor(row.hour / DAY_MS) * DAY_MS;
     const key = `${day}\u0000${row.tokenId}\u0000${row.userId}\u0000${row.model}\u0000${row.channelId}\u0000${row.statusClass}`;
     const existing = days.get(key);
-    if (existing) existing.sums.forEach((_, index) => (existing.sums[index]! += row.sums[index]!));
-    else days.set(key, { ...row, hour: day, sums: [...row.sums] });
+    if (!existing) days.set(key, { ...row, hour: day, sums: [...row.sums] });
+    else for (let index = 0; index < row.sums.length; index += 1) existing.sums[index]! += row.sums[index]!;
   }
   return [...days.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
 }

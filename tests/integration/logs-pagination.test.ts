@@ -49,7 +49,15 @@ function makeRow(at: number, overrides: Partial<Row> = {}): Row {
 
 async function insert(batch: Row[]) {
   await database.requestLog.createMany({
-    data: batch.map((row) => ({ ...row, endpoint: "/v1/chat/completions", clientFormat: "openai", method: "POST", latencyMs: 5, stream: true, attempts: [{ status: row.status }] })),
+    data: batch.map((row) => ({
+      ...row,
+      endpoint: "/v1/chat/completions",
+      clientFormat: "openai",
+      method: "POST",
+      latencyMs: 5,
+      stream: true,
+      attempts: [{ status: row.status }],
+    })),
   });
   rows.push(...batch);
 }
