@@ -49,6 +49,8 @@ function sqliteRows(file: string): Expired {
     exists: async (id) => exists.get(id) !== undefined,
     hourTotals: async () => database.prepare(`SELECT COUNT(*) AS "rows", SUM("requests") AS "requests" FROM "UsageHour"`).get(),
     close: async () => {
+      // The file shrinks back to what the load wrote: the helper reads it whole when the gateway stops.
+      database.exec("VACUUM");
       database.close();
     },
   };
@@ -81,10 +83,13 @@ try {
   await expired.insert(token.id, started);
   // The sweep deletes the oldest first: old_<rows-1> goes first, old_0 last.
   let left = rows;
+  let looking = false;
   const watch = setInterval(() => {
+    if (looking) return; // one look at a time (a pg client runs one query at a time)
+    looking = true;
     void (async () => {
       left = (await expired.exists("old_0")) ? ((await expired.exists(`old_${rows - 1}`)) ? rows : 1) : 0;
-    })();
+    })().finally(() => (looking = false));
   }, 50);
   process.stdout.write(`inserted ${rows} expired rows (${postgresUrl ? "PostgreSQL" : "SQLite"}) in ${Date.now() - started} ms\n`);
 

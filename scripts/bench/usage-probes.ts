@@ -31,6 +31,8 @@ export interface Timing {
   ms: number;
   min: number;
   max: number;
+  /** Pages: the median time from the request to the document's last byte (the server's part). */
+  serverMs?: number;
   note?: string;
 }
 
@@ -43,6 +45,7 @@ export async function timePages(browser: Browser, baseUrl: string, sessionCookie
   const results: Timing[] = [];
   for (const { label, path: route } of pages) {
     const times: number[] = [];
+    const serverTimes: number[] = [];
     let status: number | string = 0;
     for (let load = 0; load <= loads; load += 1) {
       const started = performance.now();
@@ -52,7 +55,14 @@ export async function timePages(browser: Browser, baseUrl: string, sessionCookie
       const elapsed = performance.now() - started;
       status = response?.status() ?? "no response";
       if (new URL(page.url()).pathname.startsWith("/login")) status = "signed out";
-      if (load > 0) times.push(elapsed);
+      const server = await page.evaluate(() => {
+        const [entry] = performance.getEntriesByType("navigation") as PerformanceNavigationTiming[];
+        return entry ? entry.responseEnd - entry.requestStart : Number.NaN;
+      });
+      if (load > 0) {
+        times.push(elapsed);
+        serverTimes.push(server);
+      }
     }
     results.push({ label, target: route, status, ms: median(times), min: Math.min(...times), max: Math.max(...times) });
     process.stdout.write(
