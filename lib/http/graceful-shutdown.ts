@@ -42,6 +42,9 @@ export interface ShutdownSteps {
   say(line: string): void;
 }
 
+/** How long a second signal waits for the cut requests' rows before exiting regardless. */
+const FORCED_EXIT_MS = 15_000;
+
 /**
  * SIGTERM/SIGINT/SIGHUP: stop accepting, let open requests finish up to the deadline, then flush
  * the log queue and close the store. A second signal cuts what is left short, still
@@ -72,7 +75,9 @@ export function handleShutdownSignals(steps: ShutdownSteps): void {
     }
     steps.say(`${signal} again: stopping now`);
     steps.server.closeAllConnections();
-    const forced = setTimeout(() => process.exit(1), 2000);
+    // Exits as soon as the cut requests' rows are written; the timer only guards against a
+    // store that hangs (a loaded machine may take seconds to estimate and write the rows).
+    const forced = setTimeout(() => process.exit(1), FORCED_EXIT_MS);
     forced.unref();
     void steps.flushAndClose().finally(() => process.exit(1));
   };

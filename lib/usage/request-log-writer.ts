@@ -95,7 +95,7 @@ export class RequestLogWriter {
    * Writes everything and closes the store. Requests still finishing (a connection just
    * cut by a shutdown settles its row a few ticks later) are waited for, up to `waitMs`.
    */
-  async stop(waitMs = 3000): Promise<void> {
+  async stop(waitMs = 10_000): Promise<void> {
     clearInterval(this.timer);
     if (this.openRequests > 0) {
       await new Promise<void>((resolve) => {
