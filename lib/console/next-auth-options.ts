@@ -56,8 +56,8 @@ export const authOptions: NextAuthOptions = {
       credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
       async authorize(credentials, request) {
         if (!credentials?.email || !credentials.password) return null;
-        const { database, shared } = await getRuntime();
-        return signInWithPassword({ database, shared }, { email: credentials.email, password: credentials.password }, clientAddress(request?.headers));
+        const { database, shared, deploymentId } = await getRuntime();
+        return signInWithPassword({ database, shared, deploymentId }, { email: credentials.email, password: credentials.password }, clientAddress(request?.headers));
       },
     }),
     ...(oidc ? [oidc] : []),

@@ -6,6 +6,8 @@ import { standInPasswordHash, verifyPassword } from "@/lib/auth/password";
 export interface PasswordSignInServices {
   database: Database;
   shared: SharedState;
+  /** This deployment's id: one Redis may serve several deployments, each counting its own failures. */
+  deploymentId: string;
   /** Checks a typed password against a stored hash; lib/auth/password.ts's unless given. */
   verifyPassword?: (password: string, stored: string) => Promise<boolean>;
 }
@@ -24,15 +26,18 @@ export interface SignedInUser {
 export async function signInWithPassword(services: PasswordSignInServices, credentials: { email: string; password: string }, address: string): Promise<SignedInUser | null> {
   const verify = services.verifyPassword ?? verifyPassword;
   const email = credentials.email.trim().toLowerCase();
-  await assertNotThrottled(services.shared, email, address);
+  // The counters are this deployment's: another's failures for the same email never pause it.
+  const account = `${services.deploymentId}|${email}`;
+  const from = `${services.deploymentId}|${address}`;
+  await assertNotThrottled(services.shared, account, from);
   const user = await services.database.user.findUnique({ where: { email } });
   // Every refusal does the one scrypt check a right password does, or the time taken
   // would tell which emails have an account (a stand-in hash when there is none to check).
   const matches = await verify(credentials.password, user?.passwordHash ?? (await standInPasswordHash()));
   if (!user?.passwordHash || user.disabled || !matches) {
-    await recordFailure(services.shared, email, address);
+    await recordFailure(services.shared, account, from);
     return null;
   }
-  await recordSuccess(services.shared, email, address);
+  await recordSuccess(services.shared, account, from);
   return { id: user.id, email: user.email, name: user.name, sessionVersion: user.sessionVersion };
 }

@@ -22,7 +22,7 @@ let realHash: string;
 async function attempt(email: string, password: string, address: string) {
   const checked: string[] = [];
   const verify = async (typed: string, stored: string) => (checked.push(stored), verifyPassword(typed, stored));
-  const user = await signInWithPassword({ database, shared: new MemorySharedState(), verifyPassword: verify }, { email, password }, address);
+  const user = await signInWithPassword({ database, shared: new MemorySharedState(), deploymentId: "test", verifyPassword: verify }, { email, password }, address);
   return { user, checked };
 }
 
