@@ -43,23 +43,11 @@ const DIMENSION_SQL: Record<UsageQuery["groupBy"][number], Record<Dialect, strin
   channel: { sqlite: `"channelId"`, postgresql: `"channelId"` },
 };
 
-const TOTALS = [
-  "requests",
-  "charged",
-  "failed",
-  "promptTokens",
-  "completionTokens",
-  "cachedTokens",
-  "reasoningTokens",
-  "costUsd",
-  "cacheHits",
-  "cacheSavedUsd",
-  "latencyMsSum",
-  "firstTokenCount",
-  "firstTokenMsSum",
-] as const;
-const LATENCY = Array.from({ length: HISTOGRAM_BUCKETS }, (_, index) => `latency${index}`);
-const FIRST_TOKEN = Array.from({ length: HISTOGRAM_BUCKETS }, (_, index) => `firstToken${index}`);
+// The summed columns: the totals, then the two histograms.
+const FIRST_BUCKET = USAGE_HOUR_SUMS.indexOf("latency0");
+const TOTALS = USAGE_HOUR_SUMS.slice(0, FIRST_BUCKET);
+const LATENCY = USAGE_HOUR_SUMS.slice(FIRST_BUCKET, FIRST_BUCKET + HISTOGRAM_BUCKETS);
+const FIRST_TOKEN = USAGE_HOUR_SUMS.slice(FIRST_BUCKET + HISTOGRAM_BUCKETS);
 
 /** Whole hours: `from` rounded down, `to` rounded up. */
 export function hourSpan(from: Date, to?: Date): { from: Date; to?: Date } {
