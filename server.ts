@@ -90,7 +90,10 @@ async function banner(runtime: Runtime, port: number): Promise<string> {
   const setupCode = (await needsSetup(runtime)) ? await readSetupCode(runtime.database, keys) : undefined;
   const adminKey = env.ADMIN_API_KEY ? "from ADMIN_API_KEY" : `in ${path.join(env.DATA_DIR, ADMIN_KEY_FILE)}`;
   return [
-    `  API:           ${origin}/v1 (OpenAI and Anthropic SDKs), ${origin}/v1beta (Gemini SDK)`,
+    // Each SDK's own base URL: the Anthropic and Gemini SDKs add their version segment themselves.
+    `  OpenAI SDK:    base URL ${origin}/v1`,
+    `  Anthropic SDK: base URL ${origin} (the SDK adds /v1)`,
+    `  Gemini SDK:    base URL ${origin} (the SDK adds /v1beta)`,
     `  Console:       ${origin}/console${setupCode ? ": waiting for setup" : ""}`,
     ...(setupCode ? [`  Setup code:    ${setupCode} (also in ${path.join(env.DATA_DIR, SETUP_CODE_FILE)}): the setup page asks for it to create the first admin`] : []),
     `  Admin API key: ${adminKey}`,

@@ -34,6 +34,7 @@ import { handleOpenApi } from "@/lib/openapi/handle-openapi";
 import { handleOwnUsage } from "@/lib/console/own-usage";
 import type { ApiHandler } from "@/lib/canonical/api-types";
 import { handlePreflight } from "./cors";
+import { doubledVersionRefusal } from "./doubled-version";
 import { RouteTable, type RouteLookup, type RouteMatch } from "./route-table";
 import { isConsoleWrite, unknownPathMessage, WRITE_METHODS } from "./stray-writes";
 
@@ -124,6 +125,8 @@ export function matchApiRoute(method: string, pathname: string): RouteMatch | un
     const error = new GatewayError("method_not_allowed", `This path accepts ${allow}, not ${method}.`, { code: "method_not_allowed" });
     return refusal(format, error, { allow });
   }
+  const doubled = doubledVersionRefusal(pathname);
+  if (doubled) return { handler: doubled, params: {} };
   const mistake = missingPrefix(pathname);
   if (mistake) return refusal(mistake.format, new GatewayError("not_found", mistake.hint, { code: "missing_base_path" }));
   const spelling = apiRoutes.spelling(pathname);
@@ -162,13 +165,6 @@ function missingPrefix(pathname: string): { format: ClientFormat; hint: string }
     return {
       format: anthropicFormat,
       hint: "This gateway serves the Anthropic API at /v1/messages: the Anthropic SDKs add /v1 themselves, so set the base URL to the gateway's root (without /v1).",
-    };
-  }
-  if (pathname.startsWith("/v1/v1/")) {
-    const rest = pathname.slice("/v1/v1".length);
-    return {
-      format: ANTHROPIC_PATHS.has(rest) ? anthropicFormat : openAIFormat,
-      hint: "The base URL ends in /v1 and the client adds /v1 again: remove /v1 from the base URL (Anthropic SDKs, Claude Code) or from the path.",
     };
   }
   if (pathname.startsWith("/models/") && pathname.includes(":")) return { format: geminiFormat, hint: base("Gemini", "/v1beta") };
