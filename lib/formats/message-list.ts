@@ -21,3 +21,8 @@ export function messageList<List extends z.ZodArray>(list: List) {
     })
     .pipe(list);
 }
+
+/** Whether a conversation of `count` items is within MAX_REQUEST_MESSAGES (one read without the schema). */
+export function withinMessageLimit(count: number): boolean {
+  return count <= env.MAX_REQUEST_MESSAGES;
+}

@@ -6,7 +6,7 @@ import type { ApiResponse } from "@/lib/canonical/api-types";
 import { withResponseCache } from "@/lib/cache/response-cache";
 import { env } from "@/lib/env";
 import type { ChatCall } from "@/lib/providers/provider";
-import { estimatePromptTokens, runCall } from "./call-pipeline";
+import { estimateTokensOfLength, runCall } from "./call-pipeline";
 import type { GatewayContext } from "./with-api-key";
 
 export interface ChatPlan {
@@ -19,6 +19,8 @@ export interface ChatPlan {
   session?: string;
   /** The in-stream error event once a stream has started (the format's own by default). */
   renderStreamError?(error: GatewayError): string;
+  /** The bytes of the conversation's JSON when it is not parsed yet (deferred-chat.ts): the estimate is made from them. */
+  conversationBytes?: number;
 }
 
 /** Chat in any client format; each channel's provider decides between relaying and translating. */
@@ -31,12 +33,14 @@ function runChat(context: GatewayContext, plan: ChatPlan): Promise<ApiResponse> 
   const { call, format } = context;
   const promptText = () => [chat.system ?? "", ...chat.messages.map(messageText)].join("\n");
   call.promptText = promptText;
+  // The length alone, without joining a conversation into one string.
+  const promptLength = plan.conversationBytes ?? chat.messages.reduce((sum, message) => sum + messageText(message).length + 1, chat.system?.length ?? 0);
   return runCall(context, {
     operation: "chat",
     model: chat.model,
     stream: chat.stream,
     session: plan.session,
-    estimate: { inputTokens: estimatePromptTokens(promptText()), outputTokens: chat.maxTokens ?? env.QUOTA_DEFAULT_OUTPUT_TOKENS },
+    estimate: { inputTokens: estimateTokensOfLength(promptLength), outputTokens: chat.maxTokens ?? env.QUOTA_DEFAULT_OUTPUT_TOKENS },
     renderStreamError: plan.renderStreamError ?? format.renderStreamError,
     call: {
       model: chat.model,

@@ -13,7 +13,12 @@ export type { CallPlan } from "./call-services";
 
 /** A quick upper bound of a prompt's tokens for reservations: ~3 characters a token is more than any tokenizer gives for text. */
 export function estimatePromptTokens(text: string): number {
-  return Math.ceil(text.length / 3) + 16;
+  return estimateTokensOfLength(text.length);
+}
+
+/** The same bound from a length in characters, or in bytes of JSON (more than its characters). */
+export function estimateTokensOfLength(length: number): number {
+  return Math.ceil(length / 3) + 16;
 }
 
 /** The prober checks an auto-disabled channel about once a minute. */

@@ -1,3 +1,4 @@
+import { chatForModel } from "@/lib/canonical/deferred-chat";
 import { catalogueContextWindow } from "@/lib/catalogue/model-catalogue";
 import { isGatewayError } from "@/lib/canonical/gateway-error";
 import { logger } from "@/lib/logger";
@@ -101,7 +102,7 @@ function skipReason(
  * channel by the relays themselves (to the attempt's upstream model).
  */
 function retargeted<C extends ModelCall & { chat?: ChatRequest }>(call: C, model: string): C {
-  return call.chat ? { ...call, model, chat: { ...call.chat, model } } : { ...call, model };
+  return call.chat ? { ...call, model, chat: chatForModel(call.chat, model) } : { ...call, model };
 }
 
 /** An HTTP answer with the header added (headers objects may be shared constants: copied, never changed). */

@@ -1,3 +1,4 @@
+import type { JsonLayout } from "@/lib/canonical/json-body";
 import type { z } from "zod";
 import type { ChatResponse } from "@/lib/canonical/collect-response";
 import type { ChatRequest } from "@/lib/canonical/request";
@@ -57,6 +58,8 @@ export interface RelayRequest {
   body: Record<string, unknown>;
   /** The body's bytes as the client sent them, when `body` is exactly what they say: relays forward these, rewritten only where they must be. */
   bytes?: Buffer;
+  /** Where the members of `bytes` lie, when the handler scanned them (a rewrite then needs no scan of its own). */
+  layout?: JsonLayout;
   stream: boolean;
   /** Whether the client asked for a usage report in the stream. */
   includeUsage: boolean;

@@ -1,6 +1,7 @@
 // The benchmark's floor: the least a proxy can do. Checks a bearer token, reads the
 // request body into one buffer and sends it with Content-Length through an undici pool
-// (cheaper than streaming it upstream chunked), and pipes the answer back.
+// (cheaper than streaming it upstream chunked) to the same path on the upstream, and pipes
+// the answer back.
 // Prints its port. Usage: raw-proxy.ts <upstream-origin> <token> [processes]
 // With processes > 1, node:cluster runs that many copies on one port (the floor for PROCESSES=N).
 import cluster from "node:cluster";
@@ -37,7 +38,7 @@ function serve(): void {
       for await (const chunk of request) chunks.push(chunk as Buffer);
       const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
       const upstream = await pool.request({
-        path: `/chat/completions`,
+        path: request.url!,
         method: "POST",
         headers: { "content-type": "application/json", "content-length": String(body.length), authorization: "Bearer upstream" },
         body,

@@ -1,6 +1,7 @@
 // The benchmark's upstream: an OpenAI-compatible server that answers at once, a whole
 // completion or a stream of 20 content chunks plus a usage chunk, so what is measured is
-// the proxy in front of it. Prints its port.
+// the proxy in front of it; on a path ending in /messages it answers as Anthropic does
+// (a stream of 20 text deltas between message_start and message_stop). Prints its port.
 import http from "node:http";
 
 const CHUNKS = 20;
@@ -23,11 +24,28 @@ const streamEvents = [
   "data: [DONE]\n\n",
 ];
 
+const message = { id: "msg_bench", type: "message", role: "assistant", model: "bench-model", content: [], stop_reason: null, stop_sequence: null };
+const anthropicEvent = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+const anthropicEvents = [
+  anthropicEvent("message_start", { message: { ...message, usage: { input_tokens: 12, output_tokens: 1 } } }),
+  anthropicEvent("content_block_start", { index: 0, content_block: { type: "text", text: "" } }),
+  ...Array.from({ length: CHUNKS }, (_, index) => anthropicEvent("content_block_delta", { index: 0, delta: { type: "text_delta", text: `word${index} ` } })),
+  anthropicEvent("content_block_stop", { index: 0 }),
+  anthropicEvent("message_delta", { delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: CHUNKS } }),
+  anthropicEvent("message_stop", {}),
+];
+
 const server = http.createServer((request, response) => {
   const chunks: Buffer[] = [];
   request.on("data", (chunk: Buffer) => chunks.push(chunk));
   request.on("end", () => {
     const stream = Buffer.concat(chunks).includes('"stream":true');
+    if (request.url?.endsWith("/messages") && stream) {
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      for (const text of anthropicEvents) response.write(text);
+      response.end();
+      return;
+    }
     if (!stream) {
       response.writeHead(200, { "content-type": "application/json" });
       response.end(completion);

@@ -1,4 +1,7 @@
+import { deferredChat } from "@/lib/canonical/deferred-chat";
+import { withDeferredMembers, type JsonBody } from "@/lib/canonical/json-body";
 import type { ChatRequest, ContentPart, Message, ToolChoice } from "@/lib/canonical/request";
+import { withinMessageLimit } from "@/lib/formats/message-list";
 import { validationError } from "@/lib/formats/validation-error";
 import { messagesRequestSchema, type AnthropicContentBlock, type CountTokensRequest, type MessagesRequest } from "./schema";
 
@@ -14,6 +17,48 @@ export function parseMessagesRequest(json: unknown): ParsedMessages {
   if (!result.success) throw validationError(result.error);
   const warnings: string[] = [];
   return { body: result.data, chat: toCanonical(result.data, warnings), warnings };
+}
+
+/** What a relay forwards as bytes and the gateway reads only to translate, cache or count. */
+const DEFERRED = ["messages", "system", "tools"] as const;
+const headSchema = messagesRequestSchema.omit({ messages: true, system: true, tools: true });
+const QUOTE = 0x22;
+
+/**
+ * A request read for a relay: its other fields validated now; the conversation (messages,
+ * system, tools) parsed, validated and converted only when something reads it (a
+ * translation, the response cache, counting), and then whole, as parseMessagesRequest does.
+ * Until then an upstream of this format validates it. What the conversion warns of goes to
+ * `warnings` when it happens. Undefined when the body is not laid out for it (the caller
+ * parses it whole, which also says what is wrong).
+ */
+export function parseMessagesRequestDeferred(json: JsonBody, warnings: string[]): (ParsedMessages & { conversationBytes: number }) | undefined {
+  const { layout } = json;
+  const messages = json.find("messages");
+  const system = json.find("system");
+  const tools = json.find("tools");
+  if (
+    !layout ||
+    !messages?.items?.length ||
+    !withinMessageLimit(messages.items.length / 2) ||
+    (system && !system.items && json.firstByte(system) !== QUOTE) ||
+    (tools && !tools.items)
+  )
+    return undefined;
+  const head = headSchema.safeParse(json.parseMembers(DEFERRED));
+  if (!head.success) throw validationError(head.error);
+  let whole: ParsedMessages | undefined;
+  const parseWhole = () => {
+    if (!whole) {
+      whole = parseMessagesRequest(json.value());
+      warnings.push(...whole.warnings);
+    }
+    return whole;
+  };
+  const body = withDeferredMembers(layout, head.data, DEFERRED, () => parseWhole().body) as MessagesRequest;
+  const chat = deferredChat({ model: head.data.model, stream: head.data.stream === true, maxTokens: head.data.max_tokens }, () => parseWhole().chat);
+  const conversationBytes = messages.end - messages.start + (system ? system.end - system.start : 0);
+  return { body, chat, warnings: [], conversationBytes };
 }
 
 export function toCanonical(body: CountTokensRequest & { max_tokens?: number }, warnings: string[]): ChatRequest {

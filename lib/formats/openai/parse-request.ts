@@ -1,7 +1,10 @@
+import { deferredChat } from "@/lib/canonical/deferred-chat";
 import { GatewayError } from "@/lib/canonical/gateway-error";
+import { withDeferredMembers, type JsonBody } from "@/lib/canonical/json-body";
 import type { ChatRequest, ContentPart, ImageSource, Message, ToolChoice } from "@/lib/canonical/request";
+import { withinMessageLimit } from "@/lib/formats/message-list";
 import { validationError } from "@/lib/formats/validation-error";
-import { chatCompletionRequestSchema, type ChatCompletionMessage, type ChatCompletionRequest } from "./schema";
+import { chatCompletionHeadSchema, chatCompletionRequestSchema, type ChatCompletionMessage, type ChatCompletionRequest } from "./schema";
 
 export interface ParsedChatCompletion {
   body: ChatCompletionRequest;
@@ -24,9 +27,46 @@ export function parseChatCompletionRequest(json: unknown): ParsedChatCompletion 
   };
 }
 
+/** What a relay forwards as bytes and the gateway reads only to translate, cache or count. */
+const DEFERRED = ["messages", "tools"] as const;
+
+/**
+ * A request read for a relay: its other fields validated now; the conversation (messages,
+ * tools) parsed, validated and converted only when something reads it, and then whole, as
+ * parseChatCompletionRequest does. Until then an upstream of this format validates it.
+ * Undefined when the body is not laid out for it, or when the schema would fill in a tool
+ * call's type (the relay must then send the filled-in body): the caller parses it whole.
+ */
+export function parseChatCompletionDeferred(json: JsonBody): (ParsedChatCompletion & { conversationBytes: number }) | undefined {
+  const { layout } = json;
+  const messages = json.find("messages");
+  const tools = json.find("tools");
+  if (!layout || !messages?.items?.length || !withinMessageLimit(messages.items.length / 2) || (tools && !tools.items)) return undefined;
+  // Only the tool calls are read here: a call without its type is given one by the schema.
+  for (const calls of json.valuesOf(messages, "tool_calls")) {
+    if (Array.isArray(calls) && fillsInToolCallType({ messages: [{ role: "assistant", tool_calls: calls }] } as ChatCompletionRequest)) return undefined;
+  }
+  const head = chatCompletionHeadSchema.safeParse(json.parseMembers(DEFERRED));
+  if (!head.success) throw validationError(head.error);
+  let whole: ParsedChatCompletion | undefined;
+  const parseWhole = () => (whole ??= parseChatCompletionRequest(json.value()));
+  const body = withDeferredMembers(layout, head.data, DEFERRED, () => parseWhole().body as Record<string, unknown>) as ChatCompletionRequest;
+  const chat = deferredChat(
+    { model: head.data.model, stream: head.data.stream === true, maxTokens: head.data.max_completion_tokens ?? head.data.max_tokens ?? undefined, user: head.data.user },
+    () => parseWhole().chat,
+  );
+  return {
+    body,
+    chat,
+    includeUsage: head.data.stream === true && head.data.stream_options?.include_usage === true,
+    asSent: true,
+    conversationBytes: messages.end - messages.start,
+  };
+}
+
 /** The one default the schema applies: a tool call sent without its `type` gets "function". */
 function fillsInToolCallType(json: ChatCompletionRequest): boolean {
-  return json.messages.some((message) => message.role === "assistant" && message.tool_calls?.some((call) => call.type === undefined));
+  return json.messages.some((message) => message?.role === "assistant" && Array.isArray(message.tool_calls) && message.tool_calls.some((call) => call?.type === undefined));
 }
 
 function toCanonical(body: ChatCompletionRequest): ChatRequest {

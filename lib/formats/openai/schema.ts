@@ -62,54 +62,58 @@ const toolChoice = z.union([
 
 const positiveInt = z.number().int().min(1);
 
-export const chatCompletionRequestSchema = z
-  .looseObject({
-    model: z.string().min(1),
-    messages: messageList(z.array(message).min(1)),
-    stream: z.boolean().nullable().optional(),
-    stream_options: z.looseObject({ include_usage: z.boolean().optional(), include_obfuscation: z.boolean().optional() }).nullable().optional(),
-    max_tokens: positiveInt.nullable().optional(),
-    max_completion_tokens: positiveInt.nullable().optional(),
-    temperature: z.number().min(0).max(2).nullable().optional(),
-    top_p: z.number().min(0).max(1).nullable().optional(),
-    n: positiveInt.max(128).nullable().optional(),
-    stop: z
-      .union([z.string(), z.array(z.string()).max(4)])
-      .nullable()
-      .optional(),
-    presence_penalty: z.number().min(-2).max(2).nullable().optional(),
-    frequency_penalty: z.number().min(-2).max(2).nullable().optional(),
-    logit_bias: z.record(z.string(), z.number().min(-100).max(100)).nullable().optional(),
-    logprobs: z.boolean().nullable().optional(),
-    top_logprobs: z.number().int().min(0).max(20).nullable().optional(),
-    seed: z.number().int().nullable().optional(),
-    user: z.string().optional(),
-    tools: z.array(z.union([functionTool, customTool])).optional(),
-    tool_choice: toolChoice.optional(),
-    parallel_tool_calls: z.boolean().optional(),
-    response_format: z
-      .discriminatedUnion("type", [
-        z.looseObject({ type: z.literal("text") }),
-        z.looseObject({ type: z.literal("json_object") }),
-        z.looseObject({
-          type: z.literal("json_schema"),
-          json_schema: z.looseObject({ name: z.string(), schema: jsonObject.optional() }),
-        }),
-      ])
-      .optional(),
-    reasoning_effort: z.enum(["none", "minimal", "low", "medium", "high", "xhigh", "max"]).nullable().optional(),
-    service_tier: z.string().nullable().optional(),
-    metadata: z.record(z.string(), z.string()).nullable().optional(),
-  })
-  .superRefine((body, context) => {
-    if (body.stream_options && body.stream !== true) {
-      context.addIssue({
-        code: "custom",
-        path: ["stream_options"],
-        message: "The 'stream_options' parameter is only allowed when 'stream' is enabled.",
-      });
-    }
-  });
+const chatCompletionFields = z.looseObject({
+  model: z.string().min(1),
+  messages: messageList(z.array(message).min(1)),
+  stream: z.boolean().nullable().optional(),
+  stream_options: z.looseObject({ include_usage: z.boolean().optional(), include_obfuscation: z.boolean().optional() }).nullable().optional(),
+  max_tokens: positiveInt.nullable().optional(),
+  max_completion_tokens: positiveInt.nullable().optional(),
+  temperature: z.number().min(0).max(2).nullable().optional(),
+  top_p: z.number().min(0).max(1).nullable().optional(),
+  n: positiveInt.max(128).nullable().optional(),
+  stop: z
+    .union([z.string(), z.array(z.string()).max(4)])
+    .nullable()
+    .optional(),
+  presence_penalty: z.number().min(-2).max(2).nullable().optional(),
+  frequency_penalty: z.number().min(-2).max(2).nullable().optional(),
+  logit_bias: z.record(z.string(), z.number().min(-100).max(100)).nullable().optional(),
+  logprobs: z.boolean().nullable().optional(),
+  top_logprobs: z.number().int().min(0).max(20).nullable().optional(),
+  seed: z.number().int().nullable().optional(),
+  user: z.string().optional(),
+  tools: z.array(z.union([functionTool, customTool])).optional(),
+  tool_choice: toolChoice.optional(),
+  parallel_tool_calls: z.boolean().optional(),
+  response_format: z
+    .discriminatedUnion("type", [
+      z.looseObject({ type: z.literal("text") }),
+      z.looseObject({ type: z.literal("json_object") }),
+      z.looseObject({
+        type: z.literal("json_schema"),
+        json_schema: z.looseObject({ name: z.string(), schema: jsonObject.optional() }),
+      }),
+    ])
+    .optional(),
+  reasoning_effort: z.enum(["none", "minimal", "low", "medium", "high", "xhigh", "max"]).nullable().optional(),
+  service_tier: z.string().nullable().optional(),
+  metadata: z.record(z.string(), z.string()).nullable().optional(),
+});
+
+function streamOptionsNeedStream(body: { stream?: boolean | null; stream_options?: unknown }, context: z.RefinementCtx): void {
+  if (body.stream_options && body.stream !== true) {
+    context.addIssue({
+      code: "custom",
+      path: ["stream_options"],
+      message: "The 'stream_options' parameter is only allowed when 'stream' is enabled.",
+    });
+  }
+}
+
+export const chatCompletionRequestSchema = chatCompletionFields.superRefine(streamOptionsNeedStream);
+/** Every field but the conversation (messages, tools), for a request whose conversation is read later (parseChatCompletionDeferred). */
+export const chatCompletionHeadSchema = chatCompletionFields.omit({ messages: true, tools: true }).superRefine(streamOptionsNeedStream);
 
 export type ChatCompletionRequest = z.infer<typeof chatCompletionRequestSchema>;
 export type ChatCompletionMessage = ChatCompletionRequest["messages"][number];

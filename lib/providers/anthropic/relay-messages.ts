@@ -13,7 +13,10 @@ import { passThroughMessageStream } from "./pass-through-stream";
 
 export async function relayMessages(request: RelayRequest, context: AttemptContext): Promise<RelayedResponse> {
   const changes = request.body.model === context.upstreamModel ? {} : { model: context.upstreamModel };
-  const response = await postAnthropic("/messages", relayedBody(request.bytes, request.body, changes), context, { clientHeaders: request.clientHeaders, stream: request.stream });
+  const response = await postAnthropic("/messages", relayedBody(request.bytes, request.body, changes, request.layout), context, {
+    clientHeaders: request.clientHeaders,
+    stream: request.stream,
+  });
   if (!request.stream) {
     const bytes = await response.body.bytes();
     context.meter.markFirstToken();

@@ -100,7 +100,7 @@ export function openAIRelay(spec: OpenAIRelaySpec): Relay {
     if (request.body.model !== context.upstreamModel) changes.model = context.upstreamModel;
     if (request.stream && streamOptions?.include_usage !== true) changes.stream_options = { ...streamOptions, include_usage: true };
     if (spec.promptCache && context.promptCacheKey && request.body.prompt_cache_key === undefined) changes.prompt_cache_key = context.promptCacheKey;
-    const response = await postOpenAI(spec.path, relayedBody(request.bytes, request.body, changes), context, request.stream);
+    const response = await postOpenAI(spec.path, relayedBody(request.bytes, request.body, changes, request.layout), context, request.stream);
     if (request.stream) {
       const usage = spec.usage ?? defaultUsage;
       return { status: response.status, headers: SSE_HEADERS, body: passThroughStream(response.body, request.includeUsage, { usage, outputText: spec.outputText }, context.meter) };

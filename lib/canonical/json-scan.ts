@@ -1,0 +1,228 @@
+
+// One pass over a JSON text's bytes, before anything parses it: the nesting, objects and
+// values counted against the shape limits (json-shape.ts), and, when the root is an object,
+// where each of its members' keys and values lie and where the items of its array members
+// lie. A relay then reads the few members it needs, a parse decodes an agent's conversation
+// one message at a time (a string past 128 KB costs V8 fresh pages on every request, and
+// a conversation decoded whole is one), and a rewrite edits members in place.
+//
+// Strings are skipped with Buffer.indexOf: braces and commas in code count for nothing, and
+// a body that is mostly text costs little more than memchr over it. Inside a JSON string a
+// quote is always escaped, so the first unescaped quote ends it. UTF-8 never uses ASCII
+// bytes inside a multibyte character, so every byte the scan looks at is what it seems.
+// Invalid JSON may be described wrong; JSON.parse refuses it when it is parsed.
+
+/** What JSON may hold whatever its size (json-shape.ts sets them). */
+export interface JsonShapeLimits {
+  depth: number;
+  objects: number;
+  values: number;
+}
+
+export type JsonShape = "ok" | "too-deep" | "too-many-objects" | "too-many-values";
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
+
+const isSpace = (byte: number) => byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
+
+/** One member of the root object: byte offsets into the scanned bytes. */
+export interface JsonMember {
+  key: string;
+  /** The key's opening quote. */
+  keyStart: number;
+  /** The value's first byte, and the byte after its last. */
+  start: number;
+  end: number;
+  /** For an array value: where each item starts and ends (pairs of offsets). */
+  items?: number[];
+}
+
+export interface JsonScan {
+  shape: JsonShape;
+  /**
+   * The root object's members in order and its closing brace; undefined when the root is
+   * not an object, the text is not one JSON object after all, or a key repeats (JSON.parse
+   * keeps the last, a reader of members would not know which).
+   */
+  object?: { members: JsonMember[]; close: number };
+}
+
+/** The offset of the quote that closes the string opening at `at`, or -1. */
+export function closingQuote(bytes: Uint8Array, at: number): number {
+  let from = at + 1;
+  for (;;) {
+    const quote = (bytes as Buffer).indexOf(QUOTE, from);
+    if (quote === -1) return -1;
+    let backslashes = 0;
+    while (bytes[quote - 1 - backslashes] === BACKSLASH) backslashes += 1;
+    if (backslashes % 2 === 0) return quote;
+    from = quote + 1;
+  }
+}
+
+/** The offset after the value (a container, string or scalar) that starts at `at`, or -1. */
+export function valueEnd(bytes: Uint8Array, at: number): number {
+  const first = bytes[at];
+  if (first === QUOTE) {
+    const quote = closingQuote(bytes, at);
+    return quote === -1 ? -1 : quote + 1;
+  }
+  if (first === OPEN_BRACE || first === OPEN_BRACKET) {
+    let depth = 0;
+    for (let index = at; index < bytes.length; index++) {
+      const byte = bytes[index];
+      if (byte === QUOTE) {
+        index = closingQuote(bytes, index);
+        if (index === -1) return -1;
+      } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) depth += 1;
+      else if ((byte === CLOSE_BRACE || byte === CLOSE_BRACKET) && --depth === 0) return index + 1;
+    }
+    return -1;
+  }
+  let index = at;
+  while (index < bytes.length && !isSpace(bytes[index]!) && bytes[index] !== COMMA && bytes[index] !== CLOSE_BRACE && bytes[index] !== CLOSE_BRACKET) index += 1;
+  return index > at ? index : -1;
+}
+
+/** The offset of the first byte that is not white space (or a colon, when `colon`) from `at`. */
+export function skipSpace(bytes: Uint8Array, at: number, colon = false): number {
+  while (at < bytes.length && (isSpace(bytes[at]!) || (colon && bytes[at] === COLON))) at += 1;
+  return at;
+}
+
+// Where the scan is inside the root object.
+const KEY = 0;
+const COLON_NEXT = 1;
+const VALUE = 2;
+const IN_VALUE = 3;
+type State = typeof KEY | typeof COLON_NEXT | typeof VALUE | typeof IN_VALUE;
+
+/** Scans `bytes` from `start` (after a byte order mark): shape, and the root object's layout. */
+export function scanJson(bytes: Uint8Array, start: number, limits: JsonShapeLimits): JsonScan {
+  const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let depth = 0;
+  let objects = 0;
+  let values = 1;
+  // Just after an opening brace or bracket: the next byte says whether the container holds an item.
+  let opened = false;
+  let regular = true;
+  const members: JsonMember[] = [];
+  const keys = new Set<string>();
+  let state: State = KEY;
+  let member: JsonMember | undefined;
+  let items: number[] | undefined;
+  // The offset after the last byte that was not white space.
+  let lastEnd = 0;
+  let close = -1;
+  let rootSeen = false;
+  const endMember = () => {
+    if (!member) return;
+    member.end = lastEnd;
+    members.push(member);
+    member = undefined;
+  };
+
+  for (let index = start; index < buffer.length; index++) {
+    const byte = buffer[index]!;
+    if (isSpace(byte)) continue;
+    if (opened) {
+      opened = false;
+      if (byte !== CLOSE_BRACE && byte !== CLOSE_BRACKET && ++values > limits.values) return { shape: "too-many-values" };
+    }
+    if (depth === 0) {
+      // The root: one value, an object for the layout.
+      if (rootSeen || byte !== OPEN_BRACE) regular = false;
+      rootSeen = true;
+    }
+    if (depth === 1 && regular) {
+      if (state === KEY) {
+        if (byte === CLOSE_BRACE && members.length === 0 && member === undefined) {
+          // {} : nothing to record.
+        } else if (byte !== QUOTE) regular = false;
+      } else if (state === COLON_NEXT) {
+        if (byte === COLON) {
+          state = VALUE;
+          lastEnd = index + 1;
+          continue;
+        }
+        regular = false;
+      } else if (state === VALUE) {
+        if (byte === COMMA || byte === CLOSE_BRACE) regular = false;
+        member!.start = index;
+        state = IN_VALUE;
+        if (byte === OPEN_BRACKET) items = member!.items = [];
+      } else if (byte === COMMA) {
+        endMember();
+        state = KEY;
+      } else if (byte !== CLOSE_BRACE && lastEnd !== index) {
+        // A second value after the first (`"a": 1 2`).
+        regular = false;
+      }
+    }
+    if (depth === 2 && items) {
+      // An item of the array member being scanned starts, ends at a comma, or is missing (`[1,,2]`, `[1,]`).
+      const open = items.length % 2 === 1;
+      if (byte === COMMA) {
+        if (open) items.push(lastEnd);
+        else regular = false;
+      } else if (byte === CLOSE_BRACKET) {
+        if (!open && items.length > 0) regular = false;
+      } else if (!open) items.push(index);
+    }
+
+    if (byte === QUOTE) {
+      const end = closingQuote(buffer, index);
+      if (end === -1) return { shape: "ok" };
+      if (depth === 1 && regular && state === KEY) {
+        const raw = buffer.toString("utf8", index + 1, end);
+        // A key with escapes is decoded as JSON.parse would; a bad escape is left to it.
+        let key = raw;
+        if (raw.includes("\\")) {
+          try {
+            key = JSON.parse(`"${raw}"`) as string;
+          } catch {
+            regular = false;
+          }
+        }
+        if (keys.has(key)) regular = false;
+        keys.add(key);
+        member = { key, keyStart: index, start: -1, end: -1 };
+        state = COLON_NEXT;
+      }
+      index = end;
+      lastEnd = end + 1;
+      continue;
+    }
+    if (byte === COMMA) {
+      if (++values > limits.values) return { shape: "too-many-values" };
+    } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
+      if (++depth > limits.depth) return { shape: "too-deep" };
+      if (++objects > limits.objects) return { shape: "too-many-objects" };
+      opened = true;
+    } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
+      if (depth === 2 && items && byte === CLOSE_BRACKET) {
+        if (items.length % 2 === 1) items.push(lastEnd);
+        items = undefined;
+      }
+      depth -= 1;
+      if (depth === 0 && regular) {
+        if (byte !== CLOSE_BRACE) regular = false;
+        else if (state === VALUE || state === COLON_NEXT || (state === KEY && members.length > 0)) regular = false;
+        else {
+          endMember();
+          close = index;
+        }
+      }
+    }
+    lastEnd = index + 1;
+  }
+  if (!regular || close === -1 || depth !== 0) return { shape: "ok" };
+  return { shape: "ok", object: { members, close } };
+}

@@ -1,0 +1,162 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { JsonBody } from "@/lib/canonical/json-body";
+import { scanJson } from "@/lib/canonical/json-scan";
+
+// The byte scan a request is read with: where the root object's members and its array
+// members' items lie must be exactly what JSON.parse sees, or the scan must say it cannot tell.
+
+const LIMITS = { depth: 128, objects: 1_000_000, values: 10_000_000 };
+
+function layoutOf(text: string) {
+  const bytes = Buffer.from(text);
+  const scan = scanJson(bytes, 0, LIMITS);
+  return { bytes, scan, object: scan.object };
+}
+
+/** A random JSON value: strings with quotes, backslashes, brackets and non-ASCII text included. */
+function randomValue(depth: number, random: () => number): unknown {
+  const pick = Math.floor(random() * (depth > 3 ? 4 : 7));
+  const texts = ["plain", 'with "quotes"', "back\\slash\\", "brackets ]}[{ and , commas", "ünïcödé — ✓ 日本", "", '\\"', "line\nbreak\ttab"];
+  switch (pick) {
+    case 0:
+      return texts[Math.floor(random() * texts.length)];
+    case 1:
+      return Math.round(random() * 1e6) / 100 - 5000;
+    case 2:
+      return [true, false, null][Math.floor(random() * 3)];
+    case 3:
+      return -1.5e-7;
+    case 4:
+    case 5:
+      return Array.from({ length: Math.floor(random() * 5) }, () => randomValue(depth + 1, random));
+    default:
+      return Object.fromEntries(Array.from({ length: Math.floor(random() * 5) }, (_, index) => [`k${index}${texts[index % texts.length]}`, randomValue(depth + 1, random)]));
+  }
+}
+
+function seeded(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+    return state / 2 ** 31;
+  };
+}
+
+/** JSON.stringify with white space put in between tokens at random (outside strings). */
+function spaced(value: unknown, random: () => number): string {
+  const space = () => [" ", "\n", "\t ", "", "\r\n  "][Math.floor(random() * 5)]!;
+  if (Array.isArray(value)) return `[${space()}${value.map((item) => `${spaced(item, random)}${space()}`).join(`,${space()}`)}]`;
+  if (value !== null && typeof value === "object") {
+    return `{${space()}${Object.entries(value)
+      .map(([key, item]) => `${JSON.stringify(key)}${space()}:${space()}${spaced(item, random)}${space()}`)
+      .join(`,${space()}`)}}`;
+  }
+  return JSON.stringify(value);
+}
+
+describe("scanJson", () => {
+  test("finds each member's value and each array item exactly where JSON.parse reads them, on 500 random bodies", () => {
+    const random = seeded(7);
+    for (let round = 0; round < 500; round += 1) {
+      const value = Object.fromEntries(Array.from({ length: 1 + Math.floor(random() * 6) }, (_, index) => [`m${index}`, randomValue(0, random)]));
+      const text = `${round % 3 === 0 ? " \n" : ""}${spaced(value, random)}${round % 4 === 0 ? "\n" : ""}`;
+      const { bytes, object } = layoutOf(text);
+      assert.ok(object, text);
+      assert.deepEqual(
+        object.members.map((member) => member.key),
+        Object.keys(value),
+      );
+      for (const member of object.members) {
+        assert.deepEqual(JSON.parse(bytes.toString("utf8", member.start, member.end)), value[member.key], text);
+        const expected = value[member.key];
+        if (Array.isArray(expected)) {
+          assert.ok(member.items, text);
+          const items = [];
+          for (let index = 0; index < member.items.length; index += 2) items.push(JSON.parse(bytes.toString("utf8", member.items[index], member.items[index + 1])));
+          assert.deepEqual(items, expected, text);
+        } else assert.equal(member.items, undefined);
+      }
+      assert.equal(bytes[object.close], 0x7d);
+    }
+  });
+
+  test("says it cannot tell for what is not one plain object: JSON.parse decides those", () => {
+    for (const text of [
+      "[1,2]",
+      '"text"',
+      '{"a":1,}',
+      '{"a":1 2}',
+      '{"a":}',
+      '{"a" 1}',
+      '{"a":1}x',
+      '{"a":1}{}',
+      '{"a":[1,,2]}',
+      '{"a":[,1]}',
+      '{"a":[1,]}',
+      '{"a":1,"a":2}',
+      '{"a":1,"\\u0061":2}',
+      '{"a":[1]',
+      '{"a":"open',
+    ]) {
+      assert.equal(layoutOf(text).object, undefined, text);
+    }
+    assert.deepEqual(layoutOf("{}").object, { members: [], close: 1 });
+  });
+
+  test("counts nesting, containers and values against the limits as before", () => {
+    assert.equal(scanJson(Buffer.from(`{"a":${"[".repeat(10)}${"]".repeat(10)}}`), 0, { ...LIMITS, depth: 10 }).shape, "too-deep");
+    assert.equal(scanJson(Buffer.from(`{"a":${"[".repeat(9)}${"]".repeat(9)}}`), 0, { ...LIMITS, depth: 10 }).shape, "ok");
+    assert.equal(scanJson(Buffer.from(`{"a":[${"{},".repeat(10)}{}]}`), 0, { ...LIMITS, objects: 11 }).shape, "too-many-objects");
+    assert.equal(scanJson(Buffer.from(`{"a":[${"1,".repeat(20)}1]}`), 0, { ...LIMITS, values: 20 }).shape, "too-many-values");
+    // Brackets and commas inside strings count for nothing.
+    assert.equal(scanJson(Buffer.from(`{"a":"${"[,".repeat(50)}"}`), 0, { ...LIMITS, depth: 2, values: 3 }).shape, "ok");
+  });
+});
+
+describe("JsonBody", () => {
+  test("parses a body member by member, and a large array item by item, to what JSON.parse gives", () => {
+    const random = seeded(11);
+    const messages = Array.from({ length: 400 }, (_, index) => ({
+      role: index % 2 ? "assistant" : "user",
+      content: `${"ünïcödé text ✓ ".repeat(20)}${index}`,
+      extra: randomValue(1, random),
+    }));
+    const text = JSON.stringify({ model: "m", messages, __proto__x: 1, stream: true });
+    const scan = scanJson(Buffer.from(text), 0, LIMITS);
+    const body = new JsonBody(Buffer.from(text), 0, scan.object);
+    assert.ok(text.length > 64 * 1024);
+    assert.deepEqual(body.value(), JSON.parse(text));
+  });
+
+  test("keeps `__proto__` an own member, as JSON.parse does", () => {
+    const text = '{"__proto__":{"polluted":true},"a":1}';
+    const body = new JsonBody(Buffer.from(text), 0, scanJson(Buffer.from(text), 0, LIMITS).object);
+    const value = body.value();
+    assert.deepEqual(Object.keys(value), ["__proto__", "a"]);
+    assert.equal(({} as Record<string, unknown>).polluted, undefined);
+    assert.equal(Object.getPrototypeOf(value), Object.prototype);
+  });
+
+  test("finds a key's values inside a member, never text that only quotes it", () => {
+    const text = JSON.stringify({
+      messages: [
+        { role: "tool", content: 'the file says "tool_calls": [1]' },
+        { role: "assistant", tool_calls: [{ id: "a", function: { name: "f", arguments: "{}" } }] },
+        { role: "assistant", tool_calls: [] },
+      ],
+      tool_calls: "outside the member",
+    }).replace('"tool_calls":[]', '"tool_calls" : []');
+    const bytes = Buffer.from(text);
+    const body = new JsonBody(bytes, 0, scanJson(bytes, 0, LIMITS).object);
+    assert.deepEqual([...body.valuesOf(body.find("messages")!, "tool_calls")], [[{ id: "a", function: { name: "f", arguments: "{}" } }], []]);
+  });
+
+  test("refuses a member that is not valid JSON when it is parsed", () => {
+    const text = '{"model":"m","messages":[{"role":"user","content":tru}]}';
+    const bytes = Buffer.from(text);
+    const body = new JsonBody(bytes, 0, scanJson(bytes, 0, LIMITS).object);
+    assert.equal(body.parseMember(body.find("model")!), "m");
+    assert.throws(() => body.value(), /not valid JSON/);
+  });
+});
