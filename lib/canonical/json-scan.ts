@@ -1,4 +1,3 @@
-
 // One pass over a JSON text's bytes, before anything parses it: the nesting, objects and
 // values counted against the shape limits (json-shape.ts), and, when the root is an object,
 // where each of its members' keys and values lie and where the items of its array members

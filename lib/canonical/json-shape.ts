@@ -13,9 +13,7 @@ export type { JsonShape, JsonShapeLimits } from "./json-scan";
 /** Deeper than any real request (tool schemas included); deeper input would exhaust recursive walkers (JSON.stringify among them). */
 export const MAX_JSON_DEPTH = 128;
 
-
 export const JSON_LIMITS: JsonShapeLimits = { depth: MAX_JSON_DEPTH, objects: env.MAX_JSON_OBJECTS, values: env.MAX_JSON_VALUES };
-
 
 /**
  * The nesting, objects and arrays, and values of a JSON text, counted in one pass over its
