@@ -3,6 +3,7 @@ import type { ApiRequest } from "@/lib/canonical/api-types";
 import { isSameOrigin } from "@/lib/auth/same-origin";
 import type { Runtime } from "@/lib/runtime";
 import { authenticateToken, checkTokenActive } from "./authenticate-token";
+import { credentialSlip } from "./credential-slip";
 import { readConsoleSession, type ConsoleSession } from "./console-session";
 import type { TokenRecord } from "./token-record";
 
@@ -27,12 +28,13 @@ export async function authenticateRequest(request: ApiRequest, key: string | nul
   if (fromConsole && !isSameOrigin(request.headers)) {
     throw new GatewayError("permission", "Cross-site requests cannot use the console session.", { code: "cross_site_request" });
   }
+  const slip = () => credentialSlip(request.headers, key, runtime.secrets.adminApiKey);
   if (key) {
-    const token = await authenticateToken(key, runtime.tokens);
+    const token = await authenticateToken(key, runtime.tokens, Date.now(), slip);
     const session = fromConsole ? await readConsoleSession(request.headers, runtime.secrets.authSecret, runtime.tokens) : null;
     return { token, session };
   }
-  if (!fromConsole) return { token: await authenticateToken(null, runtime.tokens), session: null };
+  if (!fromConsole) return { token: await authenticateToken(null, runtime.tokens, Date.now(), slip), session: null };
 
   const session = await readConsoleSession(request.headers, runtime.secrets.authSecret, runtime.tokens);
   if (!session) throw new GatewayError("authentication", "Your console session has expired; sign in again.", { code: "invalid_session" });
