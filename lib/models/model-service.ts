@@ -4,6 +4,7 @@ import { channelPrice, type PriceSource } from "@/lib/catalogue/channel-price";
 import { catalogueContextWindow } from "@/lib/catalogue/model-catalogue";
 import type { Price } from "@/lib/limits/prices";
 import type { Channel } from "@/lib/routing/channel";
+import { nearestNames } from "@/lib/routing/nearest-names";
 import type { Runtime } from "@/lib/runtime/runtime-types";
 import { toModelRoute, type CreateModelInput, type UpdateModelInput } from "./model-route";
 
@@ -55,6 +56,7 @@ export async function getModel(runtime: Runtime, id: string): Promise<ModelJson>
 
 export async function createModel(runtime: Runtime, input: CreateModelInput): Promise<ModelJson> {
   checkFallbacks(input.name, input.fallbacks ?? []);
+  checkFallbacksServed(runtime, input.fallbacks ?? []);
   if (await runtime.database.modelRoute.findUnique({ where: { name: input.name } })) {
     throw new GatewayError("invalid_request", `The model '${input.name}' has a record already: change it with PATCH.`, { status: 409, code: "model_exists", param: "name" });
   }
@@ -69,6 +71,8 @@ export async function updateModel(runtime: Runtime, id: string, input: UpdateMod
   const existing = await findRow(runtime, id);
   const name = input.name ?? existing.name;
   checkFallbacks(name, input.fallbacks ?? toModelRoute(existing).fallbacks);
+  // Only the fallbacks being set: a rename is not refused for a channel removed since.
+  checkFallbacksServed(runtime, input.fallbacks ?? []);
   if (name !== existing.name && (await runtime.database.modelRoute.findUnique({ where: { name } }))) {
     throw new GatewayError("invalid_request", `The model '${name}' has a record already.`, { status: 409, code: "model_exists", param: "name" });
   }
@@ -98,6 +102,26 @@ function checkFallbacks(name: string, fallbacks: string[]): void {
     throw new GatewayError("invalid_request", "Each fallback may be listed once.", { param: "fallbacks", code: "invalid_fallbacks" });
   }
 }
+
+/**
+ * A fallback must name a model some channel lists (enabled or not): a typo saved as a
+ * fallback would never answer. Refused with the nearest names, as the API's unknown-model 404.
+ */
+function checkFallbacksServed(runtime: Runtime, fallbacks: string[]): void {
+  const served = new Set(runtime.channels.all().flatMap((channel) => channel.models));
+  const unknown = fallbacks.filter((fallback) => !served.has(fallback));
+  if (unknown.length === 0) return;
+  const sorted = [...served].sort((a, b) => a.localeCompare(b));
+  const sentences = unknown.map((name) => {
+    const near = nearestNames(name, sorted);
+    return `No channel serves the model '${name}', so it cannot be a fallback.${near.length > 0 ? ` Did you mean ${near.map((other) => `'${other}'`).join(" or ")}?` : ""}`;
+  });
+  const listed = sorted.length > LISTED ? `${sorted.slice(0, LISTED).join(", ")} and ${sorted.length - LISTED} more` : sorted.join(", ");
+  sentences.push(sorted.length > 0 ? `Models channels serve: ${listed}.` : "No channel serves any model yet.");
+  throw new GatewayError("invalid_request", sentences.join(" "), { param: "fallbacks", code: "unknown_fallback" });
+}
+
+const LISTED = 20;
 
 /** Reloads this process's records now and tells the other processes to. */
 async function modelsChanged(runtime: Runtime): Promise<void> {
