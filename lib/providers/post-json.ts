@@ -1,3 +1,4 @@
+import { encodeJson } from "@/lib/canonical/encode-json";
 import type { GatewayError } from "@/lib/canonical/gateway-error";
 import { HOPS_HEADER } from "@/lib/net/loop-guard";
 import type { ListContext } from "./provider";
@@ -43,7 +44,7 @@ async function sendUpstream(context: SendContext, endpoint: Endpoint, request: O
 
 /** POSTs JSON; a Buffer is JSON already encoded (a relayed body). */
 export function postJson(context: SendContext, endpoint: Endpoint, headers: Record<string, string>, body: unknown, parseError: ParseError): Promise<UpstreamResponse> {
-  const encoded = Buffer.isBuffer(body) ? body : JSON.stringify(body);
+  const encoded = Buffer.isBuffer(body) ? body : encodeJson(body);
   return sendUpstream(context, endpoint, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: encoded }, parseError);
 }
 

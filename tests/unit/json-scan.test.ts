@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { JsonBody } from "@/lib/canonical/json-body";
+import { encodeJson } from "@/lib/canonical/encode-json";
 import { scanJson } from "@/lib/canonical/json-scan";
 
 // The byte scan a request is read with: where the root object's members and its array
@@ -158,5 +159,27 @@ describe("JsonBody", () => {
     const body = new JsonBody(bytes, 0, scanJson(bytes, 0, LIMITS).object);
     assert.equal(body.parseMember(body.find("model")!), "m");
     assert.throws(() => body.value(), /not valid JSON/);
+  });
+});
+
+describe("encodeJson", () => {
+  test("writes the bytes JSON.stringify writes, for long arrays, skipped members and items, nested toJSON and non-ASCII text", () => {
+    const random = seeded(13);
+    const values: unknown[] = [
+      {
+        a: undefined,
+        b: () => 1,
+        c: [1, undefined, () => 2, Symbol("s"), ...Array.from({ length: 30 }, (_, index) => ({ index, text: 'ünïcödé ✓ "q"' }))],
+        d: new Date(0),
+        e: null,
+      },
+      { messages: Array.from({ length: 200 }, () => randomValue(0, random)), tools: Array.from({ length: 17 }, () => randomValue(1, random)), model: "m" },
+      [1, 2, 3],
+      "text",
+      { toJSON: () => ({ replaced: true }) },
+      {},
+      { only: undefined },
+    ];
+    for (const value of values) assert.equal(encodeJson(value).toString("utf8"), JSON.stringify(value));
   });
 });
