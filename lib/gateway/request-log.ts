@@ -77,6 +77,13 @@ export class RequestLog {
     );
   }
 
+  /** Finishes without a row: a request that is not traffic (the loop check's own probe). */
+  discard(status: number): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.writer.enqueueWhenReady(this.call.finish(status).then(() => undefined));
+  }
+
   private entry(record: CallRecord, status: number, latencyMs: number, error?: GatewayError | string): RequestLogEntry {
     return {
       id: this.id,

@@ -5,7 +5,7 @@ import { type GatewayError, toGatewayError } from "@/lib/canonical/gateway-error
 import type { ApiHandler, ApiRequest, ApiResponse } from "@/lib/canonical/api-types";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/logger";
-import { checkHops, HOPS_HEADER } from "@/lib/net/loop-guard";
+import { checkHops, HOPS_HEADER, isOwnLoopProbe, LOOP_PROBE_HEADER } from "@/lib/net/loop-guard";
 import type { Runtime } from "@/lib/runtime";
 import { RecordingUpstream } from "@/lib/providers/recording-upstream";
 import type { UpstreamClient } from "@/lib/providers/upstream-http";
@@ -74,9 +74,16 @@ export function withApiKey(
       }
       return log.finishWith(await handler({ request, format, token, log, call: log.call, runtime, upstream, session, hops }));
     } catch (thrown) {
+      discardOwnLoopProbe(thrown, request, runtime, log);
       return renderFailure(thrown, request, format, log);
     }
   };
+}
+
+/** The loop check's own probe came back here: refused as any loop, but not recorded as traffic. */
+function discardOwnLoopProbe(thrown: unknown, request: ApiRequest, runtime: Runtime, log: RequestLog): void {
+  const error = thrown as GatewayError | undefined;
+  if (error?.code === "loop_detected" && isOwnLoopProbe(request.headers.get(LOOP_PROBE_HEADER), runtime.secrets.encryptionKey)) log.discard(error.status);
 }
 
 /** A request refused before reaching a handler (unknown path, wrong method) is still logged. */
@@ -90,6 +97,7 @@ export function refuseHandler(format: ClientFormat, endpoint: string, error: Gat
       checkHops(request.headers.get(HOPS_HEADER), runtime.deploymentId, env.GATEWAY_MAX_HOPS);
     } catch (loop) {
       refusal = loop as GatewayError;
+      discardOwnLoopProbe(loop, request, runtime, log);
     }
     const response = renderFailure(refusal, request, format, log);
     Object.assign(response.headers, headers);

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, timingSafeEqual } from "node:crypto";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 
 // Every upstream request names the deployments it passed through, this one last. A
@@ -7,6 +7,8 @@ import { GatewayError } from "@/lib/canonical/gateway-error";
 // or two gateways routing to each other, would otherwise multiply one request forever.
 
 export const HOPS_HEADER = "x-gateway-hops";
+/** Sent with the loop check's own probe (a channel being saved), so its 508 is not traffic. */
+export const LOOP_PROBE_HEADER = "x-gateway-loop-probe";
 
 const ID = /^[a-z0-9]{1,32}$/;
 
@@ -45,4 +47,20 @@ export function checkHops(header: string | null, self: string, maxHops: number):
     });
   }
   return [...hops, self].join(",");
+}
+
+/**
+ * The value this deployment's processes send in LOOP_PROBE_HEADER: derived from the key they
+ * share, so a probe sent by one is known by any other, and no caller can forge it.
+ */
+export function loopProbeMark(encryptionKey: Buffer): string {
+  return createHash("sha256").update("gateway-loop-probe\0").update(encryptionKey).digest("hex").slice(0, 32);
+}
+
+/** Whether a request is this deployment's own loop probe (asked only once it was refused as a loop). */
+export function isOwnLoopProbe(header: string | null, encryptionKey: Buffer): boolean {
+  if (!header) return false;
+  const expected = Buffer.from(loopProbeMark(encryptionKey));
+  const presented = Buffer.from(header.trim());
+  return presented.length === expected.length && timingSafeEqual(presented, expected);
 }

@@ -19,7 +19,7 @@ const rows = async (gateway: Gateway) => (await gateway.admin("GET", "/api/admin
 
 before(async () => {
   fake = await startFakeOpenAIUpstream();
-  [first, second] = await Promise.all([startGateway(), startGateway()]);
+  [first, second] = await Promise.all([startGateway({ GATEWAY_DEPLOYMENT_ID: "firstgateway" }), startGateway({ GATEWAY_DEPLOYMENT_ID: "secondgateway" })]);
   for (const [name, gateway] of [
     ["first", first],
     ["second", second],
@@ -53,6 +53,24 @@ describe("loop guard", () => {
       models: ["loop-gemini"],
     });
     assert.equal(gemini.status, 400, "whatever the channel type");
+    const bare = await first.admin("POST", "/api/admin/channels", { type: "openai", name: "self-bare", baseUrl: first.url, apiKey: keys.first, models: ["loop-bare"] });
+    assert.equal(bare.status, 400, "a base URL without its version segment too");
+  });
+
+  test("the check's own probes leave no request-log row, so the Dashboard counts no error for them", async () => {
+    // A request after the refusals: once its row is written, any row the probes left would be too.
+    const marker = await fetch(`${first.url}/v1/models`, { headers: { authorization: `Bearer ${keys.first}` } });
+    assert.equal(marker.status, 200);
+    const markerId = marker.headers.get("x-request-id");
+    await eventually(async () => assert.ok((await first.admin("GET", "/api/admin/logs?limit=200")).body.data.some((row: { id: string }) => row.id === markerId)));
+    const refused = (await rows(first)).filter((row) => row.status === 508);
+    assert.deepEqual(refused, [], "no 508 rows from the loop checks");
+    // A looping request that is not the gateway's own probe is still refused and logged.
+    const forged = await fetch(`${first.url}/v1/models`, {
+      headers: { authorization: `Bearer ${keys.first}`, "x-gateway-hops": "firstgateway", "x-gateway-loop-probe": "forged" },
+    });
+    assert.equal(forged.status, 508);
+    await eventually(async () => assert.equal((await rows(first)).filter((row) => row.status === 508).length, 1));
   });
 
   test("two gateways routing to each other: 508 loop_detected after two upstream calls, not a storm", async () => {
