@@ -5,6 +5,7 @@ import { toGatewayError } from "@/lib/canonical/gateway-error";
 import type { z } from "zod";
 import { normalizeBaseUrl } from "@/lib/providers/base-url";
 import { checkChannelDraft } from "@/lib/channels/check-channel";
+import { LOOP_MESSAGE } from "@/lib/channels/loop-probe";
 import {
   createChannel,
   createChannelSchema,
@@ -44,7 +45,9 @@ export async function saveChannelAction(id: string | null, input: unknown, optio
     let tested: ChannelTestResult | undefined;
     if (options.check && parsed.data.enabled !== false) {
       const check = await checkChannelDraft(runtime, await draftChannel(runtime, id, parsed.data));
-      if (!check.ok) return { ok: false, error: check.error ?? "The test request failed.", suggestion: check.suggestion, checkFailed: true };
+      // Saving without the check is offered, except for a loop: the save refuses that anyway.
+      const loop = check.result?.upstreamStatus === 508 || Boolean(check.error?.includes(LOOP_MESSAGE));
+      if (!check.ok) return { ok: false, error: check.error ?? "The test request failed.", suggestion: check.suggestion, checkFailed: !loop };
       tested = check.result;
     }
     const saved = id ? await updateChannel(runtime, id, parsed.data) : await createChannel(runtime, parsed.data as CreateChannelInput);

@@ -12,6 +12,8 @@ import { ChannelSettingsFields, readSettings } from "./channel-settings-fields";
 
 export type TypeInfo = {
   type: string;
+  /** The type as people name it ("OpenAI or compatible"). */
+  label: string;
   defaultBaseUrl: string;
   baseUrlHelp?: string;
   versionSegment: string | null;
@@ -21,7 +23,8 @@ export type TypeInfo = {
   settings: SettingField[];
 };
 
-type Problem = { error: string; suggestion?: string; checkFailed?: boolean };
+/** A refused save or model fetch; `from` says which, so the suggested URL can be tried the same way. */
+type Problem = { error: string; suggestion?: string; checkFailed?: boolean; from?: "save" | "fetch" };
 
 /** Adds or edits a channel. Saving sends one test request first; a failure offers the fix or "save anyway". */
 export function ChannelForm({ channel, types, onClose }: { channel: ChannelJson | null; types: TypeInfo[]; onClose: (notes?: string[]) => void }) {
@@ -64,19 +67,21 @@ export function ChannelForm({ channel, types, onClose }: { channel: ChannelJson 
     setProblem(null);
     startTransition(async () => {
       const result = await saveChannelAction(channel?.id ?? null, input, { check });
-      if (!result.ok) return setProblem(result);
+      if (!result.ok) return setProblem({ ...result, from: "save" });
       onClose(result.notes);
       router.refresh();
     });
   }
 
-  function fetchModels(form: HTMLFormElement) {
+  /** Lists the upstream's models; `baseUrlOverride` is a URL just chosen, not yet in the form's state. */
+  function fetchModels(form: HTMLFormElement, baseUrlOverride?: string) {
     const input = readForm(form);
     if ("error" in input) return setProblem({ error: String(input.error) });
+    if (baseUrlOverride) input.baseUrl = baseUrlOverride;
     startFetching(async () => {
       const { name: _name, models: _models, ...rest } = input;
       const result = await fetchModelsAction(channel?.id ?? null, rest);
-      if (!result.ok) return setProblem({ error: result.error, suggestion: result.suggestion });
+      if (!result.ok) return setProblem({ error: result.error, suggestion: result.suggestion, from: "fetch" });
       setProblem(null);
       setUpstreamModels(result.models);
     });
@@ -103,7 +108,7 @@ export function ChannelForm({ channel, types, onClose }: { channel: ChannelJson 
             <Select id="channel-type" value={type} onChange={(event) => setType(event.target.value)}>
               {types.map((candidate) => (
                 <option key={candidate.type} value={candidate.type}>
-                  {candidate.type}
+                  {candidate.label}
                 </option>
               ))}
             </Select>
@@ -119,6 +124,25 @@ export function ChannelForm({ channel, types, onClose }: { channel: ChannelJson 
             }
           >
             <Input id="channel-url" name="baseUrl" type="url" value={baseUrl} onChange={(event) => setBaseUrl(event.target.value)} placeholder={info?.defaultBaseUrl} />
+            {/* The fix sits by the field it fixes; a fetch that failed is tried again with it. */}
+            {problem?.suggestion && (
+              <div className="flex flex-wrap items-center gap-2 text-xs text-amber-700 dark:text-amber-400" data-testid="base-url-suggestion">
+                <span>Did you mean this?</span>
+                <Button
+                  type="button"
+                  variant="secondary"
+                  className="max-w-full break-all text-left"
+                  onClick={(event) => {
+                    const suggestion = problem.suggestion!;
+                    setBaseUrl(suggestion);
+                    setProblem(null);
+                    if (problem.from === "fetch" || upstreamModels) fetchModels(event.currentTarget.form!, suggestion);
+                  }}
+                >
+                  Use {problem.suggestion}
+                </Button>
+              </div>
+            )}
           </Field>
           <Field
             label="API key"
@@ -182,25 +206,12 @@ export function ChannelForm({ channel, types, onClose }: { channel: ChannelJson 
         {problem && (
           <div className="space-y-2">
             <ErrorNote>{problem.error}</ErrorNote>
-            <div className="flex flex-wrap gap-2">
-              {problem.suggestion && (
-                <Button
-                  type="button"
-                  variant="secondary"
-                  onClick={() => {
-                    setBaseUrl(problem.suggestion!);
-                    setProblem(null);
-                  }}
-                >
-                  Use {problem.suggestion}
-                </Button>
-              )}
-              {problem.checkFailed && (
-                <Button type="button" variant="ghost" disabled={pending} onClick={(event) => save(event.currentTarget.form!, false)}>
-                  Save without the check
-                </Button>
-              )}
-            </div>
+            {/* Not offered for a loop: the save refuses a channel that leads back here anyway. */}
+            {problem.checkFailed && (
+              <Button type="button" variant="ghost" disabled={pending} onClick={(event) => save(event.currentTarget.form!, false)}>
+                Save without the check
+              </Button>
+            )}
           </div>
         )}
         <div className="flex flex-wrap gap-2">
