@@ -189,11 +189,12 @@ function TokenRow({
         <Td label="Limits" wide className="text-xs" data-testid="token-limits">
           {limits.length ? limits.map((limit) => <div key={String(limit)}>{limit}</div>) : <span className="text-zinc-400">none</span>}
         </Td>
-        <Td label="Used" className="tabular-nums xl:text-right" data-testid="token-used">
-          <span className="whitespace-nowrap">{formatNumber(token.usedTokens)} tokens</span>
+        <Td label="Used" className="tabular-nums xl:whitespace-nowrap xl:text-right" data-testid="token-used">
+          {/* In a phone's narrow card the word wraps under the number; the number never breaks. */}
+          <span className="whitespace-nowrap">{formatNumber(token.usedTokens)}</span> tokens
           <div className="text-xs text-zinc-500">{formatUsd(token.usedUsd)}</div>
           {cachedShares[token.id] !== undefined && (
-            <div className="text-xs whitespace-nowrap text-zinc-500" data-testid="token-cached-share" title="Input tokens upstreams served from their prompt cache">
+            <div className="text-xs text-zinc-500 xl:whitespace-nowrap" data-testid="token-cached-share" title="Input tokens upstreams served from their prompt cache">
               {Math.round(cachedShares[token.id]! * 100)}% input cached
             </div>
           )}
@@ -201,7 +202,7 @@ function TokenRow({
         {/* Last use under the status: one column fewer keeps the row's actions in view at 1280 px. */}
         <Td label="Status">
           <Badge tone={state.tone}>{state.label}</Badge>
-          <div className="mt-1 whitespace-nowrap text-xs text-zinc-500" title={formatDateTime(token.lastUsedAt)}>
+          <div className="mt-1 text-xs text-zinc-500 xl:whitespace-nowrap" title={formatDateTime(token.lastUsedAt)}>
             {token.lastUsedAt ? `used ${formatRelative(token.lastUsedAt, now)}` : "never used"}
           </div>
         </Td>
