@@ -5,13 +5,14 @@ import { listModels } from "@/lib/models/model-service";
 import { STRATEGIES } from "@/lib/routing/pick-channels";
 import { getRuntime } from "@/lib/runtime";
 import { ModelManager } from "./model-manager";
+import { naturalOrder } from "@/lib/console/natural-order";
 
 export const dynamic = "force-dynamic";
 
 export default async function ModelsPage() {
-  await requireAdmin();
+  await requireAdmin("/console/models");
   const runtime = await getRuntime();
-  const [models, usage] = await Promise.all([listModels(runtime), usageStats(runtime, "model", lastDays(7))]);
+  const [models, usage] = await Promise.all([listModels(runtime).then((list) => list.sort((a, b) => naturalOrder(a.name, b.name))), usageStats(runtime, "model", lastDays(7))]);
   return (
     <>
       <PageHeader

@@ -3,13 +3,14 @@ import { requireUser } from "@/lib/console/require-session";
 import { healthyModel } from "@/lib/console/healthy-model";
 import { getRuntime } from "@/lib/runtime";
 import { Playground } from "./playground";
+import { naturalOrder } from "@/lib/console/natural-order";
 
 export const dynamic = "force-dynamic";
 
 export default async function PlaygroundPage() {
-  const user = await requireUser();
+  const user = await requireUser("/console/playground");
   const runtime = await getRuntime();
-  const models = [...runtime.channels.models().keys()].sort();
+  const models = [...runtime.channels.models().keys()].sort(naturalOrder);
   const defaultModel = await healthyModel(runtime, models);
   const tokens = await runtime.database.token.findMany({
     where: user.role === "admin" ? {} : { userId: user.userId },

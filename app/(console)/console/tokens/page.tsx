@@ -6,14 +6,15 @@ import { getRuntime } from "@/lib/runtime";
 import { compileWindows } from "@/lib/limits/limit-windows";
 import { listTokens } from "@/lib/tokens/token-service";
 import { TokenManager } from "./token-manager";
+import { naturalOrder } from "@/lib/console/natural-order";
 
 export const dynamic = "force-dynamic";
 
 export default async function TokensPage() {
-  const user = await requireUser();
+  const user = await requireUser("/console/tokens");
   const runtime = await getRuntime();
   const tokens = await listTokens(runtime, user.role === "admin" ? { kind: "all" } : { kind: "user", userId: user.userId });
-  const models = [...runtime.channels.models().keys()].sort();
+  const models = [...runtime.channels.models().keys()].sort(naturalOrder);
   const cachedShares = Object.fromEntries(await cachedInputShare(runtime, "token"));
   // Each limit window's use, for the bars of the edit form.
   const windowUse = Object.fromEntries(

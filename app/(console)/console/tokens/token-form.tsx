@@ -6,6 +6,7 @@ import { LimitWindowsEditor, type WindowUse } from "@/app/_components/limit-wind
 import { Button, Card, ErrorNote, Field, Input, Select } from "@/app/_components/ui";
 import type { TokenJson } from "@/lib/tokens/token-service";
 import { createTokenAction, updateTokenAction } from "./actions";
+import { naturalOrder } from "@/lib/console/natural-order";
 
 export type Created = { token: TokenJson; key: string };
 
@@ -31,7 +32,7 @@ export function TokenForm({
   const router = useRouter();
   const label = token ? `Edit token ${token.name}` : "Create token";
   // Models the token allows that no channel serves now stay checkable.
-  const choices = [...new Set([...models, ...(token?.models ?? [])])].sort();
+  const choices = [...new Set([...models, ...(token?.models ?? [])])].sort(naturalOrder);
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
