@@ -5,7 +5,8 @@ import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { Button, Card, ErrorNote, Field, Input } from "@/app/_components/ui";
 
-export function LoginForm({ oidcName }: { oidcName: string | null }) {
+/** Signs in and goes to `returnTo`, a console path the page checked. */
+export function LoginForm({ oidcName, returnTo }: { oidcName: string | null; returnTo: string }) {
   const router = useRouter();
   const [error, setError] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
@@ -22,7 +23,7 @@ export function LoginForm({ oidcName }: { oidcName: string | null }) {
     });
     setPending(false);
     if (result?.ok && !result.error) {
-      router.replace("/console");
+      router.replace(returnTo);
       router.refresh();
       return;
     }
@@ -48,7 +49,7 @@ export function LoginForm({ oidcName }: { oidcName: string | null }) {
           <div className="my-4 flex items-center gap-3 text-xs text-zinc-400">
             <span className="h-px flex-1 bg-zinc-200 dark:bg-zinc-800" /> or <span className="h-px flex-1 bg-zinc-200 dark:bg-zinc-800" />
           </div>
-          <Button type="button" variant="secondary" className="w-full" onClick={() => signIn("oidc", { callbackUrl: "/console" })}>
+          <Button type="button" variant="secondary" className="w-full" onClick={() => signIn("oidc", { callbackUrl: returnTo })}>
             Continue with {oidcName}
           </Button>
         </>

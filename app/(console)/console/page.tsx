@@ -6,6 +6,7 @@ import { channelPricing } from "@/lib/console/channel-pricing";
 import { channelStats } from "@/lib/console/channel-stats";
 import { dashboardStats, type ModelRow } from "@/lib/console/dashboard-stats";
 import { requireUser } from "@/lib/console/require-session";
+import { pageAddress } from "@/lib/console/return-path";
 import { getRuntime } from "@/lib/runtime";
 import { DailyCostChart, ModelChart, TimelineChart } from "./dashboard-charts";
 import { readSelection, selectionDates } from "./dashboard-range";
@@ -29,7 +30,7 @@ const ms = (value: number | null) => (value === null ? "—" : `${formatNumber(v
 const HOUR = 3_600_000;
 
 export default async function DashboardPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  const user = await requireUser();
+  const user = await requireUser(pageAddress("/console", await searchParams));
   const runtime = await getRuntime();
   const admin = user.role === "admin";
   const now = Date.now();

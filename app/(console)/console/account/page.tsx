@@ -5,7 +5,7 @@ import { PasswordForm } from "./password-form";
 export const dynamic = "force-dynamic";
 
 export default async function AccountPage() {
-  const user = await requireUser();
+  const user = await requireUser("/console/account");
   return (
     <>
       <PageHeader title="Your account" description={`${user.email} · ${user.role}`} />

@@ -10,7 +10,7 @@ const METHOD_TONE = { get: "green", post: "indigo", patch: "amber", delete: "red
 
 /** The OpenAPI document, rendered: every endpoint with its body's fields. */
 export default async function ApiReferencePage() {
-  await requireUser();
+  await requireUser("/console/api");
   const document = openApiDocument() as { paths: Record<string, Record<string, Operation>>; tags: { name: string }[] };
   const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
     Object.entries(methods).map(([method, operation]) => ({ path, method: method as keyof typeof METHOD_TONE, operation })),

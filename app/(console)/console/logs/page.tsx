@@ -5,7 +5,9 @@ import { Badge, Button, EmptyState, Input, PageHeader, Select, cx } from "@/app/
 import { channelPricing } from "@/lib/console/channel-pricing";
 import { COUNT_CAP, countLogs, parseLogQuery, queryLogPage, visibleTo } from "@/lib/console/log-query";
 import { requireUser } from "@/lib/console/require-session";
+import { pageAddress } from "@/lib/console/return-path";
 import { getRuntime } from "@/lib/runtime";
+import { naturalOrder } from "@/lib/console/natural-order";
 
 export const dynamic = "force-dynamic";
 
@@ -19,7 +21,7 @@ function statusTone(status: number) {
 const inputValue = (date: Date | undefined) => date?.toISOString().slice(0, 16);
 
 export default async function LogsPage({ searchParams }: { searchParams: SearchParams }) {
-  const user = await requireUser();
+  const user = await requireUser(pageAddress("/console/logs", await searchParams));
   const runtime = await getRuntime();
   const raw = Object.entries(await searchParams).flatMap(([key, value]) => {
     const text = Array.isArray(value) ? value[0] : value;
@@ -40,7 +42,7 @@ export default async function LogsPage({ searchParams }: { searchParams: SearchP
   const channelNames = new Map(channels.map((channel) => [channel.id, channel.name]));
   const users = user.role === "admin" ? await runtime.database.user.findMany({ select: { id: true, email: true }, orderBy: { email: "asc" } }) : [];
   const pricing = channelPricing(runtime.channels.all());
-  const models = [...runtime.channels.models().keys()].sort();
+  const models = [...runtime.channels.models().keys()].sort(naturalOrder);
   const query = Object.fromEntries(raw.filter(([key]) => key !== "cursor" && key !== "page"));
   const pageLink = (at: string | null) => `?${new URLSearchParams(at ? { ...query, cursor: at } : query)}`;
   const counted = total.more ? `More than ${formatNumber(COUNT_CAP)}` : formatNumber(total.count);

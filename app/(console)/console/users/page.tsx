@@ -16,7 +16,7 @@ function usedLine(row: UsageStats | undefined): string {
 }
 
 export default async function UsersPage() {
-  const admin = await requireAdmin();
+  const admin = await requireAdmin("/console/users");
   const runtime = await getRuntime();
   const [users, settings] = await Promise.all([
     runtime.database.user.findMany({ orderBy: { createdAt: "asc" }, include: { _count: { select: { tokens: true } } } }),

@@ -21,7 +21,7 @@ function Item({ label, children }: { label: string; children: ReactNode }) {
 }
 
 export default async function LogDetailPage({ params }: { params: Promise<{ id: string }> }) {
-  const user = await requireUser();
+  const user = await requireUser(`/console/logs/${encodeURIComponent((await params).id)}`);
   const runtime = await getRuntime();
   const row = await findLog(runtime, user, (await params).id);
   if (!row) notFound();
