@@ -15,6 +15,7 @@ const LINKS = [
   { href: "/console/channels", label: "Channels", admin: true },
   { href: "/console/models", label: "Models", admin: true },
   { href: "/console/users", label: "Users", admin: true },
+  { href: "/console/account", label: "Account", admin: false },
 ];
 
 export function ConsoleNav({ email, admin }: { email: string; admin: boolean }) {
