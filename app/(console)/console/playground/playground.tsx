@@ -10,7 +10,9 @@ import { OperationPanel, type Mode } from "./operation-panel";
 import { describeError, toCurl } from "./playground-helpers";
 
 type Stats = { inputTokens?: number; outputTokens?: number; firstTokenMs?: number; totalMs: number; counted?: boolean };
-type Turn = { role: "user" | "assistant"; content: string; stats?: Stats; error?: string; stopped?: boolean };
+/** A reply a fallback model served: the model asked for, and the one that answered (when the answer names it). */
+type Fallback = { requested: string; served: string | null };
+type Turn = { role: "user" | "assistant"; content: string; stats?: Stats; error?: string; stopped?: boolean; fallback?: Fallback };
 type Exchange = {
   channel?: string;
   request: { method: string; url: string; headers: Record<string, string>; body: string };
@@ -72,6 +74,7 @@ export function Playground({ models, defaultModel, tokens }: { models: string[];
     const started = performance.now();
     let firstTokenMs: number | undefined;
     let requestId: string | null = null;
+    let fallbackFrom: string | null = null;
     let stopped = false;
 
     // The gateway's own /v1 endpoint, as the user's code would call it; the session
@@ -87,6 +90,8 @@ export function Playground({ models, defaultModel, tokens }: { models: string[];
       fetch: async (url, init) => {
         const response = await fetch(url, init);
         requestId = response.headers.get("x-request-id");
+        // Set when the picked model could not serve and one of its fallbacks answered.
+        fallbackFrom = response.headers.get("x-gateway-fallback-from");
         setSent({
           url: String(url),
           headers: Object.fromEntries(new Headers(init?.headers).entries()),
@@ -115,6 +120,9 @@ export function Playground({ models, defaultModel, tokens }: { models: string[];
             firstTokenMs ??= Math.round(performance.now() - started);
             updateLast((turn) => ({ ...turn, content: turn.content + part.text }));
           }
+        } else if (part.type === "finish-step") {
+          const served = part.response.modelId;
+          if (fallbackFrom) updateLast((turn) => ({ ...turn, fallback: { requested: fallbackFrom!, served: served && served !== fallbackFrom ? served : null } }));
         } else if (part.type === "finish") {
           const usage = part.totalUsage;
           updateLast((turn) => ({
@@ -319,6 +327,11 @@ function Message({ turn, streaming }: { turn: Turn; streaming: boolean }) {
           <span className="text-sm text-zinc-500">…</span>
         ) : null}
         {turn.error && <ErrorNote>{turn.error}</ErrorNote>}
+        {turn.fallback && (
+          <p className="mt-1 text-xs text-amber-700 dark:text-amber-400" data-testid="answered-by" title={`${turn.fallback.requested} could not answer; its fallback did.`}>
+            {turn.fallback.served ? `Answered by ${turn.fallback.served}, a fallback of ${turn.fallback.requested}.` : `A fallback of ${turn.fallback.requested} answered.`}
+          </p>
+        )}
         {!mine && (turn.stats || turn.stopped) && (
           <p className="mt-1 flex flex-wrap gap-2 text-xs text-zinc-500" data-testid="reply-stats">
             {turn.stopped && <Badge tone="amber">Stopped</Badge>}
