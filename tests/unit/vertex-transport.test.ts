@@ -162,7 +162,7 @@ describe("the service account's access token", () => {
     const notAKey = await Promise.resolve(vertexTransport(channel({ apiKey: "sk-not-a-service-account-key" })).authorize(outgoing("{}"))).catch((error: unknown) => error);
     assert.ok(isGatewayError(notAKey));
     assert.equal(notAKey.upstreamStatus, 401);
-    assert.match(notAKey.message, /not a Google service-account JSON key/);
+    assert.match(notAKey.message, /The channel's key is not JSON\. A Vertex channel takes a service-account key/);
     assert.doesNotMatch(notAKey.message, /sk-not/);
     const cutShort = JSON.parse(createServiceAccount(fake.tokenUri).json);
     cutShort.private_key = `${cutShort.private_key.slice(0, 200)}\n-----END PRIVATE KEY-----\n`;
@@ -194,7 +194,7 @@ describe("the check before a Vertex channel is saved", () => {
     assert.equal(otherProject.ok, false);
     assert.match(otherProject.error!, /Permission 'aiplatform.endpoints.predict' denied/);
     const broken = await checkChannelDraft(runtime, draft({ model: "gemini-2.5-flash", apiKey: '{"type":"authorized_user"}' }));
-    assert.match(broken.error!, /not a Google service-account JSON key \(type: type must be "service_account"\)/);
+    assert.match(broken.error!, /The channel's key is a "authorized_user" key, not a service-account key \("type": "service_account"\)/);
     assert.equal(JSON.stringify(otherProject.result?.exchanges ?? []).includes("ya29."), false, "the token is never shown");
   });
 });

@@ -20,16 +20,25 @@ export type BedrockKey =
   /** Unusable: the reason, without the key. */
   | { kind: "invalid"; reason: string };
 
+const AWS_KEY_HELP =
+  'AWS credentials are written {"accessKeyId": "AKIA...", "secretAccessKey": "..."}, with "sessionToken": "..." added for temporary ones; a Bedrock API key is pasted as it is, without braces.';
+
 export function readBedrockKey(apiKey: string | undefined): BedrockKey {
   const key = apiKey?.trim() ?? "";
   if (!key) return { kind: "invalid", reason: "The channel has no key: give AWS credentials as JSON or a Bedrock API key." };
   if (!key.startsWith("{")) return { kind: "api-key", key };
-  const parsed = awsCredentialsSchema.safeParse(safeJson(key));
-  if (!parsed.success) {
+  const json = safeJson(key);
+  if (json === undefined) {
     return {
       kind: "invalid",
-      reason: 'The channel\'s key is JSON but not AWS credentials: it needs {"accessKeyId": "...", "secretAccessKey": "..."} and optionally "sessionToken".',
+      reason: `The channel's key starts with { but is not valid JSON (names and values in double quotes, commas between them). ${AWS_KEY_HELP}`,
     };
+  }
+  const parsed = awsCredentialsSchema.safeParse(json);
+  if (!parsed.success) {
+    const missing = ["accessKeyId", "secretAccessKey"].filter((field) => typeof (json as Record<string, unknown> | null)?.[field] !== "string");
+    const what = missing.length > 0 ? `it has no ${missing.map((field) => `"${field}"`).join(" or ")}` : "a field is empty or not a string";
+    return { kind: "invalid", reason: `The channel's key is JSON but not AWS credentials: ${what}. ${AWS_KEY_HELP}` };
   }
   return { kind: "aws", credentials: parsed.data };
 }

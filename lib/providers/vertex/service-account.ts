@@ -35,19 +35,38 @@ export type ServiceAccountKey = z.infer<typeof serviceAccountKeySchema>;
 
 /** The channel key as a service-account key; the error says what is wrong without quoting it. */
 export function parseServiceAccountKey(apiKey: string | undefined): ServiceAccountKey {
-  const parsed = serviceAccountKeySchema.safeParse(safeJson(apiKey ?? ""));
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue?.path.length ? `${issue.path.join(".")}: ` : "";
-    throw credentialError(
-      `The channel's key is not a Google service-account JSON key (${where}${issue?.message ?? "not JSON"}). Paste the whole JSON file of a key created under IAM > Service accounts > Keys.`,
-    );
-  }
+  const json = safeJson(apiKey?.trim() ?? "");
+  const parsed = serviceAccountKeySchema.safeParse(json);
+  if (!parsed.success) throw credentialError(`${serviceAccountKeyProblem(json, parsed.error.issues[0]?.path[0])} ${SERVICE_ACCOUNT_KEY_HELP}`);
   // Checked here, before any request: a key that cannot sign is told apart from a token endpoint that cannot be reached.
   if (!isRsaPrivateKey(parsed.data.private_key)) {
     throw credentialError("The service account's private_key is not an RSA private key (damaged or cut short): paste the whole JSON file of the key again.");
   }
   return parsed.data;
+}
+
+const SERVICE_ACCOUNT_KEY_HELP =
+  'A Vertex channel takes a service-account key, the whole JSON file as Google gives it: {"type": "service_account", "project_id": "my-project", "private_key": "-----BEGIN PRIVATE KEY-----\\n...", "client_email": "gateway@my-project.iam.gserviceaccount.com", ...}, created under IAM > Service accounts > Keys > Add key > JSON.';
+
+/** What is wrong with a key, in words: never the validator's own text, never the key. */
+function serviceAccountKeyProblem(json: unknown, field: PropertyKey | undefined): string {
+  if (json === undefined) return "The channel's key is not JSON.";
+  if (typeof json !== "object" || json === null || Array.isArray(json)) return "The channel's key is JSON but not an object.";
+  const record = json as Record<string, unknown>;
+  switch (field) {
+    case "type":
+      return record.type === undefined
+        ? 'The channel\'s key has no "type": it is not a service-account key.'
+        : `The channel's key is a "${String(record.type).slice(0, 40)}" key, not a service-account key ("type": "service_account").`;
+    case "client_email":
+      return "The channel's key has no \"client_email\" (the account's address, ...@....iam.gserviceaccount.com).";
+    case "private_key":
+      return 'The channel\'s key has no "private_key" holding a PEM key ("-----BEGIN PRIVATE KEY-----...").';
+    case "token_uri":
+      return 'The channel\'s key has a "token_uri" that is not an http(s) URL.';
+    default:
+      return "The channel's key is not a Google service-account key.";
+  }
 }
 
 function isRsaPrivateKey(pem: string): boolean {
