@@ -50,8 +50,9 @@ async function prepareOnce() {
 /**
  * Under `npm start`, npm runs this through a shell, and a SIGTERM to npm (what a process
  * manager sends) stops npm and the shell without passing it on. When the process that
- * started this one goes away, hang up on ourselves: a SIGHUP starts a graceful stop, and
- * never turns one already under way (the same SIGTERM sent to the whole group) into a forced one.
+ * started this one goes away, the server in this process is told so (it names that, not a
+ * signal nobody sent); the cluster primary hangs up on itself. Either starts a graceful stop,
+ * and never turns one already under way (the same SIGTERM sent to the whole group) into a forced one.
  */
 function stopWithNpm() {
   if (!process.env.npm_lifecycle_event) return;
@@ -59,7 +60,8 @@ function stopWithNpm() {
   const watch = setInterval(() => {
     if (process.ppid === parent) return;
     clearInterval(watch);
-    process.kill(process.pid, "SIGHUP");
+    // The event's name is PARENT_GONE_EVENT in lib/http/graceful-shutdown.ts.
+    if (!process.emit("gateway:parent-gone")) process.kill(process.pid, "SIGHUP");
   }, 500);
   watch.unref();
 }

@@ -42,6 +42,13 @@ export interface ShutdownSteps {
   say(line: string): void;
 }
 
+/**
+ * Emitted on `process` by the launcher (scripts/start.mjs) when the npm that started it has
+ * exited: a process manager's SIGTERM stops npm and never reaches this process.
+ */
+export const PARENT_GONE_EVENT = "gateway:parent-gone";
+const PARENT_GONE = "npm exited (a signal sent to npm does not reach the server: run `node scripts/start.mjs` under a process manager)";
+
 /** How long a second signal waits for the cut requests' rows before exiting regardless. */
 const FORCED_EXIT_MS = 15_000;
 
@@ -88,6 +95,10 @@ export function handleShutdownSignals(steps: ShutdownSteps): void {
     // never forces one: it may come on top of the SIGTERM that stopped the parent.
     process.on("SIGHUP", () => {
       if (!stopping) onSignal("SIGHUP");
+    });
+    // Like a hang-up: starts a stop, never forces one (npm's SIGTERM may reach us as well).
+    process.on(PARENT_GONE_EVENT, () => {
+      if (!stopping) onSignal(PARENT_GONE);
     });
     return;
   }

@@ -70,6 +70,8 @@ interface NpmStart {
   port: number;
   /** Every process under npm once it was ready. */
   tree: number[];
+  /** What npm and the server printed so far. */
+  output(): string;
   kill(): void;
 }
 
@@ -107,7 +109,7 @@ async function npmStart(extraEnv: Record<string, string>, options: { detached?: 
   }
   const port = Number(/Gateway ready on http:\/\/localhost:(\d+)/.exec(output)![1]);
   tree = descendants(child.pid!);
-  return { child, url: `http://127.0.0.1:${port}`, port, tree, kill };
+  return { child, url: `http://127.0.0.1:${port}`, port, tree, output: () => output, kill };
 }
 
 /** The processes of `tree` still running 30 s on (none, once they have all exited). */
@@ -314,6 +316,42 @@ describe("graceful shutdown", () => {
         /ECONNREFUSED/,
         "nothing left listening",
       );
+    } finally {
+      npm.kill();
+    }
+  });
+
+  test("a SIGTERM to npm alone: the server says npm exited and how to start it under a process manager, not a SIGHUP nobody sent", async () => {
+    const npm = await npmStart({ ADMIN_API_KEY: "npm-admin-key-0123456789", MOCK_STREAM_DELAY_MS: "40" });
+    try {
+      const response = await fetch(`${npm.url}/api/admin/tokens`, {
+        method: "POST",
+        headers: { authorization: "Bearer npm-admin-key-0123456789", "content-type": "application/json" },
+        body: JSON.stringify({ name: "npm alone" }),
+      });
+      const { key } = (await response.json()) as { key: string };
+      const stream = await fetch(`${npm.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: "mock-chat", stream: true, messages: [{ role: "user", content: "tell me a long story about a lighthouse keeper and the sea" }] }),
+      });
+      assert.equal(stream.status, 200);
+      const reader = stream.body!.getReader();
+      await reader.read();
+      npm.child.kill("SIGTERM");
+      let text = "";
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += Buffer.from(value).toString();
+      }
+      assert.match(text, /data: \[DONE\]/, "the stream was served to the end");
+      assert.deepEqual(await survivors(npm.tree), []);
+      assert.match(
+        npm.output(),
+        /npm exited \(a signal sent to npm does not reach the server: run `node scripts\/start\.mjs` under a process manager\): waiting for 1 open request/,
+      );
+      assert.doesNotMatch(npm.output(), /SIGHUP/);
     } finally {
       npm.kill();
     }
