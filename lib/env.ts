@@ -72,7 +72,9 @@ const schema = z.object({
   QUOTA_DEFAULT_OUTPUT_TOKENS: integer(1024, 1),
   // The exact response cache's size bound (megabytes of stored answers), in Redis or the database.
   RESPONSE_CACHE_MAX_MB: integer(256, 1),
-  UPSTREAM_CONNECTIONS: integer(256, 1),
+  // Each open stream holds one: agents keep hundreds open for minutes, and a stream past the
+  // limit would wait for another to end before it starts.
+  UPSTREAM_CONNECTIONS: integer(2048, 1),
   AUTH_CACHE_TTL_MS: integer(1000, 0),
   LOG_FLUSH_INTERVAL_MS: integer(200, 10),
   // "off": no per-request rows (token totals still counted); what `npm run bench` compares against.

@@ -2,14 +2,14 @@
 // request body into one buffer and sends it with Content-Length through an undici pool
 // (cheaper than streaming it upstream chunked) to the same path on the upstream, and pipes
 // the answer back.
-// Prints its port. Usage: raw-proxy.ts <upstream-origin> <token> [processes]
+// Prints its port. Usage: raw-proxy.ts <upstream-origin> <token> [processes] [connections]
 // With processes > 1, node:cluster runs that many copies on one port (the floor for PROCESSES=N).
 import cluster from "node:cluster";
 import http from "node:http";
 import { pipeline } from "node:stream/promises";
 import { Pool } from "undici";
 
-const [origin, token, processesArgument] = process.argv.slice(2) as [string, string, string | undefined];
+const [origin, token, processesArgument, connectionsArgument] = process.argv.slice(2) as [string, string, string | undefined, string | undefined];
 const processes = Number(processesArgument ?? 1);
 if (processes > 1 && cluster.isPrimary) {
   let printed = false;
@@ -23,7 +23,7 @@ if (processes > 1 && cluster.isPrimary) {
 }
 
 function serve(): void {
-  const pool = new Pool(origin, { connections: 256 });
+  const pool = new Pool(origin, { connections: Number(connectionsArgument ?? 256) });
   const expected = `Bearer ${token}`;
 
   const server = http.createServer(async (request, response) => {
