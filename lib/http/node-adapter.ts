@@ -25,6 +25,9 @@ async function* readNodeBody(request: IncomingMessage, response: ServerResponse,
 }
 
 /** The whole body through 'data' events: cheaper per request than an async iterator. */
+/** The largest declared body given its buffer up front. */
+const PREALLOCATE_UP_TO = 4 * 1024 * 1024;
+
 function readWholeNodeBody(request: IncomingMessage, limitBytes: number): Promise<Buffer> {
   const declared = Number(request.headers["content-length"]);
   if (Number.isFinite(declared) && declared > limitBytes) {
@@ -34,7 +37,9 @@ function readWholeNodeBody(request: IncomingMessage, limitBytes: number): Promis
   return new Promise((resolve, reject) => {
     // With a declared length, each chunk is copied once into a buffer of that size as it
     // arrives (an agent's 300 KB turn is held once, not as its chunks and then their join).
-    const whole = Number.isFinite(declared) && declared > 0 ? Buffer.allocUnsafe(declared) : undefined;
+    // Past PREALLOCATE_UP_TO the chunks are kept as they come: a declared length alone must
+    // not reserve memory for a client that then sends its body slowly, or never.
+    const whole = Number.isFinite(declared) && declared > 0 && declared <= PREALLOCATE_UP_TO ? Buffer.allocUnsafe(declared) : undefined;
     const chunks: Buffer[] = [];
     let size = 0;
     request.on("data", (chunk: Buffer) => {
