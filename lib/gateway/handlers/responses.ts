@@ -15,9 +15,9 @@ import { newEnvelope, renderResponse } from "@/lib/formats/responses/render-resp
 import { renderResponsesStream } from "@/lib/formats/responses/render-stream";
 import { renderResponsesStreamError } from "@/lib/formats/responses/render-stream-error";
 import type { ResponsesRequest } from "@/lib/formats/responses/schema";
-import { estimatePromptTokens, runCall } from "@/lib/gateway/call-pipeline";
+import { estimateTokensOfLength, runCall } from "@/lib/gateway/call-pipeline";
 import { compactionSeals } from "@/lib/gateway/compaction-seals";
-import { readJsonBody } from "@/lib/gateway/read-json-body";
+import { readJsonRequest } from "@/lib/gateway/read-json-body";
 import { withApiKey, type GatewayContext } from "@/lib/gateway/with-api-key";
 import { jsonResponse } from "@/lib/canonical/api-types";
 import { logger } from "@/lib/logger";
@@ -52,7 +52,8 @@ function conversationAfter(body: ResponsesRequest, response: ResponseObject, com
  * carries the conversation so far to any channel.
  */
 export const handleResponses = withApiKey(openAIFormat, "/v1/responses", async (context) => {
-  const requested = parseResponsesBody(await readJsonBody(context.request));
+  const json = await readJsonRequest(context.request);
+  const requested = parseResponsesBody(json.value());
   const owner = ownerOf(context.token.subject);
   const previous = requested.previous_response_id ? await context.runtime.responses.find(owner, requested.previous_response_id) : null;
   if (requested.previous_response_id && !previous) throw notFound(requested.previous_response_id, "previous_response_id");
@@ -78,8 +79,8 @@ export const handleResponses = withApiKey(openAIFormat, "/v1/responses", async (
     }
     return translation;
   };
-  const promptText = JSON.stringify(body.input ?? "") + (body.instructions ?? "");
-  context.call.promptText = () => (translation ? [translation.chat.system ?? "", ...translation.chat.messages.map(messageText)].join("\n") : promptText);
+  const promptText = () => JSON.stringify(body.input ?? "") + (body.instructions ?? "");
+  context.call.promptText = () => (translation ? [translation.chat.system ?? "", ...translation.chat.messages.map(messageText)].join("\n") : promptText());
   // Saved before the answer's end reaches the client, so an immediate continuation finds it.
   let saving: Promise<void> = Promise.resolve();
   const keep = (response: ResponseObject, native: boolean): Promise<void> => {
@@ -98,7 +99,7 @@ export const handleResponses = withApiKey(openAIFormat, "/v1/responses", async (
   };
 
   // The schema fills nothing in, so unless history was added the client's bytes say what `body` says.
-  const bytes = body === requested ? await context.request.body(env.MAX_BODY_BYTES) : undefined;
+  const bytes = body === requested ? json.bytes : undefined;
   const capabilities = context.runtime.capabilities;
   const response = await runCall(context, {
     operation: "responses",
@@ -106,11 +107,12 @@ export const handleResponses = withApiKey(openAIFormat, "/v1/responses", async (
     stream,
     session: requestSession({ promptCacheKey: (requested as Record<string, unknown>).prompt_cache_key, headers: context.request.headers }),
     pinnedChannelId: previous?.native ? (previous.channelId ?? undefined) : undefined,
-    estimate: { inputTokens: estimatePromptTokens(promptText), outputTokens: body.max_output_tokens ?? env.QUOTA_DEFAULT_OUTPUT_TOKENS },
+    // From the body's length when it goes as sent: a Codex session is not serialised again to be measured.
+    estimate: { inputTokens: estimateTokensOfLength(bytes ? bytes.length : promptText().length), outputTokens: body.max_output_tokens ?? env.QUOTA_DEFAULT_OUTPUT_TOKENS },
     renderStreamError: (error) => renderResponsesStreamError(error),
     call: {
       model: body.model,
-      relay: { body, bytes, stream, includeUsage: true, clientHeaders: context.request.headers, keepResponse: (object: ResponseObject) => keep(object, true) },
+      relay: { body, bytes, layout: json.layout, stream, includeUsage: true, clientHeaders: context.request.headers, keepResponse: (object: ResponseObject) => keep(object, true) },
       continuesRelayed: previous?.native === true,
       lacksResponses: {
         lacks: (channelId, model) => capabilities.lacks(channelId, model, "responses"),

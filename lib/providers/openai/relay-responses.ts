@@ -26,11 +26,16 @@ export function parseResponsesUsage(raw: unknown): Usage | undefined {
 export async function relayResponses(request: ResponsesCall["relay"], context: AttemptContext, path = "/responses"): Promise<RelayedResponse> {
   const response = await postOpenAI(
     path,
-    relayedBody(request.bytes, request.body, {
-      model: context.upstreamModel,
-      // A session named only in a header (Codex's session_id) still keeps OpenAI's prompt cache warm.
-      ...(context.promptCacheKey && request.body.prompt_cache_key === undefined ? { prompt_cache_key: context.promptCacheKey } : {}),
-    }),
+    relayedBody(
+      request.bytes,
+      request.body,
+      {
+        model: context.upstreamModel,
+        // A session named only in a header (Codex's session_id) still keeps OpenAI's prompt cache warm.
+        ...(context.promptCacheKey && request.body.prompt_cache_key === undefined ? { prompt_cache_key: context.promptCacheKey } : {}),
+      },
+      request.layout,
+    ),
     context,
     request.stream,
   );
