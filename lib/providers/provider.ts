@@ -94,7 +94,7 @@ export interface ResponsesCall extends ModelCall {
     keepResponse?: (response: Record<string, unknown>) => Promise<void>;
   };
   /** The request as a canonical chat, built on first use (translation may refuse what only OpenAI runs). */
-  translate(): { chat: ChatRequest; render: ChatRender };
+  translate(model: string): { chat: ChatRequest; render: ChatRender };
   /** Continuing a relayed answer: only the upstream that holds it can, so no translation. */
   continuesRelayed: boolean;
   /** Upstreams that answered 404 on /responses are translated for from then on. */

@@ -118,9 +118,10 @@ export const handleResponses = withApiKey(openAIFormat, "/v1/responses", async (
         lacks: (channelId, model) => capabilities.lacks(channelId, model, "responses"),
         learn: (channelId, model) => capabilities.learnMissing(channelId, model, "responses"),
       },
-      translate() {
+      translate(model) {
         const { chat, tools } = translate();
-        const envelope = newEnvelope(requested.model, { ...requested, previous_response_id: requested.previous_response_id }, tools);
+        // Named after the model that answers: a fallback's, when one serves (as chat completions and messages are).
+        const envelope = newEnvelope(model, { ...requested, previous_response_id: requested.previous_response_id }, tools);
         if (triggered) {
           return {
             chat: compactionRequest(chat),

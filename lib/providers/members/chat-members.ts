@@ -45,7 +45,7 @@ export async function translatedResponses(
   context: AttemptContext,
   hooks: AttemptHooks,
 ): Promise<ApiResponse> {
-  const translated = call.translate();
+  const translated = call.translate(call.model);
   const { request, dropped } = keepHostedTools(translated.chat, hostedTools, context.warnings);
   return withDroppedToolsHeader(await translatedChat(chat, request, context, hooks, translated.render), dropped);
 }
