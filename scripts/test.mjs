@@ -74,6 +74,14 @@ const sqliteTargets = only.length
 const sharedTargets = only.length
   ? selected.filter((file) => file.includes("many-instances") || (process.env.TEST_SHARED === "1" && file.includes("integration")))
   : [...files("tests/integration", ".test.ts"), ...files("tests/many-instances", ".test.ts")];
+// The newest majors of the OpenAI and Gemini SDKs declare Node 22, so the project's install
+// keeps to the majors clean on Node 20; the lanes that test the newest ones install them apart,
+// once, here rather than in two test files at the same moment (tests/helpers/newest-sdks.ts).
+if (run("npm", ["install", "--prefix", "tests/newest-sdks", "--no-audit", "--no-fund", "--loglevel=error"]) !== 0) {
+  process.stdout.write("Could not install tests/newest-sdks: run `npm install --prefix tests/newest-sdks`.\n");
+  totals.failed += 1;
+  finish();
+}
 runNodeTests(sqliteTargets);
 if (sharedTargets.length) {
   let services;

@@ -1,13 +1,15 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import * as genai3 from "@google/genai";
-import * as genai2 from "google-genai-v2";
+import * as genai2 from "@google/genai";
 import OpenAI, { toFile } from "openai";
 import { GEMINI_KEY, startFakeGeminiUpstream } from "../helpers/fake-gemini-upstream";
 import { FAKE_AUDIO, fakeVector } from "../helpers/fake-openai-operations";
 import { startFakeOpenAIUpstream, UPSTREAM_API_KEY, type FakeUpstream } from "../helpers/fake-openai-upstream";
 import type { FakeServer } from "../helpers/fake-upstream-server";
+import { newestSdks } from "../helpers/newest-sdks";
 import { startGateway, type Gateway } from "../helpers/start-gateway";
+
+const { genai: genai3 } = await newestSdks();
 
 // The OpenAI endpoints beyond chat, through the official SDK's own methods, on the same
 // pipeline as chat: relayed to OpenAI-type channels, embeddings translated for Gemini.
@@ -239,7 +241,7 @@ describe("OpenAI-format operations", () => {
 // Gemini's embedding methods go through the same embeddings operation: any channel that
 // embeds serves a Gemini client, and the answer is in Gemini's shape.
 for (const lane of [
-  { sdk: "@google/genai 3", module: genai3 as unknown as typeof genai2, version: "/v1" },
+  { sdk: "@google/genai 3", module: genai3, version: "/v1" },
   { sdk: "@google/genai 2", module: genai2, version: "/v1beta" },
 ] as const) {
   describe(`Gemini embedding methods (${lane.sdk}, ${lane.version})`, () => {

@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import * as genai3 from "@google/genai";
-import * as genai2 from "google-genai-v2";
-import OpenAI7 from "openai";
-import OpenAI6 from "openai-v6";
+import * as genai2 from "@google/genai";
+import OpenAI6 from "openai";
 import { GEMINI_KEY, startFakeGeminiUpstream } from "../helpers/fake-gemini-upstream";
+import { newestSdks } from "../helpers/newest-sdks";
 import { startGateway, type Gateway } from "../helpers/start-gateway";
+
+const { OpenAI: OpenAI7, genai: genai3 } = await newestSdks();
 
 // Users pin either major of each SDK: @google/genai 3 calls Gemini's /v1 paths by default
 // and 2 calls /v1beta, so both lanes run the same cases at their SDK's default settings.
@@ -40,7 +41,7 @@ const WEATHER = {
 };
 
 const GEMINI_LANES = [
-  { sdk: "@google/genai 3", module: genai3 as unknown as typeof genai2, version: "/v1" },
+  { sdk: "@google/genai 3", module: genai3, version: "/v1" },
   { sdk: "@google/genai 2", module: genai2, version: "/v1beta" },
 ] as const;
 
@@ -124,7 +125,7 @@ for (const lane of GEMINI_LANES) {
 }
 
 const OPENAI_LANES = [
-  { sdk: "openai 7", OpenAI: OpenAI7 as unknown as typeof OpenAI6 },
+  { sdk: "openai 7", OpenAI: OpenAI7 },
   { sdk: "openai 6", OpenAI: OpenAI6 },
 ] as const;
 
