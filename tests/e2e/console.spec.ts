@@ -47,7 +47,10 @@ test.describe("console", () => {
     const playground = console.playground();
     await playground.open();
     await playground.chooseModel("mock-chat");
-    await playground.send("please stop me");
+    // A long message: the mock echoes it a word at a time, so the reply streams for seconds.
+    await playground.send(
+      "please stop me, this is a long message so the mock echoes it word by word for several seconds and Stop is clicked while the reply is still streaming on a busy machine",
+    );
     await expect(playground.lastReply()).toContainText("gateway's");
     await playground.stop();
     await expect(page.getByTestId("reply-stats").last()).toContainText("Stopped");

@@ -255,7 +255,10 @@ test.describe("playground and account", () => {
     const playground = console.playground();
     await playground.open();
     await playground.chooseModel("mock-chat");
-    await playground.send("please stop me early");
+    // A long message: the mock echoes it a word at a time, so the reply streams for seconds.
+    await playground.send(
+      "please stop me, this is a long message so the mock echoes it word by word for several seconds and Stop is clicked while the reply is still streaming on a busy machine",
+    );
     await expect(playground.lastReply()).toContainText("gateway's");
     await playground.stop();
     const stats = page.getByTestId("reply-stats").last();
