@@ -45,16 +45,17 @@ export class JsonBody {
   }
 
   /**
-   * Each value of `key` anywhere inside `member`, parsed: the bytes are searched for the
-   * key with its quotes, which inside a JSON string can only appear escaped.
+   * Where each value of `key` lies anywhere inside `member` (pairs of offsets): the bytes
+   * are searched for the key with its quotes, which inside a JSON string can only appear escaped.
    */
-  *valuesOf(member: JsonMember, key: string): Generator<unknown> {
+  *rangesOf(member: JsonMember, key: string): Generator<[number, number]> {
     const needle = Buffer.from(JSON.stringify(key));
-    for (let at = this.bytes.indexOf(needle, member.start); at !== -1 && at < member.end; at = this.bytes.indexOf(needle, at + needle.length)) {
-      const start = skipSpace(this.bytes, at + needle.length, true);
-      const end = valueEnd(this.bytes, start);
-      if (end === -1 || end > member.end) throw invalid();
-      yield this.#parse(start, end);
+    const within = this.bytes.subarray(0, member.end);
+    for (let at = within.indexOf(needle, member.start); at !== -1; at = within.indexOf(needle, at + needle.length)) {
+      const start = skipSpace(within, at + needle.length, true);
+      const end = valueEnd(within, start);
+      if (end === -1) throw invalid();
+      yield [start, end];
     }
   }
 

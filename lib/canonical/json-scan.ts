@@ -90,6 +90,30 @@ export function valueEnd(bytes: Uint8Array, at: number): number {
   return index > at ? index : -1;
 }
 
+/**
+ * Whether every object item of the array that spans `start` to `end` has the member `key`
+ * (read without parsing: at the items' own level, a string followed by a colon is a key).
+ */
+export function everyItemHasKey(bytes: Uint8Array, start: number, end: number, key: string): boolean {
+  const name = Buffer.from(key);
+  let depth = 0;
+  let objects = 0;
+  let found = 0;
+  for (let index = start; index < end; index++) {
+    const byte = bytes[index];
+    if (byte === QUOTE) {
+      const quote = closingQuote(bytes, index);
+      if (quote === -1 || quote >= end) return false;
+      if (depth === 2 && quote - index - 1 === name.length && name.equals(bytes.subarray(index + 1, quote)) && bytes[skipSpace(bytes, quote + 1)] === COLON) found += 1;
+      index = quote;
+    } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
+      depth += 1;
+      if (depth === 2 && byte === OPEN_BRACE) objects += 1;
+    } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) depth -= 1;
+  }
+  return found === objects;
+}
+
 /** The offset of the first byte that is not white space (or a colon, when `colon`) from `at`. */
 export function skipSpace(bytes: Uint8Array, at: number, colon = false): number {
   while (at < bytes.length && (isSpace(bytes[at]!) || (colon && bytes[at] === COLON))) at += 1;

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { JsonBody } from "@/lib/canonical/json-body";
 import { encodeJson } from "@/lib/canonical/encode-json";
-import { scanJson } from "@/lib/canonical/json-scan";
+import { everyItemHasKey, scanJson } from "@/lib/canonical/json-scan";
 
 // The byte scan a request is read with: where the root object's members and its array
 // members' items lie must be exactly what JSON.parse sees, or the scan must say it cannot tell.
@@ -150,7 +150,17 @@ describe("JsonBody", () => {
     }).replace('"tool_calls":[]', '"tool_calls" : []');
     const bytes = Buffer.from(text);
     const body = new JsonBody(bytes, 0, scanJson(bytes, 0, LIMITS).object);
-    assert.deepEqual([...body.valuesOf(body.find("messages")!, "tool_calls")], [[{ id: "a", function: { name: "f", arguments: "{}" } }], []]);
+    const found = [...body.rangesOf(body.find("messages")!, "tool_calls")].map(([start, end]) => JSON.parse(bytes.toString("utf8", start, end)));
+    assert.deepEqual(found, [[{ id: "a", function: { name: "f", arguments: "{}" } }], []]);
+  });
+
+  test("tells whether every object of an array has a key, at the objects' own level only", () => {
+    const has = (text: string) => everyItemHasKey(Buffer.from(text), 0, text.length, "type");
+    assert.equal(has('[{"id":"a","type":"function","function":{"name":"f"}},{"type" : "function"}]'), true);
+    assert.equal(has('[{"id":"a","type":"function"},{"id":"b","function":{"type":"x","name":"type"}}]'), false);
+    assert.equal(has('[{"id":"type","kind":"type"}]'), false);
+    assert.equal(has('[{"arguments":"{\\"type\\":1}"}]'), false);
+    assert.equal(has("[]"), true);
   });
 
   test("refuses a member that is not valid JSON when it is parsed", () => {

@@ -1,6 +1,7 @@
 import { deferredChat } from "@/lib/canonical/deferred-chat";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import { withDeferredMembers, type JsonBody } from "@/lib/canonical/json-body";
+import { everyItemHasKey } from "@/lib/canonical/json-scan";
 import type { ChatRequest, ContentPart, ImageSource, Message, ToolChoice } from "@/lib/canonical/request";
 import { withinMessageLimit } from "@/lib/formats/message-list";
 import { validationError } from "@/lib/formats/validation-error";
@@ -29,6 +30,7 @@ export function parseChatCompletionRequest(json: unknown): ParsedChatCompletion 
 
 /** What a relay forwards as bytes and the gateway reads only to translate, cache or count. */
 const DEFERRED = ["messages", "tools"] as const;
+const OPEN_BRACKET = 0x5b;
 
 /**
  * A request read for a relay: its other fields validated now; the conversation (messages,
@@ -42,9 +44,9 @@ export function parseChatCompletionDeferred(json: JsonBody): (ParsedChatCompleti
   const messages = json.find("messages");
   const tools = json.find("tools");
   if (!layout || !messages?.items?.length || !withinMessageLimit(messages.items.length / 2) || (tools && !tools.items)) return undefined;
-  // Only the tool calls are read here: a call without its type is given one by the schema.
-  for (const calls of json.valuesOf(messages, "tool_calls")) {
-    if (Array.isArray(calls) && fillsInToolCallType({ messages: [{ role: "assistant", tool_calls: calls }] } as ChatCompletionRequest)) return undefined;
+  // Only the tool calls are read here, unparsed: a call without its type is given one by the schema.
+  for (const [start, end] of json.rangesOf(messages, "tool_calls")) {
+    if (json.bytes[start] === OPEN_BRACKET && !everyItemHasKey(json.bytes, start, end, "type")) return undefined;
   }
   const head = chatCompletionHeadSchema.safeParse(json.parseMembers(DEFERRED));
   if (!head.success) throw validationError(head.error);
