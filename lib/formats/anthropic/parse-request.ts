@@ -56,7 +56,10 @@ export function parseMessagesRequestDeferred(json: JsonBody, warnings: string[])
     return whole;
   };
   const body = withDeferredMembers(layout, head.data, DEFERRED, () => parseWhole().body) as MessagesRequest;
-  const chat = deferredChat({ model: head.data.model, stream: head.data.stream === true, maxTokens: head.data.max_tokens }, () => parseWhole().chat);
+  const chat = deferredChat(
+    { model: head.data.model, stream: head.data.stream === true, maxTokens: head.data.max_tokens, user: head.data.metadata?.user_id ?? undefined },
+    () => parseWhole().chat,
+  );
   const conversationBytes = messages.end - messages.start + (system ? system.end - system.start : 0);
   return { body, chat, warnings: [], conversationBytes };
 }
