@@ -84,12 +84,16 @@ const schema = z.object({
   LOG_RETENTION: duration("30d"),
   RESPONSE_RETENTION: duration("30d"),
   CAPTURE_RETENTION: duration("7d"),
+  /** How long the audit log keeps a change (0: forever). */
+  AUDIT_RETENTION: duration("365d"),
   // How often one process deletes what has expired; 0 never sweeps.
   RETENTION_SWEEP_INTERVAL: duration("10m"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   MOCK_STREAM_DELAY_MS: integer(15, 0),
   // How long a session stays on the channel and key of its last turn without a new turn; 0 turns session affinity off.
   SESSION_AFFINITY_TTL: duration("1h"),
+  /** The first retry of a webhook delivery; later retries wait multiples of it (up to 48x, then hourly-ish for an hour). */
+  WEBHOOK_RETRY_BASE: duration("5s"),
   ANTHROPIC_DEFAULT_MAX_TOKENS: integer(8192, 1),
   // How long a shutdown waits for open requests (streams) before closing them.
   SHUTDOWN_TIMEOUT_MS: integer(30_000, 0),

@@ -1,4 +1,5 @@
 import { deleteUserAccount, updateUserAccount, userUpdateSchema } from "@/lib/console/user-accounts";
+import { diffChanges } from "@/lib/audit/audit-log";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import { listUsers as list, userWithWindows } from "@/lib/console/user-limits";
 import { createUser as createAccount, newUserSchema } from "@/lib/console/users";
@@ -12,23 +13,30 @@ export const listUsers = withAdmin(async ({ runtime }) => jsonResponse(200, { da
 export const getUser = withAdmin(async ({ runtime, request }) => jsonResponse(200, await userWithWindows(runtime, request.params.id ?? "")));
 
 /** POST /api/admin/users: an account with a password; new non-admins get the default console limits. */
-export const createUser = withAdmin(async ({ runtime, request }) => {
+export const createUser = withAdmin(async ({ runtime, request, audit }) => {
   const input = await parseAdminBody(request, newUserSchema);
   const created = await createAccount(runtime, input);
   if (!created.ok) throw new GatewayError("invalid_request", created.error, { code: "invalid_user" });
-  return jsonResponse(
-    201,
-    (await list(runtime)).find((user) => user.id === created.id),
-  );
+  const user = (await list(runtime)).find((entry) => entry.id === created.id)!;
+  await audit("user.create", { kind: "user", id: user.id, name: user.email }, diffChanges(null, user, input));
+  return jsonResponse(201, user);
 });
 
 /** PATCH /api/admin/users/{id}: role, standing, password and the limits of the user's own console sessions. */
-export const updateUser = withAdmin(async ({ runtime, request, userId }) => {
+export const updateUser = withAdmin(async ({ runtime, request, userId, audit }) => {
   const input = await parseAdminBody(request, userUpdateSchema);
-  return jsonResponse(200, await updateUserAccount(runtime, request.params.id ?? "", input, userId));
+  const id = request.params.id ?? "";
+  const before = await userWithWindows(runtime, id);
+  const updated = await updateUserAccount(runtime, id, input, userId);
+  await audit("user.update", { kind: "user", id, name: before.email }, diffChanges(before, updated, input));
+  return jsonResponse(200, updated);
 });
 
-export const deleteUser = withAdmin(async ({ runtime, request, userId }) => {
-  await deleteUserAccount(runtime, request.params.id ?? "", userId);
-  return jsonResponse(200, { id: request.params.id, deleted: true });
+export const deleteUser = withAdmin(async ({ runtime, request, userId, audit }) => {
+  const id = request.params.id ?? "";
+  const before = await userWithWindows(runtime, id);
+  await deleteUserAccount(runtime, id, userId);
+  const { windows: _windows, ...account } = before;
+  await audit("user.delete", { kind: "user", id, name: before.email }, diffChanges(account, null));
+  return jsonResponse(200, { id, deleted: true });
 });

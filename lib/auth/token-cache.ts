@@ -1,9 +1,15 @@
 import { LRUCache } from "lru-cache";
 import type { Database } from "@/lib/db/client";
 import { digestTokenKey, legacyTokenHash, sameDigest } from "./token-key";
-import { OWNER_LIMIT_COLUMNS, toSessionTokenRecord, toTokenRecord, type TokenRecord } from "./token-record";
+import { OWNER_LIMIT_COLUMNS, toSessionTokenRecord, toTokenRecord, type TokenRecord, type TokenTeam } from "./token-record";
 
 type Entry = { record: TokenRecord | null };
+
+/** What a token is read with: its owner's standing and limits, its team's limits. */
+const TOKEN_INCLUDE = {
+  user: { select: { disabled: true, ...OWNER_LIMIT_COLUMNS } },
+  team: { select: { id: true, models: true, limits: true, endUserLimits: true } },
+} as const;
 type SessionEntry = Entry & { account: ConsoleAccount | null };
 
 /** What a console session is checked against on every use: role and standing now, not at sign-in. */
@@ -35,7 +41,7 @@ export class TokenCache {
       ttl: Math.max(ttlMs, 1),
       fetchMethod: async (key) => {
         const row = await this.findRow(key);
-        const record = row ? toTokenRecord({ ...row, enabled: row.enabled && !row.user?.disabled }, row.user) : null;
+        const record = row ? toTokenRecord({ ...row, enabled: row.enabled && !row.user?.disabled }, row.user, await this.teamOf(row)) : null;
         if (record) this.byId.set(record.id, record);
         return { record };
       },
@@ -61,7 +67,7 @@ export class TokenCache {
    */
   private async findRow(key: string) {
     const digest = digestTokenKey(key, this.hashKey);
-    const include = { user: { select: { disabled: true, ...OWNER_LIMIT_COLUMNS } } } as const;
+    const include = TOKEN_INCLUDE;
     const candidates = await this.database.token.findMany({ where: { lookupKey: digest.lookupKey }, include, take: 16 });
     const match = candidates.find((row) => sameDigest(row.keyHash, digest.keyHash));
     if (match) return match;
@@ -69,6 +75,19 @@ export class TokenCache {
     if (!legacy || legacy.lookupKey !== null) return null;
     await this.database.token.update({ where: { id: legacy.id }, data: { keyHash: digest.keyHash, lookupKey: digest.lookupKey } });
     return legacy;
+  }
+
+  /** A team token's team and its creator's membership, read beside the row (null for other tokens). */
+  private async teamOf(row: {
+    teamId: string | null;
+    userId: string | null;
+    team?: { id: string; models: unknown; limits: unknown; endUserLimits: unknown } | null;
+  }): Promise<TokenTeam | null> {
+    if (!row.teamId || !row.team) return null;
+    const member = row.userId
+      ? await this.database.teamMember.findUnique({ where: { teamId_userId: { teamId: row.teamId, userId: row.userId } }, select: { limits: true } })
+      : null;
+    return { ...row.team, member };
   }
 
   /** The standing of a console account (null once deleted), for checking its sessions. */
@@ -94,8 +113,9 @@ export class TokenCache {
 
   /** By id, from the database: for the console, not the API hot path. */
   async getById(id: string): Promise<TokenRecord | null> {
-    const row = await this.database.token.findUnique({ where: { id } });
-    return row ? toTokenRecord(row) : null;
+    const row = await this.database.token.findUnique({ where: { id }, include: TOKEN_INCLUDE });
+    // The same record the API builds: its owner's and its team's limits bind it here too.
+    return row ? toTokenRecord({ ...row, enabled: row.enabled && !row.user?.disabled }, row.user, await this.teamOf(row)) : null;
   }
 
   /** Adds usage that just reached the database to the cached total. */

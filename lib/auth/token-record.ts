@@ -22,6 +22,12 @@ export interface Payer {
   limits: Limits;
 }
 
+/** Windows every distinct end user gets, counted under `scope` (a token's, or a team's across its tokens). */
+export interface EndUserWindows {
+  scope: string;
+  windows: readonly CompiledWindow[];
+}
+
 /** A token as the hot path needs it. */
 export interface TokenRecord extends Limits {
   id: string;
@@ -42,6 +48,19 @@ export interface TokenRecord extends Limits {
    * can only be tighter than its owner).
    */
   payers: readonly Payer[];
+  /** The team the token belongs to (its windows and the creator's member caps are among the payers). */
+  teamId?: string | null;
+  /** End-user windows: the token's own, then its team's. */
+  endUserWindows?: readonly EndUserWindows[];
+}
+
+/** A team token's team, and its creator's membership (null once they left: the token stops working). */
+export interface TokenTeam {
+  id: string;
+  models: unknown;
+  limits: unknown;
+  endUserLimits: unknown;
+  member: { limits: unknown } | null;
 }
 
 const PERIODS = new Set(["none", "daily", "weekly", "monthly"]);
@@ -78,21 +97,43 @@ function bothAllow(token: ReadonlySet<string> | null, owner: ReadonlySet<string>
   return new Set([...token].filter((model) => owner.has(model)));
 }
 
-/** A token row, with its owner's limit columns when it has an owner. */
-export function toTokenRecord(row: TokenRow, owner?: LimitColumns | null): TokenRecord {
+/** Limits that are windows only: a team's, a member's, an end user's. */
+export function windowsOnly(windows: readonly CompiledWindow[], models: ReadonlySet<string> | null = null): Limits {
+  return { models, rpm: null, tpm: null, quotaTokens: null, budgetUsd: null, quotaPeriod: "none", windows };
+}
+
+/** A token row, with its owner's limit columns when it has an owner, and its team when it has one. */
+export function toTokenRecord(row: TokenRow, owner?: LimitColumns | null, team?: TokenTeam | null): TokenRecord {
   const own = limitsOf(row);
   const subject: QuotaSubject = { kind: "token", id: row.id };
   const ownerLimits = owner && row.userId ? limitsOf(owner) : null;
   const payers: Payer[] = [{ subject, limits: own }];
   if (ownerLimits && hasLimits(ownerLimits)) payers.push({ subject: { kind: "user", id: row.userId! }, limits: ownerLimits });
+  const endUserWindows: EndUserWindows[] = [];
+  const ownEndUser = compileWindows(row.endUserLimits);
+  if (ownEndUser.length > 0) endUserWindows.push({ scope: `token:${row.id}`, windows: ownEndUser });
+  let teamModels: ReadonlySet<string> | null = null;
+  // A team token whose team or creator's membership is gone does not work (its row says so too).
+  const teamActive = !row.teamId || (team?.id === row.teamId && team.member !== null && row.userId !== null);
+  if (row.teamId && team && teamActive) {
+    teamModels = modelSet(team.models);
+    const teamWindows = compileWindows(team.limits);
+    if (teamWindows.length > 0) payers.push({ subject: { kind: "team", id: team.id }, limits: windowsOnly(teamWindows) });
+    const memberWindows = compileWindows(team.member?.limits);
+    if (memberWindows.length > 0) payers.push({ subject: { kind: "member", id: `${team.id}:${row.userId}` }, limits: windowsOnly(memberWindows) });
+    const teamEndUser = compileWindows(team.endUserLimits);
+    if (teamEndUser.length > 0) endUserWindows.push({ scope: `team:${team.id}`, windows: teamEndUser });
+  }
   return {
     ...own,
-    models: bothAllow(own.models, ownerLimits?.models ?? null),
+    models: bothAllow(bothAllow(own.models, ownerLimits?.models ?? null), teamModels),
     payers,
+    teamId: row.teamId,
+    endUserWindows,
     id: row.id,
     name: row.name,
     userId: row.userId,
-    enabled: row.enabled,
+    enabled: row.enabled && teamActive,
     expiresAt: row.expiresAt ? row.expiresAt.getTime() : null,
     usedTokens: Number(row.usedTokens),
     cacheTtlSeconds: row.cacheTtlSeconds,

@@ -1,3 +1,4 @@
+import { endUserOf, payersWithEndUser } from "@/lib/teams/end-users";
 import { collectResponse, type ChatResponse } from "@/lib/canonical/collect-response";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import type { ChatRequest } from "@/lib/canonical/request";
@@ -138,7 +139,9 @@ async function answerFromCache(context: GatewayContext, plan: ChatPlan, response
   call.stream = plan.chat.stream;
   // A hit is a request like any other for every limit that counts requests (rpm and the
   // `requests` of each window, the owner's included), and free for every other limit.
-  await chargeCacheHit(runtime.limits, token.payers, plan.chat.model);
+  // The end user's windows too (a chat's `user`, or the x-end-user-id header).
+  const endUser = token.endUserWindows?.length ? endUserOf({ chat: plan.chat, relay: plan.relay }, context.request.headers) : undefined;
+  await chargeCacheHit(runtime.limits, payersWithEndUser(token, endUser), plan.chat.model);
   call.cacheStatus = "hit";
   call.cacheSavedUsd = costUsd;
   call.meter.markFirstToken();

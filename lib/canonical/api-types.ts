@@ -25,6 +25,8 @@ export interface ApiRequest {
   signal: AbortSource;
   /** Path parameters captured by the router. */
   params: Record<string, string>;
+  /** The caller's address (trusted proxies honoured), worked out only when asked for (the audit log). */
+  clientAddress?(): string;
 }
 
 export type ResponseBody = string | Uint8Array | AsyncIterable<string | Uint8Array> | null;

@@ -13,6 +13,7 @@ import type { Runtime } from "@/lib/runtime/runtime-types";
 import { normalizeBaseUrl } from "@/lib/providers/base-url";
 import { openSettings, publicSettings, settingsToStore } from "./channel-settings";
 import { leadsBackHere, LOOP_MESSAGE } from "./loop-probe";
+import type { WebhookEvent } from "@/lib/webhooks/webhook-events";
 
 // Channel management shared by the admin API and the console's server actions.
 
@@ -251,11 +252,32 @@ export function recordAutoDisable(runtime: Runtime, id: string, reason: string):
   logger.warn({ channelId: id, reason }, "channel disabled automatically");
   runtime.database.channel
     .updateMany({ where: { id, autoDisabledReason: null }, data: { autoDisabledReason: reason.slice(0, 1000), autoDisabledAt: new Date() } })
-    .then(() => runtime.invalidate("channels"))
+    .then(async (changed) => {
+      await runtime.invalidate("channels");
+      // The process whose write disabled it tells the webhooks; the others found it disabled.
+      if (changed.count === 1) await runtime.webhooks.emit(channelEvent(runtime, "channel.disabled", id, reason));
+    })
     .catch((error) => logger.error({ err: error, channelId: id }, "could not record the automatic disable"));
 }
 
+const EVENT_TEXT = {
+  "channel.disabled": (name: string, reason: string) => `Channel "${name}" was disabled automatically: ${reason}`,
+  "channel.restored": (name: string) => `Channel "${name}" answers again and is back in rotation.`,
+  "channel.circuit_open": (name: string, reason: string) => `Channel "${name}" is failing; its circuit opened: ${reason}`,
+  "key.disabled": (name: string, reason: string) => `A key of channel "${name}" was disabled automatically: ${reason}`,
+};
+
+/** A channel event for the webhooks, named after the channel as this process knows it. */
+export function channelEvent(runtime: Runtime, event: keyof typeof EVENT_TEXT, id: string, reason: string): WebhookEvent {
+  const name = runtime.channels.all().find((channel) => channel.id === id)?.name ?? id;
+  const short = reason.slice(0, 300);
+  return { event, text: EVENT_TEXT[event](name, short), subject: { kind: "channel", id, name }, channel: { id, name, reason: short } };
+}
+
 export const CHANNEL_DISABLED_TOPIC = "channel-disabled";
+
+/** A key refused again within this time raises no second key.disabled. */
+const KEY_EVENT_QUIET_MS = 10 * 60_000;
 
 /**
  * Records on the row that the upstream refused one key of the channel's pool (so the
@@ -266,9 +288,15 @@ export function recordKeyDisable(runtime: Runtime, id: string, fingerprint: stri
   const write = async () => {
     const row = await runtime.database.channel.findUnique({ where: { id }, select: { disabledKeys: true } });
     if (!row) return;
-    const disabled = { ...((row.disabledKeys ?? {}) as Record<string, string>), [fingerprint]: reason.slice(0, 500) };
+    const before = (row.disabledKeys ?? {}) as Record<string, string>;
+    const disabled = { ...before, [fingerprint]: reason.slice(0, 500) };
     await runtime.database.channel.updateMany({ where: { id }, data: { disabledKeys: disabled } });
     await runtime.invalidate("channels");
+    // Once across processes that saw the same refusal (the key's fingerprint, never the key).
+    if (!before[fingerprint]) {
+      const event = channelEvent(runtime, "key.disabled", id, `key ${fingerprint}: ${reason}`);
+      await runtime.webhooks.emitOnce(`key.disabled:${id}:${fingerprint}`, KEY_EVENT_QUIET_MS, event);
+    }
   };
   write().catch((error) => logger.error({ err: error, channelId: id }, "could not record the key's automatic disable"));
 }
@@ -284,7 +312,12 @@ export async function clearKeyDisable(runtime: Runtime, id: string, fingerprint:
 }
 
 export async function clearAutoDisable(runtime: Runtime, id: string): Promise<void> {
-  await runtime.database.channel.updateMany({ where: { id }, data: { autoDisabledReason: null, autoDisabledAt: null, disabledKeys: {} } });
+  const restored = await runtime.database.channel.updateMany({
+    where: { id, autoDisabledReason: { not: null } },
+    data: { autoDisabledReason: null, autoDisabledAt: null, disabledKeys: {} },
+  });
+  if (restored.count === 0) await runtime.database.channel.updateMany({ where: { id }, data: { disabledKeys: {} } });
+  else await runtime.webhooks.emit(channelEvent(runtime, "channel.restored", id, "answers a probe again"));
   await runtime.keyPools.reset(id);
   await channelsChanged(runtime);
 }

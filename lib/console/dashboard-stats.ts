@@ -90,9 +90,15 @@ export function lastHours(hours: number, now = Date.now()): DashboardRange {
  * Requests, tokens, errors and cost over a range, by hour (or day) and by model and token,
  * summed from the hourly rollups: as fast over a year of traffic as over an empty log.
  */
-export async function dashboardStats(runtime: Runtime, user: ConsoleSession, range: DashboardRange = lastHours(24)): Promise<DashboardStats> {
+export async function dashboardStats(
+  runtime: Runtime,
+  user: ConsoleSession,
+  range: DashboardRange = lastHours(24),
+  /** One team's traffic (its tokens'), for a member of it or an admin. */
+  team?: { tokenIds: string[] },
+): Promise<DashboardStats> {
   await runtime.logs.flush();
-  const scope = user.role === "admin" ? {} : { userId: user.userId };
+  const scope = team ? { tokenIds: team.tokenIds } : user.role === "admin" ? {} : { userId: user.userId };
   const dailyFrom = new Date(Math.min(Math.floor(range.from.getTime() / DAY) * DAY, Math.floor((range.to.getTime() - 1) / DAY) * DAY - (DAILY_DAYS - 1) * DAY));
   const unit = range.to.getTime() - range.from.getTime() <= HOURLY_UP_TO ? "hour" : "day";
   const [points, days, groups] = await Promise.all([

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { LOG_COLUMNS, type LogBatch, logRowValues, type QuotaSubject, type RequestLogStore, type Usage, type UsageGroup, type UsageQuery } from "@/lib/usage/request-log-store";
+import { LOG_COLUMNS, type LogBatch, logRowValues, type LoggedSubject, type RequestLogStore, type Usage, type UsageGroup, type UsageQuery } from "@/lib/usage/request-log-store";
 import { totalsOf } from "@/lib/usage/request-log-writer";
 import { daysOf, rollUp, type StoredRow, USAGE_HOUR_KEYS, USAGE_HOUR_SUMS, type UsageHourRow } from "@/lib/usage/usage-hours";
 import { BACKFILL_MARK, hourRowValues, upsertHoursSql, usageGroupOf, usageQuerySql } from "./usage-hour-sql";
@@ -77,7 +77,7 @@ export class PostgresRequestLogStore implements RequestLogStore {
     }
   }
 
-  async usageSince(subject: QuotaSubject, since: Date, models: readonly string[] | null = null): Promise<Usage> {
+  async usageSince(subject: LoggedSubject, since: Date, models: readonly string[] | null = null): Promise<Usage> {
     const [total] = await this.usage({
       from: since,
       groupBy: [],

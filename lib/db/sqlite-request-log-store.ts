@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import { logger } from "@/lib/logger";
-import type { LogBatch, QuotaSubject, RequestLogStore, Usage, UsageGroup, UsageQuery } from "@/lib/usage/request-log-store";
+import type { LogBatch, LoggedSubject, RequestLogStore, Usage, UsageGroup, UsageQuery } from "@/lib/usage/request-log-store";
 import { LogThreadUnavailable, SqliteLogThread } from "./sqlite-log-thread";
 import { encodeLogBatch, openSqlite, prepareHourBackfill, prepareLogSweep, prepareLogWrites, sqliteDate, type SqliteLogBatch } from "./sqlite-log-writes";
 import { usageGroupOf, usageQuerySql } from "./usage-hour-sql";
@@ -48,7 +48,7 @@ export class SqliteRequestLogStore implements RequestLogStore {
     this.writeHere(encoded);
   }
 
-  async usageSince(subject: QuotaSubject, since: Date, models: readonly string[] | null = null): Promise<Usage> {
+  async usageSince(subject: LoggedSubject, since: Date, models: readonly string[] | null = null): Promise<Usage> {
     const [total] = await this.usage({
       from: since,
       groupBy: [],

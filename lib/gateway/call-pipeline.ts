@@ -5,6 +5,7 @@ import { channelServes, type Channel } from "@/lib/routing/channel";
 import { unknownModelMessage } from "@/lib/routing/nearest-names";
 import { sessionHash } from "@/lib/routing/session-affinity";
 import { CallCharge } from "@/lib/limits/call-charge";
+import { endUserOf, payersWithEndUser } from "@/lib/teams/end-users";
 import { worstCase } from "./worst-case";
 import { callWithFallbacks } from "./call-with-fallbacks";
 import type { CallPlan, CallScope } from "./call-services";
@@ -80,7 +81,15 @@ export async function runCall<O extends Operation>(scope: CallScope, plan: CallP
     });
   }
   if (!allowed) throw notAllowed();
-  const charge = new CallCharge(runtime.limits, token.payers);
+  // The person behind the app (body user, safety_identifier, metadata.user_id, x-end-user-id):
+  // their windows are reserved beside the token's, the team's and the member's.
+  const endUser = token.endUserWindows?.length ? endUserOf(plan.call, scope.request.headers) : undefined;
+  const ledger = runtime.endUsers;
+  const charge = new CallCharge(
+    runtime.limits,
+    payersWithEndUser(token, endUser),
+    endUser && ledger && !token.synthetic ? (spend) => ledger.record(token.id, endUser, spend) : undefined,
+  );
   await charge.admit();
   await charge.reserve(plan.model, worstCase(plan.estimate, candidates, plan.model));
   // Settled when the call finishes (call-state.ts), with what it really spent.

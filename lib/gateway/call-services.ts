@@ -1,5 +1,6 @@
 import type { TokenRecord } from "@/lib/auth/token-record";
 import type { AbortSource } from "@/lib/canonical/abort-source";
+import type { HeaderReader } from "@/lib/canonical/api-types";
 import type { GatewayError } from "@/lib/canonical/gateway-error";
 import type { Operation } from "@/lib/providers/operation";
 import type { OperationCalls } from "@/lib/providers/provider";
@@ -14,6 +15,7 @@ import type { RoutingStats } from "@/lib/routing/routing-stats";
 import type { ModelRoute } from "@/lib/models/model-route";
 import type { KeyPools } from "@/lib/routing/key-pool";
 import type { SessionAffinity, SessionTurn } from "@/lib/routing/session-affinity";
+import type { EndUserLedger } from "@/lib/teams/end-users";
 import type { CallState } from "./call-state";
 import type { RequestLog } from "./request-log";
 
@@ -38,6 +40,8 @@ export interface CallServices {
   routingStats: RoutingStats;
   channelHealth: { record(channelId: string, sample: { error: string | null; latencyMs: number | null }): void };
   limits: Pick<SpendLimiter, "consumeRequest" | "reserve" | "settle">;
+  /** Each end user's totals per token, for tokens and teams with end-user windows (absent: not kept). */
+  endUsers?: Pick<EndUserLedger, "record">;
   /** The channel's transport, built once per channel version. */
   transportFor(channel: Channel): Transport;
   /** Takes a channel out of rotation after the upstream refused its credentials. */
@@ -64,7 +68,7 @@ export interface CallScope {
   upstream: UpstreamClient;
   /** The loop guard's header value for requests this call sends upstream. */
   hops: string;
-  request: { signal: AbortSource };
+  request: { signal: AbortSource; headers?: HeaderReader };
   /** The request's session and its pin, once the core has looked it up. */
   sessionTurn?: SessionTurn;
 }

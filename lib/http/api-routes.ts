@@ -4,8 +4,12 @@ import * as channels from "@/lib/admin/channels";
 import { handleHealth } from "@/lib/admin/health";
 import { listLogs } from "@/lib/admin/logs";
 import * as models from "@/lib/admin/models";
+import * as teamRoutes from "@/lib/admin/team-routes";
+import * as teams from "@/lib/admin/teams";
 import * as tokens from "@/lib/admin/tokens";
 import * as users from "@/lib/admin/users";
+import * as webhooks from "@/lib/admin/webhooks";
+import { listAudit } from "@/lib/admin/audit";
 import { adminUsage } from "@/lib/admin/usage";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import { anthropicFormat } from "@/lib/formats/anthropic";
@@ -82,6 +86,31 @@ export const apiRoutes = new RouteTable()
   .add("GET", "/api/admin/tokens/:id", tokens.getToken)
   .add("PATCH", "/api/admin/tokens/:id", tokens.updateToken)
   .add("DELETE", "/api/admin/tokens/:id", tokens.deleteToken)
+  .add("GET", "/api/admin/tokens/:id/end-users", teams.listEndUsers)
+  .add("GET", "/api/admin/teams", teams.listTeams)
+  .add("POST", "/api/admin/teams", teams.createTeam)
+  .add("GET", "/api/admin/teams/:id", teams.getTeam)
+  .add("PATCH", "/api/admin/teams/:id", teams.updateTeam)
+  .add("DELETE", "/api/admin/teams/:id", teams.deleteTeam)
+  .add("POST", "/api/admin/teams/:id/members", teams.addMember)
+  .add("PATCH", "/api/admin/teams/:id/members/:userId", teams.updateMember)
+  .add("DELETE", "/api/admin/teams/:id/members/:userId", teams.removeMember)
+  .add("GET", "/api/teams", teamRoutes.listMyTeams)
+  .add("GET", "/api/teams/:id", teamRoutes.getMyTeam)
+  .add("PATCH", "/api/teams/:id", teamRoutes.updateMyTeam)
+  .add("POST", "/api/teams/:id/tokens", teamRoutes.createTeamToken)
+  .add("PATCH", "/api/teams/:id/tokens/:tokenId", teamRoutes.updateTeamToken)
+  .add("DELETE", "/api/teams/:id/tokens/:tokenId", teamRoutes.deleteTeamToken)
+  .add("POST", "/api/teams/:id/members", teamRoutes.addTeamMember)
+  .add("PATCH", "/api/teams/:id/members/:userId", teamRoutes.updateTeamMember)
+  .add("DELETE", "/api/teams/:id/members/:userId", teamRoutes.removeTeamMember)
+  .add("GET", "/api/admin/audit", listAudit)
+  .add("GET", "/api/admin/webhooks", webhooks.listWebhooks)
+  .add("POST", "/api/admin/webhooks", webhooks.createWebhook)
+  .add("GET", "/api/admin/webhooks/:id", webhooks.getWebhook)
+  .add("PATCH", "/api/admin/webhooks/:id", webhooks.updateWebhook)
+  .add("DELETE", "/api/admin/webhooks/:id", webhooks.deleteWebhook)
+  .add("POST", "/api/admin/webhooks/:id/test", webhooks.testWebhook)
   .add("GET", "/api/admin/users", users.listUsers)
   .add("POST", "/api/admin/users", users.createUser)
   .add("GET", "/api/admin/users/:id", users.getUser)

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { contentDecoders, decodeContent } from "@/lib/http/content-encoding";
+import { clientAddress } from "@/lib/http/client-address";
 import { LightAbort } from "@/lib/canonical/abort-source";
 import { bodyTooLarge, collectBody, isAsyncIterable, limitBody, type ApiRequest, type ApiResponse } from "@/lib/canonical/api-types";
 
@@ -87,6 +88,7 @@ export function toApiRequest(request: IncomingMessage, response: ServerResponse,
     bodyStream: (limitBytes) => readNodeBody(request, response, limitBytes),
     signal: closed,
     params,
+    clientAddress: () => clientAddress(request.socket.remoteAddress, request.headers["x-forwarded-for"]),
   };
 }
 

@@ -19,6 +19,8 @@ export class CallCharge {
   constructor(
     private readonly limits: Pick<SpendLimiter, "consumeRequest" | "reserve" | "settle">,
     private readonly payers: readonly Payer[],
+    /** Told what the call spent once it settles (an end user's totals). */
+    private readonly onSettle?: (spend: Spend) => void,
   ) {}
 
   /** One request against each payer's requests-per-minute. */
@@ -59,6 +61,7 @@ export class CallCharge {
   settle(spend: Spend): void {
     if (this.settled) return;
     this.settled = true;
+    this.onSettle?.(spend);
     for (const reservation of this.held) {
       this.limits.settle(reservation, spend).catch((error) => logger.error({ err: error }, "quota settlement failed"));
     }

@@ -22,6 +22,8 @@ export const limitWindowSchema = z
     usd: z.number().min(0).max(1_000_000_000).optional(),
     requests: z.number().int().min(0).optional(),
     models: z.array(z.string().trim().min(1).max(200)).min(1).max(100).optional(),
+    /** Fractions of the limit whose crossing raises a budget.threshold webhook event, once per period ([0.8] unless set; [] for none). */
+    alertAt: z.array(z.number().gt(0).lt(1)).max(10).optional(),
   })
   .refine((window) => window.tokens !== undefined || window.usd !== undefined || window.requests !== undefined, {
     message: "each window needs at least one of tokens, usd or requests",

@@ -5,6 +5,8 @@ import { isRateLimiterRefusal } from "@/lib/state/rate-limiter-refusal";
 import type { SharedState } from "@/lib/state/shared-state";
 import type { QuotaSubject } from "@/lib/usage/request-log-store";
 import { periodEnd, periodStart, type QuotaPeriod } from "./quota-period";
+import type { WindowUnit } from "@/lib/state/shared-state";
+import type { CompiledWindow } from "./limit-windows";
 import { chargesFor, windowError, windowUsage, type WindowSpentSince } from "./window-charges";
 
 export interface Spend {
@@ -19,7 +21,9 @@ export interface Reservation {
   readonly usdKey: string | null;
   readonly tpm: { limiter: RateLimiterAbstract; key: string; points: number } | null;
   /** The limit windows charged, each with the moment it opened. */
-  readonly windows: { key: string; start: number; held: Spend }[];
+  readonly windows: { key: string; start: number; held: Spend; window: CompiledWindow }[];
+  /** Whose windows they are (null when nothing was reserved). */
+  readonly subject: QuotaSubject | null;
   settled: boolean;
 }
 
@@ -29,7 +33,13 @@ export type SpentSince = (subject: QuotaSubject, period: QuotaPeriod, since: Dat
 const NO_WINDOW_SPEND: WindowSpentSince = async () => ({ tokens: 0, usd: 0, requests: 0 });
 
 /** What an unlimited caller holds: nothing to settle. */
-const UNLIMITED: Reservation = Object.freeze({ reserved: { tokens: 0, usd: 0 }, tokensKey: null, usdKey: null, tpm: null, windows: [], settled: true });
+const UNLIMITED: Reservation = Object.freeze({ reserved: { tokens: 0, usd: 0 }, tokensKey: null, usdKey: null, tpm: null, windows: [], subject: null, settled: true });
+
+/** Told how limit windows fill (budget alerts): after each settlement, and when one refuses a request. */
+export interface WindowWatcher {
+  settled(subject: QuotaSubject, windows: readonly { window: CompiledWindow; key: string }[]): void;
+  refused(subject: QuotaSubject, charged: { window: CompiledWindow; key: string }, unit: WindowUnit, used: number): void;
+}
 
 // Counters live a week past their last use; an idle one is rebuilt from the database.
 const IDLE_TTL_SECONDS = 7 * 86_400;
@@ -46,6 +56,13 @@ export class SpendLimiter {
     /** Seeds calendar windows (per model, with request counts); rolling windows never need it. */
     private readonly windowSpentSince: WindowSpentSince = NO_WINDOW_SPEND,
   ) {}
+
+  private watcher: WindowWatcher | undefined;
+
+  /** Reports how windows fill to `watcher` from now on. */
+  watchWindows(watcher: WindowWatcher): void {
+    this.watcher = watcher;
+  }
 
   /** Requests per minute: one point per request. */
   async consumeRequest(subject: QuotaSubject, limits: Limits): Promise<void> {
@@ -75,6 +92,7 @@ export class SpendLimiter {
       usdKey: null,
       tpm: null,
       windows: [],
+      subject,
       settled: false,
     };
     const mutable = reservation as { -readonly [K in keyof Reservation]: Reservation[K] };
@@ -97,10 +115,11 @@ export class SpendLimiter {
         const { windows, charges } = chargesFor(subject, subjectKey(subject), limits.windows, model, wanted, this.windowSpentSince, now.getTime());
         const result = await this.state.reserveWindows(charges);
         if (!result.ok) {
+          this.watcher?.refused(subject, { window: windows[result.index]!, key: charges[result.index]!.key }, result.unit, result.used);
           const wantedOfUnit = result.unit === "requests" ? 1 : wanted[result.unit];
-          throw windowError(windows[result.index]!, result.unit, result.used, wantedOfUnit, result.retryAfterMs);
+          throw windowError(windows[result.index]!, result.unit, result.used, wantedOfUnit, result.retryAfterMs, subject);
         }
-        mutable.windows = charges.map((charge, index) => ({ key: charge.key, start: result.starts[index]!, held: wanted }));
+        mutable.windows = charges.map((charge, index) => ({ key: charge.key, start: result.starts[index]!, held: wanted, window: windows[index]! }));
       }
       if (limits.tpm) {
         const limiter = this.state.rateLimiter("tpm", limits.tpm, 60);
@@ -129,7 +148,8 @@ export class SpendLimiter {
         start,
         deltas: { tokens: actual.tokens - held.tokens, usd: actual.usd - held.usd, requests: refused ? -1 : 0 },
       }));
-      work.push(this.state.settleWindows(settlements));
+      const { subject } = reservation;
+      work.push(this.state.settleWindows(settlements).then(() => subject && !refused && this.watcher?.settled(subject, reservation.windows)));
     }
     if (reservation.tpm) {
       const { limiter, key, points } = reservation.tpm;

@@ -43,14 +43,24 @@ const UNIT_NAMES: Record<WindowUnit, (amount: number) => string> = {
   requests: (amount) => `${Math.floor(amount)} requests`,
 };
 
-export function windowError(window: CompiledWindow, unit: WindowUnit, used: number, wanted: number, retryAfterMs: number): GatewayError {
+/** Whose window a refusal names: the key's own (and its owner's), its team's, the member's share, an end user's. */
+const WHOSE: Record<QuotaSubject["kind"], string> = {
+  token: "this key",
+  user: "this key",
+  team: "this key's team",
+  member: "your share of this key's team",
+  "end-user": "this end user",
+};
+
+export function windowError(window: CompiledWindow, unit: WindowUnit, used: number, wanted: number, retryAfterMs: number, subject?: QuotaSubject): GatewayError {
+  const whose = WHOSE[subject?.kind ?? "token"];
   const limit = window.spec[unit]!;
   const retryAfterSeconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
   const name = describeWindow(window);
   const message =
     wanted > limit
-      ? `This request could use up to ${UNIT_NAMES[unit](Math.ceil(wanted))}, more than ${name} of this key allows (${UNIT_NAMES[unit](limit)}). Lower max_tokens.`
-      : `Limit reached: ${name} of this key allows ${UNIT_NAMES[unit](limit)} and ${UNIT_NAMES[unit](used)} are used or held by requests in flight. It has room again in ${retryAfterSeconds} s.`;
+      ? `This request could use up to ${UNIT_NAMES[unit](Math.ceil(wanted))}, more than ${name} of ${whose} allows (${UNIT_NAMES[unit](limit)}). Lower max_tokens.`
+      : `Limit reached: ${name} of ${whose} allows ${UNIT_NAMES[unit](limit)} and ${UNIT_NAMES[unit](used)} are used or held by requests in flight. It has room again in ${retryAfterSeconds} s.`;
   return new GatewayError("quota_exceeded", message, { code: "limit_window_exceeded", retryAfterSeconds });
 }
 

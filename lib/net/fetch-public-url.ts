@@ -47,7 +47,7 @@ const refused = (param: string) =>
   });
 
 /** Checks what can be checked without the network: scheme, and a literal address. */
-function checkUrl(raw: string, param: string): URL {
+export function checkUrl(raw: string, param: string): URL {
   let url: URL;
   try {
     url = new URL(raw);
@@ -120,4 +120,34 @@ function causes(error: unknown): unknown[] {
   const chain: unknown[] = [];
   for (let current = error; current && chain.length < 5; current = (current as { cause?: unknown }).cause) chain.push(current);
   return chain;
+}
+
+/**
+ * POSTs a body to a URL an admin gave (a webhook) under the same policy: public addresses
+ * only, checked as the name resolves; redirects are not followed. The status, or the reason
+ * nothing came back.
+ */
+export async function postPublicUrl(raw: string, body: string, headers: Record<string, string>, timeoutMs: number): Promise<{ status: number } | { error: string }> {
+  let url: URL;
+  try {
+    url = checkUrl(raw, "url");
+  } catch (error) {
+    return { error: (error as Error).message };
+  }
+  try {
+    const response = await agent.request({
+      origin: url.origin,
+      path: url.pathname + url.search,
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    await response.body.dump();
+    return { status: response.statusCode };
+  } catch (error) {
+    if (causes(error).some((cause) => cause instanceof RefusedAddressError)) return { error: "the URL does not resolve to a public address" };
+    const cause = causes(error).at(-1) as { code?: string; message?: string } | undefined;
+    return { error: cause?.code ?? cause?.message ?? "the request failed" };
+  }
 }

@@ -163,7 +163,7 @@ export class GatewayMetrics {
   }
 
   /** Counts rows one retention batch deleted. */
-  swept(kind: "request_logs" | "responses", rows: number): void {
+  swept(kind: "request_logs" | "responses" | "audit", rows: number): void {
     if (rows > 0) this.retentionDeleted.inc({ kind }, rows);
   }
 }

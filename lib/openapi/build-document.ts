@@ -1,6 +1,8 @@
+import { addMemberSchema, createTeamSchema, updateMemberSchema, updateTeamSchema } from "@/lib/teams/team-schemas";
 import { createModelSchema, updateModelSchema } from "@/lib/models/model-route";
 import { z } from "zod";
 import { createChannelSchema, updateChannelSchema } from "@/lib/channels/channel-service";
+import { createWebhookSchema, updateWebhookSchema } from "@/lib/webhooks/webhook-service";
 import { userUpdateSchema } from "@/lib/console/user-accounts";
 import { newUserSchema } from "@/lib/console/users";
 import { countTokensRequestSchema, messagesRequestSchema } from "@/lib/formats/anthropic/schema";
@@ -160,6 +162,26 @@ const ENDPOINTS: Endpoint[] = [
   { method: "delete", path: "/api/admin/channels/{id}", summary: "Delete a channel", tag: "Admin", security: "admin" },
   {
     method: "get",
+    path: "/api/admin/audit",
+    summary: "The audit log, newest first: ?cursor=&limit= (50, at most 500)&actor=<id>&target=<kind:id>&action=",
+    tag: "Admin",
+    security: "admin",
+  },
+  { method: "get", path: "/api/admin/webhooks", summary: "List webhooks (secrets never returned) with delivery counts", tag: "Admin", security: "admin" },
+  {
+    method: "post",
+    path: "/api/admin/webhooks",
+    summary: "Create a webhook; the answer shows its signing secret once",
+    tag: "Admin",
+    security: "admin",
+    body: createWebhookSchema,
+  },
+  { method: "get", path: "/api/admin/webhooks/{id}", summary: "A webhook with its recent deliveries", tag: "Admin", security: "admin" },
+  { method: "patch", path: "/api/admin/webhooks/{id}", summary: "Update a webhook (url, events, secret, enabled)", tag: "Admin", security: "admin", body: updateWebhookSchema },
+  { method: "delete", path: "/api/admin/webhooks/{id}", summary: "Delete a webhook and its deliveries", tag: "Admin", security: "admin" },
+  { method: "post", path: "/api/admin/webhooks/{id}/test", summary: "Send a test event now; the attempt's outcome", tag: "Admin", security: "admin" },
+  {
+    method: "get",
     path: "/api/admin/models",
     summary: "List models: every name a channel serves or a record names, with channels, strategy, fallbacks",
     tag: "Admin",
@@ -186,6 +208,25 @@ const ENDPOINTS: Endpoint[] = [
     body: userUpdateSchema,
   },
   { method: "delete", path: "/api/admin/users/{id}", summary: "Delete a user and their tokens", tag: "Admin", security: "admin" },
+  // Teams (issue 33)
+  { method: "get", path: "/api/admin/tokens/{id}/end-users", summary: "A token's end users, with their totals and windows' use (`limit`)", tag: "Admin", security: "admin" },
+  { method: "get", path: "/api/admin/teams", summary: "List teams, with each window's use", tag: "Admin", security: "admin" },
+  { method: "post", path: "/api/admin/teams", summary: "Create a team (models, limits, endUserLimits, mcp)", tag: "Admin", security: "admin", body: createTeamSchema },
+  { method: "get", path: "/api/admin/teams/{id}", summary: "A team with its windows' use, members (each with theirs) and tokens", tag: "Admin", security: "admin" },
+  { method: "patch", path: "/api/admin/teams/{id}", summary: "Update a team", tag: "Admin", security: "admin", body: updateTeamSchema },
+  { method: "delete", path: "/api/admin/teams/{id}", summary: "Delete a team (its tokens are disabled)", tag: "Admin", security: "admin" },
+  { method: "post", path: "/api/admin/teams/{id}/members", summary: "Add a member with a role and caps", tag: "Admin", security: "admin", body: addMemberSchema },
+  { method: "patch", path: "/api/admin/teams/{id}/members/{userId}", summary: "Change a member's role or caps", tag: "Admin", security: "admin", body: updateMemberSchema },
+  { method: "delete", path: "/api/admin/teams/{id}/members/{userId}", summary: "Remove a member (their team tokens are disabled)", tag: "Admin", security: "admin" },
+  { method: "get", path: "/api/teams", summary: "The caller's teams, with their role in each", tag: "Teams", security: "session" },
+  { method: "get", path: "/api/teams/{id}", summary: "A team the caller belongs to (members see their own share)", tag: "Teams", security: "session" },
+  { method: "patch", path: "/api/teams/{id}", summary: "Rename the team; its limits and models answer 403", tag: "Teams", security: "session", body: updateTeamSchema },
+  { method: "post", path: "/api/teams/{id}/tokens", summary: "Create a team token as the caller (its key shown once)", tag: "Teams", security: "session", body: createTokenSchema },
+  { method: "patch", path: "/api/teams/{id}/tokens/{tokenId}", summary: "Update a team token (members: their own)", tag: "Teams", security: "session", body: updateTokenSchema },
+  { method: "delete", path: "/api/teams/{id}/tokens/{tokenId}", summary: "Delete a team token (members: their own)", tag: "Teams", security: "session" },
+  { method: "post", path: "/api/teams/{id}/members", summary: "Add a member (owners, admins)", tag: "Teams", security: "session", body: addMemberSchema },
+  { method: "patch", path: "/api/teams/{id}/members/{userId}", summary: "Change a member's role or caps", tag: "Teams", security: "session", body: updateMemberSchema },
+  { method: "delete", path: "/api/teams/{id}/members/{userId}", summary: "Remove a member (owners, admins)", tag: "Teams", security: "session" },
   {
     method: "get",
     path: "/api/admin/logs",

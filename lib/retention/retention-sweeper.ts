@@ -13,7 +13,7 @@ const PAUSE_MS = 30;
 const LEASE_MS = 30_000;
 
 export interface RetentionStore {
-  kind: "request_logs" | "responses";
+  kind: "request_logs" | "responses" | "audit";
   /** 0: kept forever. */
   retentionMs: number;
   sweepBefore(before: Date, limit: number): Promise<number>;

@@ -50,6 +50,7 @@ export interface ChannelStateView {
 export class ChannelStates {
   private readonly circuits = new Map<string, Circuit>();
   private readonly coolDowns = new Map<string, { until: number; reason: string; kind: CoolDownKind }>();
+  private opened: (channelId: string, reason: string) => void = () => {};
 
   constructor(
     private readonly shared: SharedState,
@@ -142,6 +143,11 @@ export class ChannelStates {
     }
   }
 
+  /** Told when this process opens a channel's own circuit (not one of its models'). */
+  onCircuitOpen(listener: (channelId: string, reason: string) => void): void {
+    this.opened = listener;
+  }
+
   /** A failure that was the channel's fault (not the caller's). */
   recordFailure(channelId: string, model: string, reason: string): void {
     for (const key of [channelId, modelKey(channelId, model)]) {
@@ -163,6 +169,7 @@ export class ChannelStates {
         this.shared.publish(TOPIC, { type: "circuit-open", key, until: this.now() + this.options.openMs, reason } satisfies StateEvent);
         // Applied here at once too, so the very next pick in this process skips it.
         this.apply({ type: "circuit-open", key, until: this.now() + this.options.openMs, reason });
+        if (key === channelId) this.opened(channelId, reason);
       }
     }
   }

@@ -2,7 +2,7 @@ import cluster from "node:cluster";
 import { TokenCache } from "@/lib/auth/token-cache";
 import { ChannelHealth } from "@/lib/channels/channel-health";
 import { ChannelProber } from "@/lib/channels/channel-prober";
-import { CHANNEL_DISABLED_TOPIC, recordAutoDisable, recordKeyDisable } from "@/lib/channels/channel-service";
+import { CHANNEL_DISABLED_TOPIC, channelEvent, recordAutoDisable, recordKeyDisable } from "@/lib/channels/channel-service";
 import { loadSecrets, type Secrets } from "@/lib/crypto/secrets";
 import { prepareDeployment } from "@/lib/deployment/prepare-deployment";
 import type { DatabaseKind } from "@/lib/db/database-url";
@@ -32,6 +32,12 @@ import { RetentionSweeper } from "@/lib/retention/retention-sweeper";
 import { openSharedState } from "@/lib/state/open-shared-state";
 import type { SharedState } from "@/lib/state/shared-state";
 import { RequestLogWriter } from "@/lib/usage/request-log-writer";
+import { Webhooks } from "@/lib/webhooks/webhooks";
+import { BudgetAlerts } from "@/lib/webhooks/budget-alerts";
+import { subjectNames } from "@/lib/webhooks/subject-names";
+import { sweepAuditBefore } from "@/lib/audit/audit-log";
+import { EndUserLedger } from "@/lib/teams/end-users";
+import { subjectUsageSince } from "@/lib/teams/subject-usage";
 import { INVALIDATE_TOPIC, type Capture, type Runtime } from "./runtime-types";
 
 export type { Capture, Invalidation, Runtime } from "./runtime-types";
@@ -101,6 +107,12 @@ export async function createRuntime(parts: RuntimeParts): Promise<Runtime> {
   const upstream = parts.upstream ?? new UpstreamHttp({ connections: env.UPSTREAM_CONNECTIONS });
   const channelHealth = new ChannelHealth(database, (error) => logger.error({ err: error }, "channel health write failed"));
   if (background) channelHealth.start(5000);
+  const webhooks = new Webhooks(database, shared, [secrets.encryptionKey, ...secrets.previousEncryptionKeys], {
+    retryBaseMs: env.WEBHOOK_RETRY_BASE,
+    now: parts.clock,
+    onError: (error) => logger.error({ err: error }, "webhook delivery failed"),
+  });
+  if (background) webhooks.start(1000);
   const channelStates = new ChannelStates(
     shared,
     {
@@ -117,18 +129,21 @@ export async function createRuntime(parts: RuntimeParts): Promise<Runtime> {
   const providers = parts.providers ?? defaultProviders;
   // What a subject spent in its period, summed from the hourly rollups (of the rows written
   // so far; requests in flight are held by their reservations on top).
+  // A team's or member's spend is the sum of its tokens' (lib/teams/subject-usage.ts).
+  const usageSince = subjectUsageSince(database, logStore);
   const limits = new SpendLimiter(
     shared,
-    (subject, _period, since) => logStore.usageSince(subject, since),
-    (subject, since, models) => logStore.usageSince(subject, since, models),
+    (subject, _period, since) => usageSince(subject, since),
+    (subject, since, models) => usageSince(subject, since, models),
   );
-
+  limits.watchWindows(new BudgetAlerts(shared, webhooks, subjectNames(database), (error) => logger.error({ err: error }, "budget alert failed")));
   const responses = new ResponseStore(database, env.RESPONSE_RETENTION, parts.clock);
   const deployment = deploymentId(secrets.encryptionKey, env.GATEWAY_DEPLOYMENT_ID);
   const retention = new RetentionSweeper({
     stores: [
       { kind: "request_logs", retentionMs: env.LOG_RETENTION, sweepBefore: (before, limit) => logStore.sweepBefore(before, limit) },
       { kind: "responses", retentionMs: env.RESPONSE_RETENTION, sweepBefore: (before, limit) => responses.sweepBefore(before, limit) },
+      { kind: "audit", retentionMs: env.AUDIT_RETENTION, sweepBefore: (before, limit) => sweepAuditBefore(database, before, limit) },
     ],
     intervalMs: env.RETENTION_SWEEP_INTERVAL,
     // Per deployment: one Redis may serve several deployments, each with its own database.
@@ -153,6 +168,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<Runtime> {
     if (message === "tokens") tokens.invalidate();
     if (message === "channels") channels.reloadAnnounced().catch((error) => logger.error({ err: error }, "channel reload failed"));
     if (message === "models") models.reloadAnnounced().catch((error) => logger.error({ err: error }, "model reload failed"));
+    if (message === "webhooks") webhooks.refresh().catch((error) => logger.error({ err: error }, "webhook reload failed"));
   });
 
   const runtime: Runtime = {
@@ -170,9 +186,11 @@ export async function createRuntime(parts: RuntimeParts): Promise<Runtime> {
     metrics,
     logs,
     limits,
+    endUsers: new EndUserLedger(database),
     upstream,
     channelHealth,
     responses,
+    webhooks,
     captures: {
       save: (requestId, capture) => shared.putJson(`capture:${requestId}`, capture, CAPTURE_TTL_SECONDS),
       find: async (requestId) => (await shared.getJson(`capture:${requestId}`)) as Capture | undefined,
@@ -201,11 +219,16 @@ export async function createRuntime(parts: RuntimeParts): Promise<Runtime> {
       await backfill.stop();
       await logs.stop();
       await channelHealth.stop();
+      await webhooks.stop();
       await upstream.close();
       await shared.close();
       await database.$disconnect();
     },
   };
+  channelStates.onCircuitOpen((channelId, reason) => {
+    const event = channelEvent(runtime, "channel.circuit_open", channelId, reason);
+    runtime.webhooks.emitOnce(`circuit_open:${channelId}`, env.CIRCUIT_OPEN_MS, event).catch((error) => logger.error({ err: error }, "webhook event failed"));
+  });
   const prober = new ChannelProber(runtime, env.CHANNEL_PROBE_INTERVAL_MS);
   if (background) prober.start();
   return runtime;

@@ -1,3 +1,4 @@
+import type { Webhooks } from "@/lib/webhooks/webhooks";
 import type { TokenCache } from "@/lib/auth/token-cache";
 import type { ChannelHealth } from "@/lib/channels/channel-health";
 import type { Secrets } from "@/lib/crypto/secrets";
@@ -27,7 +28,7 @@ export interface Capture {
 
 /** Broadcast topics that make every process reload a cache at once. */
 export const INVALIDATE_TOPIC = "invalidate";
-export type Invalidation = "tokens" | "channels" | "models";
+export type Invalidation = "tokens" | "channels" | "models" | "webhooks";
 
 /** The process-wide services every handler uses. */
 export interface Runtime extends CallServices {
@@ -49,6 +50,8 @@ export interface Runtime extends CallServices {
   channelHealth: ChannelHealth;
   /** Responses API answers kept for continuation and retrieval. */
   responses: ResponseStore;
+  /** Alerts to the admins' webhooks: recorded, signed, retried. */
+  webhooks: Webhooks;
   /** Upstream exchanges recorded for the Playground, by request id, readable from any process. */
   captures: {
     save(requestId: string, capture: Capture): Promise<void>;

@@ -25,6 +25,10 @@ const tokenFields = {
   userId: z.string().min(1).nullable().optional(),
   /** The longest a request may ask the response cache to keep its answer; null or absent: no caching. */
   cacheTtlSeconds: z.number().int().min(1).max(MAX_CACHE_TTL_SECONDS).nullable().optional(),
+  /** The team the token belongs to; its creator (`userId`) must be a member. */
+  teamId: z.string().min(1).nullable().optional(),
+  /** Windows every distinct end user of the token gets (body user, safety_identifier, metadata.user_id, x-end-user-id). */
+  endUserLimits: limitWindowsSchema.optional(),
 };
 export const createTokenSchema = z.strictObject(tokenFields);
 export const updateTokenSchema = z.strictObject({ ...tokenFields, enabled: z.boolean() }).partial();
@@ -51,6 +55,8 @@ export function tokenJson(row: TokenRow) {
     quotaPeriod: row.quotaPeriod,
     limits: limitWindowsSchema.safeParse(row.limits).data ?? [],
     cacheTtlSeconds: row.cacheTtlSeconds,
+    teamId: row.teamId,
+    endUserLimits: limitWindowsSchema.safeParse(row.endUserLimits).data ?? [],
     lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
@@ -77,8 +83,23 @@ export async function findToken(runtime: Runtime, scope: TokenScope, id: string)
   return row;
 }
 
+/** A team token's creator must be one of the team's members. */
+async function checkTeamMember(runtime: Runtime, teamId: string, userId: string | null): Promise<void> {
+  if (!(await runtime.database.team.findUnique({ where: { id: teamId }, select: { id: true } }))) {
+    throw new GatewayError("invalid_request", "No team with that id.", { code: "team_not_found", param: "teamId" });
+  }
+  const member = userId ? await runtime.database.teamMember.findUnique({ where: { teamId_userId: { teamId, userId } }, select: { role: true } }) : null;
+  if (!member) {
+    throw new GatewayError("invalid_request", "A team token is created by one of the team's members: set userId to a member of the team.", {
+      code: "not_a_team_member",
+      param: "userId",
+    });
+  }
+}
+
 /** Creates a token; the returned key is the only time it is ever shown. */
 export async function createToken(runtime: Runtime, input: CreateTokenInput, ownerId: string | null): Promise<TokenJson & { key: string }> {
+  if (input.teamId) await checkTeamMember(runtime, input.teamId, input.userId ?? ownerId);
   const key = generateTokenKey();
   const row = await runtime.database.token.create({
     data: {
@@ -95,6 +116,8 @@ export async function createToken(runtime: Runtime, input: CreateTokenInput, own
       quotaPeriod: input.quotaPeriod ?? "none",
       limits: input.limits ?? [],
       cacheTtlSeconds: input.cacheTtlSeconds ?? null,
+      teamId: input.teamId ?? null,
+      endUserLimits: input.endUserLimits ?? [],
     },
   });
   await runtime.invalidate("tokens");
@@ -103,6 +126,8 @@ export async function createToken(runtime: Runtime, input: CreateTokenInput, own
 
 export async function updateToken(runtime: Runtime, scope: TokenScope, id: string, input: UpdateTokenInput): Promise<TokenJson> {
   const existing = await findToken(runtime, scope, id);
+  const teamId = scope.kind === "all" ? input.teamId : undefined;
+  if (teamId) await checkTeamMember(runtime, teamId, input.userId === undefined ? existing.userId : input.userId);
   const row = await runtime.database.token.update({
     where: { id: existing.id },
     data: {
@@ -118,6 +143,8 @@ export async function updateToken(runtime: Runtime, scope: TokenScope, id: strin
       limits: input.limits,
       cacheTtlSeconds: input.cacheTtlSeconds,
       userId: scope.kind === "all" ? input.userId : undefined,
+      teamId,
+      endUserLimits: input.endUserLimits,
     },
   });
   runtime.tokens.invalidate();

@@ -7,8 +7,22 @@ export interface TokenUsage {
   lastUsedAt: Date;
 }
 
-/** Whose spending a quota counts: a token, or a user's own console sessions. */
-export type QuotaSubject = { kind: "token"; id: string } | { kind: "user"; id: string };
+/** Whose spending the log's rollups count directly: a token, or a user's own console sessions. */
+export type LoggedSubject = { kind: "token"; id: string } | { kind: "user"; id: string };
+/**
+ * Whose spending a quota counts: a logged subject, a team or one member's share of it
+ * (`<teamId>:<userId>`: the sums of their team tokens), or an end user of a token or team.
+ */
+export type QuotaSubject =
+  | LoggedSubject
+  | { kind: "team"; id: string }
+  | { kind: "member"; id: string }
+  | {
+      kind: "end-user";
+      id: string;
+      /** The end user as the client named them (the id is a hash of it). */
+      label?: string;
+    };
 
 export interface Usage {
   tokens: number;
@@ -76,7 +90,7 @@ export interface RequestLogStore {
    * Tokens, cost and requests (charged ones) of a subject since a moment (the start of its
    * quota period or window: an hour's start), optionally on some models only, from the rollups.
    */
-  usageSince(subject: QuotaSubject, since: Date, models?: readonly string[] | null): Promise<Usage>;
+  usageSince(subject: LoggedSubject, since: Date, models?: readonly string[] | null): Promise<Usage>;
   /** The rollups summed per group, ordered by the group's keys. */
   usage(query: UsageQuery): Promise<UsageGroup[]>;
   /**

@@ -8,6 +8,19 @@ export async function exerciseEveryModel(database: Database): Promise<void> {
   assert.deepEqual(mock?.models, ["mock-chat"]);
   assert.ok(mock?.createdAt instanceof Date && !Number.isNaN(mock.createdAt.getTime()));
 
+  // Webhooks (issue 34): one delivery per webhook and event id; due rows found by status and time.
+  const hook = await database.webhook.create({ data: { url: "https://hooks.example.com/x", events: ["channel.disabled"], secretEncrypted: "v1.a.b.c" } });
+  assert.deepEqual(hook.events, ["channel.disabled"]);
+  assert.equal(hook.enabled, true);
+  await database.webhookDelivery.create({ data: { webhookId: hook.id, eventId: "evt_1", event: "channel.disabled", payload: "{}" } });
+  await assert.rejects(database.webhookDelivery.create({ data: { webhookId: hook.id, eventId: "evt_1", event: "channel.disabled", payload: "{}" } }));
+  const due = await database.webhookDelivery.findMany({ where: { status: "pending", nextAttemptAt: { lte: new Date(Date.now() + 1000) } } });
+  assert.equal(due.length, 1);
+  assert.equal(due[0]?.attempts, 0);
+  assert.equal(due[0]?.lockedUntil, null);
+  await database.webhookDelivery.deleteMany({ where: { webhookId: hook.id } });
+  await database.webhook.delete({ where: { id: hook.id } });
+
   const user = await database.user.create({ data: { email: "a@example.com", role: "admin", passwordHash: "x" } });
   const expiresAt = new Date("2030-01-01T00:00:00.000Z");
   const token = await database.token.create({
@@ -90,6 +103,28 @@ export async function exerciseEveryModel(database: Database): Promise<void> {
   await database.setting.upsert({ where: { key: "openSignup" }, create: { key: "openSignup", value: "true" }, update: { value: "true" } });
   assert.equal((await database.setting.findUnique({ where: { key: "openSignup" } }))?.value, "true");
 
+  // Teams (issue 33): a team with a member and a token, an end user's totals, and what deletes cascade to.
+  const team = await database.team.create({ data: { name: "platform", models: ["m"], limits: windows, endUserLimits: [{ window: "day", requests: 5 }], mcp: ["docs"] } });
+  await database.teamMember.create({ data: { teamId: team.id, userId: user.id, role: "admin", limits: [{ window: "month", usd: 1 }] } });
+  await assert.rejects(database.teamMember.create({ data: { teamId: team.id, userId: user.id } }), "one membership per team and user");
+  await database.token.update({ where: { id: token.id }, data: { teamId: team.id, endUserLimits: [{ window: "1h", tokens: 10 }] } });
+  await database.endUser.create({ data: { tokenId: token.id, endUser: "alice", requests: 1, tokens: 5_000_000_000n, usd: 0.5 } });
+  const endUser = await database.endUser.update({ where: { tokenId_endUser: { tokenId: token.id, endUser: "alice" } }, data: { requests: { increment: 1 } } });
+  assert.equal(endUser.requests, 2);
+  assert.equal(endUser.tokens, 5_000_000_000n);
+  const withTeam = await database.team.findUnique({ where: { id: team.id }, include: { members: true, tokens: true } });
+  assert.deepEqual(
+    withTeam?.members.map((member) => member.role),
+    ["admin"],
+  );
+  assert.deepEqual(withTeam?.tokens[0]?.endUserLimits, [{ window: "1h", tokens: 10 }]);
+  assert.deepEqual(withTeam?.mcp, ["docs"]);
+
   await database.user.delete({ where: { id: user.id } });
   assert.equal((await database.token.findUnique({ where: { id: token.id } }))?.userId, null, "owner removal keeps the token");
+  assert.equal(await database.teamMember.count(), 0, "a removed user leaves their teams");
+  await database.team.delete({ where: { id: team.id } });
+  assert.equal((await database.token.findUnique({ where: { id: token.id } }))?.teamId, null, "a deleted team leaves its tokens");
+  await database.token.delete({ where: { id: token.id } });
+  assert.equal(await database.endUser.count(), 0, "a token's end users go with it");
 }

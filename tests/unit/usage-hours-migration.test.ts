@@ -53,7 +53,9 @@ describe("the migration to hourly rollups", () => {
     for (const row of rows) insert.run(...logRowValues(row, { date: sqliteDate, boolean: (value) => (value ? 1 : 0) }));
     database.close();
 
-    assert.deepEqual(migrateSqlite(file), [listMigrations("sqlite").find((migration) => migration.name.endsWith("_usage_hours"))!.name]);
+    // The rollups' migration runs, then every later one.
+    const names = listMigrations("sqlite").map((migration) => migration.name);
+    assert.deepEqual(migrateSqlite(file), names.slice(names.findIndex((name) => name.endsWith("_usage_hours"))));
     const store = new SqliteRequestLogStore(file);
     try {
       const user = { kind: "user", id: "user_1" } as const;

@@ -10,11 +10,14 @@ const LINKS = [
   { href: "/console", label: "Dashboard", admin: false },
   { href: "/console/playground", label: "Playground", admin: false },
   { href: "/console/tokens", label: "Tokens", admin: false },
+  { href: "/console/teams", label: "Teams", admin: false },
   { href: "/console/logs", label: "Logs", admin: false },
   { href: "/console/api", label: "API reference", admin: false },
   { href: "/console/channels", label: "Channels", admin: true },
   { href: "/console/models", label: "Models", admin: true },
   { href: "/console/users", label: "Users", admin: true },
+  { href: "/console/webhooks", label: "Webhooks", admin: true },
+  { href: "/console/audit", label: "Audit log", admin: true },
   { href: "/console/account", label: "Account", admin: false },
 ];
 

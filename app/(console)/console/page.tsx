@@ -12,6 +12,8 @@ import { DailyCostChart, ModelChart, TimelineChart } from "./dashboard-charts";
 import { readSelection, selectionDates } from "./dashboard-range";
 import { RangePicker } from "./range-picker";
 import { StorageCard } from "./storage-card";
+import { TeamFilter } from "./teams/team-filter";
+import { teamsOf } from "@/lib/teams/team-service";
 
 export const dynamic = "force-dynamic";
 
@@ -34,9 +36,16 @@ export default async function DashboardPage({ searchParams }: { searchParams: Pr
   const runtime = await getRuntime();
   const admin = user.role === "admin";
   const now = Date.now();
-  const selection = readSelection(await searchParams, now);
+  const params = await searchParams;
+  const selection = readSelection(params, now);
   const range = { from: selection.from, to: selection.to };
-  const [stats, perChannel] = await Promise.all([dashboardStats(runtime, user, range), admin ? channelStats(runtime, range) : Promise.resolve(null)]);
+  // The team filter: any team for an admin, the caller's own teams otherwise (members see their team's totals).
+  const teams = admin ? await runtime.database.team.findMany({ select: { id: true, name: true }, orderBy: { name: "asc" } }) : await teamsOf(runtime, user.userId);
+  const teamParam = typeof params.team === "string" ? params.team : undefined;
+  const team = teams.find((candidate) => candidate.id === teamParam);
+  const teamTokens = team ? { tokenIds: (await runtime.database.token.findMany({ where: { teamId: team.id }, select: { id: true } })).map((token) => token.id) } : undefined;
+  const [stats, perChannel] = await Promise.all([dashboardStats(runtime, user, range, teamTokens), admin && !team ? channelStats(runtime, range) : Promise.resolve(null)]);
+  const rangeQuery: Record<string, string> = selection.key === "custom" ? selectionDates(selection) : { range: selection.key };
   const per = stats.unit === "hour" ? "per hour" : "per day";
   const firstDay = stats.daily[0]?.day;
   const lastDay = stats.daily.at(-1)?.day;
@@ -52,8 +61,13 @@ export default async function DashboardPage({ searchParams }: { searchParams: Pr
     <>
       <PageHeader
         title="Dashboard"
-        description={`${selection.title}${admin ? ", all traffic" : ", your traffic"}. Costs come from the channels' prices, else the model catalogue's.`}
-        actions={<RangePicker current={selection.key} {...selectionDates(selection)} today={new Date(now).toISOString().slice(0, 10)} />}
+        description={`${selection.title}${team ? `, team ${team.name}` : admin ? ", all traffic" : ", your traffic"}. Costs come from the channels' prices, else the model catalogue's.`}
+        actions={
+          <div className="flex flex-col gap-2 sm:items-end">
+            <RangePicker current={selection.key} {...selectionDates(selection)} today={new Date(now).toISOString().slice(0, 10)} team={team?.id} />
+            <TeamFilter teams={teams} current={team?.id} range={rangeQuery} />
+          </div>
+        }
       />
       {selection.problem && (
         <p role="alert" className="mb-4 text-sm text-amber-700 dark:text-amber-300">

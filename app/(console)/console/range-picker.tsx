@@ -16,7 +16,9 @@ const DATE_FIELD =
  * The Dashboard's date range: presets are links (`?range=7d`), a custom range a GET form of
  * two UTC dates (`?from=&to=`), so the range lives in the URL and works without scripts.
  */
-export function RangePicker({ current, from, to, today }: { current: RangeKey; from: string; to: string; today: string }) {
+export function RangePicker({ current, from, to, today, team }: { current: RangeKey; from: string; to: string; today: string; team?: string }) {
+  // The team filter stays as the range changes.
+  const teamQuery = team ? `&team=${encodeURIComponent(team)}` : "";
   const [customOpen, setCustomOpen] = useState(current === "custom");
   return (
     <div className="flex flex-col gap-2 sm:items-end">
@@ -27,7 +29,7 @@ export function RangePicker({ current, from, to, today }: { current: RangeKey; f
         {RANGE_PRESETS.map((preset) => (
           <Link
             key={preset.key}
-            href={`/console?range=${preset.key}`}
+            href={`/console?range=${preset.key}${teamQuery}`}
             aria-current={current === preset.key ? "page" : undefined}
             aria-label={preset.title}
             className={`${SEGMENT} ${current === preset.key ? ACTIVE : IDLE}`}
@@ -41,6 +43,7 @@ export function RangePicker({ current, from, to, today }: { current: RangeKey; f
       </nav>
       {customOpen && (
         <Form action="/console" aria-label="Custom date range" className="flex flex-wrap items-end gap-2">
+          {team && <input type="hidden" name="team" value={team} />}
           <label className="flex flex-col text-xs text-zinc-500">
             From
             <input type="date" name="from" defaultValue={from} max={today} required className={DATE_FIELD} />

@@ -1,6 +1,8 @@
 "use server";
 
 import { toGatewayError } from "@/lib/canonical/gateway-error";
+import { REDACTED } from "@/lib/audit/audit-log";
+import { consoleAudit } from "@/lib/console/console-audit";
 import { requireUser } from "@/lib/console/require-session";
 import { changeOwnPassword, passwordChangeSchema } from "@/lib/console/user-accounts";
 import { getRuntime } from "@/lib/runtime";
@@ -13,6 +15,7 @@ export async function changePasswordAction(input: unknown): Promise<PasswordResu
   if (!parsed.success) return { ok: false, error: parsed.error.issues[0]?.message ?? "Invalid input" };
   try {
     await changeOwnPassword(await getRuntime(), user.userId, parsed.data);
+    await consoleAudit(user, "user.update", { kind: "user", id: user.userId, name: user.email }, { password: [REDACTED, REDACTED] });
     return { ok: true, email: user.email };
   } catch (error) {
     return { ok: false, error: toGatewayError(error).message };

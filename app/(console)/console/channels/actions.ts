@@ -11,6 +11,7 @@ import {
   createChannelSchema,
   deleteChannel,
   draftChannel,
+  getChannel,
   recordChannelHealth,
   updateChannel,
   updateChannelSchema,
@@ -18,6 +19,8 @@ import {
 } from "@/lib/channels/channel-service";
 import { fetchUpstreamModels, type ModelListing } from "@/lib/channels/fetch-models";
 import { testChannel, type ChannelTestResult } from "@/lib/channels/test-channel";
+import { diffChanges } from "@/lib/audit/audit-log";
+import { consoleAudit } from "@/lib/console/console-audit";
 import { requireAdmin } from "@/lib/console/require-session";
 import { getRuntime } from "@/lib/runtime";
 
@@ -36,7 +39,7 @@ function firstIssue(error: z.ZodError): string {
 
 /** Saves a channel after a real test request through it, unless `check` is off ("save anyway"). */
 export async function saveChannelAction(id: string | null, input: unknown, options: { check: boolean } = { check: true }): Promise<SaveResult> {
-  await requireAdmin();
+  const admin = await requireAdmin();
   const runtime = await getRuntime();
   try {
     const parsed = (id ? updateChannelSchema : createChannelSchema).safeParse(input);
@@ -50,7 +53,9 @@ export async function saveChannelAction(id: string | null, input: unknown, optio
       if (!check.ok) return { ok: false, error: check.error ?? "The test request failed.", suggestion: check.suggestion, checkFailed: !loop };
       tested = check.result;
     }
+    const before = id ? await getChannel(runtime, id) : null;
     const saved = id ? await updateChannel(runtime, id, parsed.data) : await createChannel(runtime, parsed.data as CreateChannelInput);
+    await consoleAudit(admin, id ? "channel.update" : "channel.create", { kind: "channel", id: saved.id, name: saved.name }, diffChanges(before, saved, parsed.data));
     // The check was a real call through the channel as saved: its health says so at once.
     if (tested?.ok) await recordChannelHealth(runtime, saved.id, { error: null, latencyMs: tested.latencyMs });
     revalidatePath("/console/channels");
@@ -74,9 +79,12 @@ export async function fetchModelsAction(id: string | null, input: unknown): Prom
 }
 
 export async function setChannelEnabledAction(id: string, enabled: boolean): Promise<ActionResult> {
-  await requireAdmin();
+  const admin = await requireAdmin();
   try {
-    await updateChannel(await getRuntime(), id, { enabled });
+    const runtime = await getRuntime();
+    const before = await getChannel(runtime, id);
+    const saved = await updateChannel(runtime, id, { enabled });
+    await consoleAudit(admin, "channel.update", { kind: "channel", id, name: saved.name }, diffChanges(before, saved, { enabled }));
     revalidatePath("/console/channels");
     return { ok: true };
   } catch (error) {
@@ -85,9 +93,12 @@ export async function setChannelEnabledAction(id: string, enabled: boolean): Pro
 }
 
 export async function deleteChannelAction(id: string): Promise<ActionResult> {
-  await requireAdmin();
+  const admin = await requireAdmin();
   try {
-    await deleteChannel(await getRuntime(), id);
+    const runtime = await getRuntime();
+    const before = await getChannel(runtime, id);
+    await deleteChannel(runtime, id);
+    await consoleAudit(admin, "channel.delete", { kind: "channel", id, name: before.name }, diffChanges(before, null));
     revalidatePath("/console/channels");
     return { ok: true };
   } catch (error) {

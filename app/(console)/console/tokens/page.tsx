@@ -15,6 +15,10 @@ export default async function TokensPage() {
   const runtime = await getRuntime();
   const tokens = await listTokens(runtime, user.role === "admin" ? { kind: "all" } : { kind: "user", userId: user.userId });
   const models = [...runtime.channels.models().keys()].sort(naturalOrder);
+  // A new token may belong to one of the caller's teams (a team token is created by a member).
+  const teams = await runtime.database.teamMember
+    .findMany({ where: { userId: user.userId }, select: { team: { select: { id: true, name: true } } } })
+    .then((rows) => rows.map((row) => row.team));
   const cachedShares = Object.fromEntries(await cachedInputShare(runtime, "token"));
   // Each limit window's use, for the bars of the edit form.
   const windowUse = Object.fromEntries(
@@ -30,7 +34,15 @@ export default async function TokensPage() {
   return (
     <>
       <PageHeader title="Tokens" description={user.role === "admin" ? "Every API key on this deployment." : "Your API keys. Each key is shown once, when you create it."} />
-      <TokenManager tokens={tokens} cachedShares={cachedShares} models={models} baseUrl={`${protocol}://${host}`} now={Date.now()} windowUse={windowUse} />
+      <TokenManager
+        tokens={tokens}
+        cachedShares={cachedShares}
+        models={models}
+        baseUrl={`${protocol}://${host}`}
+        now={Date.now()}
+        windowUse={windowUse}
+        teams={teams.map((team) => ({ id: team.id, name: team.name }))}
+      />
     </>
   );
 }

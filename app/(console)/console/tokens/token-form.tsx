@@ -14,6 +14,7 @@ export type Created = { token: TokenJson; key: string };
 export function TokenForm({
   token,
   models,
+  teams = [],
   usage,
   onCancel,
   onCreated,
@@ -21,6 +22,8 @@ export function TokenForm({
 }: {
   token: TokenJson | null;
   models: string[];
+  /** Teams the caller belongs to: a new token may be one of theirs (its budget and the caller's cap bind it). */
+  teams?: { id: string; name: string }[];
   /** Each saved window's use, in the token's order. */
   usage?: WindowUse[];
   onCancel: () => void;
@@ -50,6 +53,8 @@ export function TokenForm({
       tpm: number("tpm"),
       limits: JSON.parse(String(form.get("limits") ?? "[]")) as unknown[],
       cacheTtlSeconds: number("cacheTtlSeconds"),
+      // A token's team is chosen when it is created.
+      ...(token ? {} : { teamId: String(form.get("teamId") ?? "") || null }),
     };
     startTransition(async () => {
       if (token) {
@@ -94,6 +99,18 @@ export function TokenForm({
           <Field label="Response cache (seconds)" htmlFor="token-cache-ttl" hint="Longest a request may cache its answer (x-gateway-cache-ttl); empty for off.">
             <Input id="token-cache-ttl" name="cacheTtlSeconds" type="number" min={1} max={604800} step={1} defaultValue={token?.cacheTtlSeconds ?? undefined} />
           </Field>
+          {teams.length > 0 && (
+            <Field label="Team" htmlFor="token-team" hint={token ? "Set when the token was created." : "The team's budget and your cap in it bind the token."}>
+              <Select id="token-team" name="teamId" defaultValue={token?.teamId ?? ""} disabled={token !== null}>
+                <option value="">No team</option>
+                {teams.map((team) => (
+                  <option key={team.id} value={team.id}>
+                    {team.name}
+                  </option>
+                ))}
+              </Select>
+            </Field>
+          )}
           <Field label="Quota period" htmlFor="token-period" hint="Quota and budget count from the period's start (UTC).">
             <Select id="token-period" name="quotaPeriod" defaultValue={token?.quotaPeriod ?? "none"}>
               <option value="none">Lifetime</option>

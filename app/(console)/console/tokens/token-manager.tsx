@@ -21,6 +21,7 @@ export function TokenManager({
   now,
   cachedShares = {},
   windowUse = {},
+  teams = [],
 }: {
   tokens: TokenJson[];
   models: string[];
@@ -30,6 +31,8 @@ export function TokenManager({
   cachedShares?: Record<string, number>;
   /** Per token id: each limit window's use. */
   windowUse?: Record<string, WindowUse[]>;
+  /** The teams a new token may belong to (the caller's own). */
+  teams?: { id: string; name: string }[];
 }) {
   const [editing, setEditing] = useState<Editing>(null);
   const [created, setCreated] = useState<Created | null>(null);
@@ -43,6 +46,7 @@ export function TokenManager({
           key={editing.kind === "edit" ? editing.token.id : "new"}
           token={editing.kind === "edit" ? editing.token : null}
           models={models}
+          teams={teams}
           usage={editing.kind === "edit" ? windowUse[editing.token.id] : undefined}
           onCancel={() => setEditing(null)}
           onCreated={(value) => {

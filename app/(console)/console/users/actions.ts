@@ -4,30 +4,44 @@ import { revalidatePath } from "next/cache";
 import { toGatewayError } from "@/lib/canonical/gateway-error";
 import { requireAdmin } from "@/lib/console/require-session";
 import { deleteUserAccount, updateUserAccount, userUpdateSchema } from "@/lib/console/user-accounts";
-import { writeSetting } from "@/lib/console/settings";
-import { updateUserLimits, userLimitsSchema } from "@/lib/console/user-limits";
+import { readSettings, writeSetting } from "@/lib/console/settings";
+import { updateUserLimits, userLimitsSchema, userWithWindows } from "@/lib/console/user-limits";
+import { diffChanges } from "@/lib/audit/audit-log";
+import { consoleAudit } from "@/lib/console/console-audit";
 import { createUser } from "@/lib/console/users";
 import { getRuntime } from "@/lib/runtime";
 
 export type UserFormState = { error: string | null; created: string | null };
 
 export async function createUserAction(_state: UserFormState, form: FormData): Promise<UserFormState> {
-  await requireAdmin();
+  const admin = await requireAdmin();
   const email = String(form.get("email") ?? "");
-  const result = await createUser(await getRuntime(), {
+  const runtime = await getRuntime();
+  const input = {
     email,
     password: String(form.get("password") ?? ""),
     name: String(form.get("name") ?? "") || undefined,
-    role: form.get("role") === "admin" ? "admin" : "user",
-  });
+    role: form.get("role") === "admin" ? ("admin" as const) : ("user" as const),
+  };
+  const result = await createUser(runtime, input);
   if (!result.ok) return { error: result.error, created: null };
+  const { windows: _windows, ...account } = await userWithWindows(runtime, result.id);
+  await consoleAudit(admin, "user.create", { kind: "user", id: result.id, name: email }, diffChanges(null, account, input));
   revalidatePath("/console/users");
   return { error: null, created: email };
 }
 
 export async function setOpenSignupAction(enabled: boolean): Promise<void> {
-  await requireAdmin();
-  await writeSetting(await getRuntime(), "openSignup", enabled);
+  const admin = await requireAdmin();
+  const runtime = await getRuntime();
+  const before = (await readSettings(runtime)).openSignup;
+  await writeSetting(runtime, "openSignup", enabled);
+  await consoleAudit(
+    admin,
+    "setting.update",
+    { kind: "setting", id: "openSignup", name: "Open sign-up" },
+    diffChanges({ openSignup: before }, { openSignup: enabled }, { openSignup: enabled }),
+  );
   revalidatePath("/console/users");
 }
 
@@ -44,7 +58,7 @@ const optionalNumber = (value: FormDataEntryValue | null) => (value === null || 
 
 /** The limits of a user's own console sessions (the Playground without a token). */
 export async function updateUserLimitsAction(userId: string, _state: LimitsFormState, form: FormData): Promise<LimitsFormState> {
-  await requireAdmin();
+  const admin = await requireAdmin();
   const parsed = userLimitsSchema.safeParse({
     rpm: optionalNumber(form.get("rpm")),
     quotaTokens: optionalNumber(form.get("quotaTokens")),
@@ -56,7 +70,10 @@ export async function updateUserLimitsAction(userId: string, _state: LimitsFormS
     const issue = parsed.error.issues[0];
     return { error: `${issue?.path.join(".") ?? "limits"}: ${issue?.message ?? "invalid"}`, saved: false };
   }
-  await updateUserLimits(await getRuntime(), userId, parsed.data);
+  const runtime = await getRuntime();
+  const before = await userWithWindows(runtime, userId);
+  const updated = await updateUserLimits(runtime, userId, parsed.data);
+  await consoleAudit(admin, "user.update", { kind: "user", id: userId, name: before.email }, diffChanges(before, updated, parsed.data));
   revalidatePath("/console/users");
   return { error: null, saved: true };
 }
@@ -69,7 +86,10 @@ export async function updateAccountAction(userId: string, change: { role?: "admi
   const parsed = userUpdateSchema.pick({ role: true, disabled: true, signOutEverywhere: true }).safeParse(change);
   if (!parsed.success) return { ok: false, error: parsed.error.issues[0]?.message ?? "Invalid change" };
   try {
-    await updateUserAccount(await getRuntime(), userId, parsed.data, admin.userId);
+    const runtime = await getRuntime();
+    const before = await userWithWindows(runtime, userId);
+    const updated = await updateUserAccount(runtime, userId, parsed.data, admin.userId);
+    await consoleAudit(admin, "user.update", { kind: "user", id: userId, name: before.email }, diffChanges(before, updated, parsed.data));
   } catch (error) {
     return { ok: false, error: toGatewayError(error).message };
   }
@@ -80,7 +100,10 @@ export async function updateAccountAction(userId: string, change: { role?: "admi
 export async function deleteAccountAction(userId: string): Promise<AccountActionResult> {
   const admin = await requireAdmin();
   try {
-    await deleteUserAccount(await getRuntime(), userId, admin.userId);
+    const runtime = await getRuntime();
+    const { windows: _windows, ...before } = await userWithWindows(runtime, userId);
+    await deleteUserAccount(runtime, userId, admin.userId);
+    await consoleAudit(admin, "user.delete", { kind: "user", id: userId, name: before.email }, diffChanges(before, null));
   } catch (error) {
     return { ok: false, error: toGatewayError(error).message };
   }
