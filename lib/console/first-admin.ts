@@ -1,3 +1,4 @@
+import { type AuditChanges, REDACTED, recordAudit } from "@/lib/audit/audit-log";
 import { claimSetupCode, removeSetupCodeFile } from "@/lib/auth/setup-code";
 import { env } from "@/lib/env";
 import type { Runtime } from "@/lib/runtime";
@@ -31,5 +32,8 @@ export async function createFirstAdmin(runtime: Runtime, form: FirstAdminForm, a
     return { error: result.error };
   }
   removeSetupCodeFile(dataDir);
+  const actor = { kind: "user" as const, id: result.id, email: parsed.data.email };
+  const changes = { email: [null, parsed.data.email], role: [null, "admin"], password: [null, REDACTED] } satisfies AuditChanges;
+  await recordAudit(runtime.database, { actor, action: "user.create", target: { kind: "user", id: result.id, name: parsed.data.email }, changes, ip: address });
   return { error: null };
 }

@@ -119,10 +119,34 @@ export function parseLogQuery(search: URLSearchParams, lenient = false): LogQuer
   return { ok: true, query };
 }
 
-/** The filter as `user` may run it: anyone but an admin sees only rows with their own userId. */
-export function visibleTo(user: Pick<ConsoleSession, "role" | "userId">, filter: LogFilter): LogFilter {
-  return user.role === "admin" ? filter : { ...filter, user: user.userId };
+/**
+ * The filter as `user` may run it: anyone but an admin sees only rows with their own userId,
+ * except the rows of one token of a team they own or administer (`teamTokens`), filtered by it.
+ */
+export function visibleTo(user: Pick<ConsoleSession, "role" | "userId">, filter: LogFilter, teamTokens: ReadonlySet<string> = new Set()): LogFilter {
+  if (user.role === "admin" || (filter.token && teamTokens.has(filter.token))) return filter;
+  return { ...filter, user: user.userId };
 }
+
+/**
+ * The tokens whose logs `user` may read: every token for an admin; otherwise their own, and
+ * the tokens of the teams they own or administer (`team` names the team of those).
+ */
+export async function readableTokens(source: Pick<LogSource, "database">, user: Pick<ConsoleSession, "role" | "userId">) {
+  if (user.role === "admin") {
+    return (await source.database.token.findMany({ select: { id: true, name: true }, orderBy: { name: "asc" } })).map((token) => ({ ...token, team: null }));
+  }
+  const managed = await source.database.teamMember.findMany({ where: { userId: user.userId, role: { in: ["owner", "admin"] } }, select: { teamId: true } });
+  const tokens = await source.database.token.findMany({
+    where: { OR: [{ userId: user.userId }, { teamId: { in: managed.map((member) => member.teamId) } }] },
+    select: { id: true, name: true, userId: true, team: { select: { name: true } } },
+    orderBy: { name: "asc" },
+  });
+  return tokens.map((token) => ({ id: token.id, name: token.name, team: token.userId === user.userId ? null : (token.team?.name ?? null) }));
+}
+
+/** The team tokens among `readableTokens` (those whose rows are not the user's own). */
+export const teamTokenIds = (tokens: { id: string; team: string | null }[]) => new Set(tokens.filter((token) => token.team !== null).map((token) => token.id));
 
 export interface LogPage {
   /** Newest first. */

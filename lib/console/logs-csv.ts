@@ -1,6 +1,6 @@
 import type { ConsoleSession } from "@/lib/auth/console-session";
 import type { RequestLog } from "@/lib/db/generated/client";
-import { iterateLogs, type LogFilter, type LogSource, visibleTo } from "./log-query";
+import { iterateLogs, type LogFilter, type LogSource, readableTokens, teamTokenIds, visibleTo } from "./log-query";
 
 export const CSV_COLUMNS = [
   "time",
@@ -68,10 +68,7 @@ export function csvRow(row: RequestLog, names: { channel(id: string | null): str
  * each keyset batch is read when the reader asks for more, so a month of rows is never held at once.
  */
 export async function logsCsv(source: LogSource, user: Pick<ConsoleSession, "role" | "userId">, filter: LogFilter): Promise<ReadableStream<Uint8Array>> {
-  const [channels, tokens] = await Promise.all([
-    source.database.channel.findMany({ select: { id: true, name: true } }),
-    source.database.token.findMany({ where: user.role === "admin" ? {} : { userId: user.userId }, select: { id: true, name: true } }),
-  ]);
+  const [channels, tokens] = await Promise.all([source.database.channel.findMany({ select: { id: true, name: true } }), readableTokens(source, user)]);
   const channelNames = new Map(channels.map((channel) => [channel.id, channel.name]));
   const tokenNames = new Map(tokens.map((token) => [token.id, token.name]));
   const names = {
@@ -79,7 +76,7 @@ export async function logsCsv(source: LogSource, user: Pick<ConsoleSession, "rol
     token: (id: string | null) => (id ? (tokenNames.get(id) ?? "deleted token") : "console session"),
   };
   const encoder = new TextEncoder();
-  const batches = iterateLogs(source, visibleTo(user, filter));
+  const batches = iterateLogs(source, visibleTo(user, filter, teamTokenIds(tokens)));
   return new ReadableStream<Uint8Array>({
     start(controller) {
       controller.enqueue(encoder.encode(`${CSV_COLUMNS.join(",")}\r\n`));

@@ -15,6 +15,7 @@ const VIEWPORTS = [
   { width: 390, height: 844 },
 ];
 const LEAD = { email: "lead@example.com", password: "lead-password-123" };
+const DEV = { email: "dev@example.com", password: "dev-password-1234" };
 
 /** Screenshots at each width, and the page never scrolls sideways. */
 async function shoot(page: Page, name: string) {
@@ -126,5 +127,31 @@ test.describe("teams", () => {
     await expect(page.getByText("Last 7 days, team Search.", { exact: false })).toBeVisible();
     await expect(page.getByTestId("usage-by-token")).toContainText("search-indexer");
     await shoot(page, "dashboard");
+  });
+  test("a team admin reads the logs of a token another member created; that member still sees only their own", async ({ console, page, deployment }) => {
+    const { gateway } = deployment;
+    const dev = await gateway.admin("POST", "/api/admin/users", DEV);
+    expect(dev.status).toBe(201);
+    expect((await gateway.admin("POST", `/api/admin/teams/${teamId}/members`, { userId: dev.body.id, role: "member" })).status).toBe(201);
+    const token = await gateway.admin("POST", "/api/admin/tokens", { name: "dev-batch", teamId, userId: dev.body.id });
+    expect(token.status).toBe(201);
+    gateway.secrets.add(token.body.key);
+    const client = new OpenAI({ apiKey: token.body.key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+    await client.chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: "a member's request" }] });
+
+    await console.signIn(LEAD.email, LEAD.password);
+    await console.open("/console/logs");
+    await page.getByLabel("Token").selectOption({ label: "dev-batch (team Search)" });
+    await page.getByRole("button", { name: "Filter" }).click();
+    await expect(page).toHaveURL(new RegExp(`token=${token.body.id}`));
+    await expect(page.getByText("1 requests made with this team token.")).toBeVisible();
+    await expect(page.locator("main tbody tr")).toHaveCount(1);
+
+    await page.context().clearCookies();
+    await console.signIn(DEV.email, DEV.password);
+    await console.open("/console/logs");
+    await expect(page.getByLabel("Token").locator("option", { hasText: "search-indexer" })).toHaveCount(0);
+    await console.open(`/console/logs?token=${token.body.id}`);
+    await expect(page.locator("main tbody tr")).toHaveCount(1);
   });
 });

@@ -3,7 +3,7 @@ import { formatCost, formatDateTime, formatNumber } from "@/app/_components/form
 import { BreakablePath, Table, Td, Th, Truncate } from "@/app/_components/data-table";
 import { Badge, Button, EmptyState, Input, PageHeader, Select, cx } from "@/app/_components/ui";
 import { channelPricing } from "@/lib/console/channel-pricing";
-import { COUNT_CAP, countLogs, parseLogQuery, queryLogPage, visibleTo } from "@/lib/console/log-query";
+import { COUNT_CAP, countLogs, parseLogQuery, queryLogPage, readableTokens, teamTokenIds, visibleTo } from "@/lib/console/log-query";
 import { requireUser } from "@/lib/console/require-session";
 import { pageAddress } from "@/lib/console/return-path";
 import { getRuntime } from "@/lib/runtime";
@@ -29,14 +29,11 @@ export default async function LogsPage({ searchParams }: { searchParams: SearchP
   });
   const parsed = parseLogQuery(new URLSearchParams(raw), true);
   const { filter, cursor } = parsed.ok ? parsed.query : { filter: {}, cursor: undefined };
-  const visible = visibleTo(user, filter);
+  // A team's owners and admins also read the rows of its tokens, one token at a time.
+  const tokens = await readableTokens(runtime, user);
+  const visible = visibleTo(user, filter, teamTokenIds(tokens));
   const { rows, older, newer } = await queryLogPage(runtime, visible, cursor);
   const total = await countLogs(runtime, visible);
-  const tokens = await runtime.database.token.findMany({
-    where: user.role === "admin" ? {} : { userId: user.userId },
-    select: { id: true, name: true },
-    orderBy: { name: "asc" },
-  });
   const tokenNames = new Map(tokens.map((token) => [token.id, token.name]));
   const channels = await runtime.database.channel.findMany({ select: { id: true, name: true }, orderBy: { name: "asc" } });
   const channelNames = new Map(channels.map((channel) => [channel.id, channel.name]));
@@ -51,7 +48,7 @@ export default async function LogsPage({ searchParams }: { searchParams: SearchP
     <>
       <PageHeader
         title="Logs"
-        description={`${counted} requests${user.role === "admin" ? "" : " made with your tokens"}.`}
+        description={`${counted} requests${user.role === "admin" ? "" : visible.user ? " made with your tokens" : " made with this team token"}.`}
         actions={
           <a
             className="rounded-md px-3 py-2 text-sm font-medium ring-1 ring-zinc-300 hover:bg-zinc-50 dark:ring-zinc-700 dark:hover:bg-zinc-800"
@@ -67,7 +64,7 @@ export default async function LogsPage({ searchParams }: { searchParams: SearchP
           <option value="">All tokens</option>
           {tokens.map((token) => (
             <option key={token.id} value={token.id}>
-              {token.name}
+              {token.team ? `${token.name} (team ${token.team})` : token.name}
             </option>
           ))}
         </Select>
