@@ -1,6 +1,7 @@
 import type { NextAuthOptions } from "next-auth";
 import type { OAuthConfig } from "next-auth/providers/oauth";
 import CredentialsProvider from "next-auth/providers/credentials";
+import { recordAudit } from "@/lib/audit/audit-log";
 import { CLIENT_ADDRESS_HEADER } from "@/lib/http/client-address";
 import { loadSecrets } from "@/lib/crypto/secrets";
 import { env } from "@/lib/env";
@@ -70,6 +71,13 @@ export const authOptions: NextAuthOptions = {
       const { database } = await getRuntime();
       const email = user.email.toLowerCase();
       const row = await database.user.upsert({ where: { email }, create: { email, name: user.name, role: "user" }, update: {} });
+      await recordAudit(database, {
+        actor: { kind: "user", id: row.id, email },
+        action: row.disabled ? "auth.sign_in_failed" : "auth.sign_in",
+        target: { kind: "user", id: row.id, name: email },
+        changes: row.disabled ? { reason: [null, "account disabled"] } : { provider: [null, "oidc"] },
+        ip: null,
+      });
       return !row.disabled;
     },
     async jwt({ token, user, account }) {

@@ -138,6 +138,33 @@ describe("the audit log", () => {
     for (const secret of [tokenKey, password, "another-password-2", hook.secret]) assert.ok(!everything.includes(secret), "no secret in the log");
   });
 
+  test("teams and their members: each change one row, as [before, after]", async () => {
+    const member = await gateway.admin("POST", "/api/admin/users", { email: "member@example.com", password: "member-password-1", role: "user" });
+    gateway.secrets.add("member-password-1");
+    let teamId = "";
+    const created = await oneRow(async () => {
+      const answer = await gateway.admin("POST", "/api/admin/teams", { name: "audited team", limits: [{ window: "month", usd: 5 }] });
+      teamId = answer.body.id;
+      return answer;
+    });
+    assert.equal(created.action, "team.create");
+    assert.deepEqual(created.changes.name, [null, "audited team"]);
+    const renamed = await oneRow(() => gateway.admin("PATCH", `/api/admin/teams/${teamId}`, { limits: [{ window: "month", usd: 8 }] }));
+    assert.deepEqual(renamed.changes, { limits: [[{ window: "month", usd: 5 }], [{ window: "month", usd: 8 }]] });
+    const added = await oneRow(() => gateway.admin("POST", `/api/admin/teams/${teamId}/members`, { userId: member.body.id, role: "member" }));
+    assert.equal(added.action, "team.member_add");
+    assert.deepEqual(added.target, { kind: "team_member", id: `${teamId}:${member.body.id}`, name: null });
+    assert.deepEqual(added.changes.role, [null, "member"]);
+    const promoted = await oneRow(() => gateway.admin("PATCH", `/api/admin/teams/${teamId}/members/${member.body.id}`, { role: "admin" }));
+    assert.deepEqual(promoted.changes, { role: ["member", "admin"] });
+    const removed = await oneRow(() => gateway.admin("DELETE", `/api/admin/teams/${teamId}/members/${member.body.id}`));
+    assert.equal(removed.action, "team.member_remove");
+    assert.deepEqual(removed.changes.role, ["admin", null]);
+    const deleted = await oneRow(() => gateway.admin("DELETE", `/api/admin/teams/${teamId}`));
+    assert.equal(deleted.action, "team.delete");
+    assert.deepEqual(deleted.changes.name, ["audited team", null]);
+  });
+
   test("sign-ins and refused sign-ins are rows; a console session's changes name the user", async () => {
     const refused = await oneRow(async () => ({ status: (await signIn(gateway.url, ADMIN.email, "not-the-password")) === null ? 200 : 500, body: null }));
     assert.equal(refused.action, "auth.sign_in_failed");
