@@ -21,6 +21,9 @@ export class RequestLog {
   clientRequestId: string | null = null;
   tokenId: string | null = null;
   userId: string | null = null;
+  /** The MCP server and tool a /mcp tools/call reached. */
+  mcpServer: string | null = null;
+  mcpTool: string | null = null;
   private finished = false;
 
   constructor(
@@ -114,6 +117,8 @@ export class RequestLog {
       sessionHash: record.sessionHash,
       cacheStatus: record.cacheStatus,
       cacheSavedUsd: record.cacheSavedUsd,
+      mcpServer: this.mcpServer,
+      mcpTool: this.mcpTool,
     };
   }
 }

@@ -3,6 +3,7 @@ import { renderAdminError } from "@/lib/admin/admin-error";
 import * as channels from "@/lib/admin/channels";
 import { handleHealth } from "@/lib/admin/health";
 import { listLogs } from "@/lib/admin/logs";
+import * as mcpServers from "@/lib/admin/mcp-servers";
 import * as models from "@/lib/admin/models";
 import * as teamRoutes from "@/lib/admin/team-routes";
 import * as teams from "@/lib/admin/teams";
@@ -35,6 +36,7 @@ import type { ClientFormat } from "@/lib/gateway/client-format";
 import { refuseHandler } from "@/lib/gateway/with-api-key";
 import { handleMetrics } from "@/lib/admin/handle-metrics";
 import { handleOpenApi } from "@/lib/openapi/handle-openapi";
+import { handleMcpDelete, handleMcpGet, handleMcpPost } from "@/lib/mcp/handle-mcp";
 import { handleOwnUsage } from "@/lib/console/own-usage";
 import type { ApiHandler } from "@/lib/canonical/api-types";
 import { handlePreflight } from "./cors";
@@ -118,7 +120,20 @@ export const apiRoutes = new RouteTable()
   .add("DELETE", "/api/admin/users/:id", users.deleteUser)
   .add("GET", "/api/admin/logs", listLogs)
   .add("GET", "/api/admin/usage", adminUsage)
-  .add("GET", "/api/usage", handleOwnUsage);
+  .add("GET", "/api/usage", handleOwnUsage)
+  // MCP gateway (issue 35): the aggregate endpoint and one per server.
+  .add("POST", "/mcp", handleMcpPost)
+  .add("GET", "/mcp", handleMcpGet)
+  .add("DELETE", "/mcp", handleMcpDelete)
+  .add("POST", "/mcp/:server", handleMcpPost)
+  .add("GET", "/mcp/:server", handleMcpGet)
+  .add("DELETE", "/mcp/:server", handleMcpDelete)
+  .add("GET", "/api/admin/mcp-servers", mcpServers.listMcpServers)
+  .add("POST", "/api/admin/mcp-servers", mcpServers.createMcpServer)
+  .add("GET", "/api/admin/mcp-servers/:id", mcpServers.getMcpServer)
+  .add("PATCH", "/api/admin/mcp-servers/:id", mcpServers.updateMcpServer)
+  .add("DELETE", "/api/admin/mcp-servers/:id", mcpServers.deleteMcpServer)
+  .add("GET", "/api/admin/mcp-servers/:id/tools", mcpServers.listMcpServerTools);
 
 /** Which API a path belongs to, so every refusal answers in that API's own error shape. */
 function formatForPath(pathname: string, method: string): ClientFormat | undefined {

@@ -3,6 +3,7 @@ import { createModelSchema, updateModelSchema } from "@/lib/models/model-route";
 import { z } from "zod";
 import { createChannelSchema, updateChannelSchema } from "@/lib/channels/channel-service";
 import { createWebhookSchema, updateWebhookSchema } from "@/lib/webhooks/webhook-service";
+import { createMcpServerSchema, updateMcpServerSchema } from "@/lib/mcp/mcp-servers";
 import { userUpdateSchema } from "@/lib/console/user-accounts";
 import { newUserSchema } from "@/lib/console/users";
 import { countTokensRequestSchema, messagesRequestSchema } from "@/lib/formats/anthropic/schema";
@@ -176,6 +177,18 @@ const ENDPOINTS: Endpoint[] = [
     security: "admin",
     body: createWebhookSchema,
   },
+  { method: "post", path: "/mcp", summary: "MCP (Streamable HTTP): the tools the token may use, named <server>__<tool>", tag: "MCP", security: "openai" },
+  { method: "get", path: "/mcp", summary: "MCP server-initiated stream: not offered (405)", tag: "MCP", security: "openai" },
+  { method: "delete", path: "/mcp", summary: "End an MCP session (nothing is kept per session)", tag: "MCP", security: "openai" },
+  { method: "post", path: "/mcp/{server}", summary: "MCP for one server, its tools under their own names", tag: "MCP", security: "openai" },
+  { method: "get", path: "/mcp/{server}", summary: "MCP server-initiated stream: not offered (405)", tag: "MCP", security: "openai" },
+  { method: "delete", path: "/mcp/{server}", summary: "End an MCP session on one server", tag: "MCP", security: "openai" },
+  { method: "get", path: "/api/admin/mcp-servers", summary: "List MCP servers (header names only)", tag: "Admin", security: "admin" },
+  { method: "post", path: "/api/admin/mcp-servers", summary: "Add an MCP server (headers encrypted at rest)", tag: "Admin", security: "admin", body: createMcpServerSchema },
+  { method: "get", path: "/api/admin/mcp-servers/{id}", summary: "An MCP server", tag: "Admin", security: "admin" },
+  { method: "patch", path: "/api/admin/mcp-servers/{id}", summary: "Update an MCP server", tag: "Admin", security: "admin", body: updateMcpServerSchema },
+  { method: "delete", path: "/api/admin/mcp-servers/{id}", summary: "Delete an MCP server", tag: "Admin", security: "admin" },
+  { method: "get", path: "/api/admin/mcp-servers/{id}/tools", summary: "An MCP server's tools, listed live", tag: "Admin", security: "admin" },
   { method: "get", path: "/api/admin/webhooks/{id}", summary: "A webhook with its recent deliveries", tag: "Admin", security: "admin" },
   { method: "patch", path: "/api/admin/webhooks/{id}", summary: "Update a webhook (url, events, secret, enabled)", tag: "Admin", security: "admin", body: updateWebhookSchema },
   { method: "delete", path: "/api/admin/webhooks/{id}", summary: "Delete a webhook and its deliveries", tag: "Admin", security: "admin" },

@@ -4,6 +4,7 @@ import { GatewayError } from "@/lib/canonical/gateway-error";
 import type { Token as TokenRow } from "@/lib/db/generated/client";
 import { compileWindows, limitWindowsSchema } from "@/lib/limits/limit-windows";
 import type { QuotaPeriod } from "@/lib/limits/quota-period";
+import { mcpGrantsSchema, readGrants } from "./mcp-grants";
 import type { Runtime } from "@/lib/runtime";
 
 // Token management shared by the admin API and the console's server actions.
@@ -29,6 +30,8 @@ const tokenFields = {
   teamId: z.string().min(1).nullable().optional(),
   /** Windows every distinct end user of the token gets (body user, safety_identifier, metadata.user_id, x-end-user-id). */
   endUserLimits: limitWindowsSchema.optional(),
+  /** MCP grants (issue 35): [{server, tools?}]; absent tools means every tool of that server. */
+  mcp: mcpGrantsSchema.optional(),
 };
 export const createTokenSchema = z.strictObject(tokenFields);
 export const updateTokenSchema = z.strictObject({ ...tokenFields, enabled: z.boolean() }).partial();
@@ -57,6 +60,7 @@ export function tokenJson(row: TokenRow) {
     cacheTtlSeconds: row.cacheTtlSeconds,
     teamId: row.teamId,
     endUserLimits: limitWindowsSchema.safeParse(row.endUserLimits).data ?? [],
+    mcp: readGrants(row.mcp),
     lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
@@ -118,6 +122,7 @@ export async function createToken(runtime: Runtime, input: CreateTokenInput, own
       cacheTtlSeconds: input.cacheTtlSeconds ?? null,
       teamId: input.teamId ?? null,
       endUserLimits: input.endUserLimits ?? [],
+      mcp: input.mcp ?? [],
     },
   });
   await runtime.invalidate("tokens");
@@ -145,6 +150,7 @@ export async function updateToken(runtime: Runtime, scope: TokenScope, id: strin
       userId: scope.kind === "all" ? input.userId : undefined,
       teamId,
       endUserLimits: input.endUserLimits,
+      mcp: input.mcp,
     },
   });
   runtime.tokens.invalidate();

@@ -46,4 +46,7 @@ export interface RequestLogEntry {
   cacheStatus: "hit" | "miss" | null;
   /** On a hit, what the answer cost when the upstream produced it. */
   cacheSavedUsd: number;
+  /** The MCP server and tool of a /mcp tools/call (issue 35). */
+  mcpServer?: string | null;
+  mcpTool?: string | null;
 }

@@ -133,6 +133,8 @@ export const LOG_COLUMNS = [
   "sessionHash",
   "cacheStatus",
   "cacheSavedUsd",
+  "mcpServer",
+  "mcpTool",
 ] as const;
 
 /** An entry's values in LOG_COLUMNS order; dates, booleans and JSON as each database wants them. */
@@ -165,5 +167,7 @@ export function logRowValues(entry: RequestLogEntry, encode: { date: (date: Date
     entry.sessionHash ?? null,
     entry.cacheStatus,
     entry.cacheSavedUsd,
+    entry.mcpServer ?? null,
+    entry.mcpTool ?? null,
   ];
 }

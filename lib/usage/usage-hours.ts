@@ -52,7 +52,7 @@ export type StoredRow = Pick<
   | "cacheSavedUsd"
   | "latencyMs"
   | "firstTokenMs"
-> & { servedModel?: string | null; cacheStatus: string | null };
+> & { servedModel?: string | null; cacheStatus: string | null; mcpServer?: string | null };
 
 /** One rollup row: its key, then its sums in USAGE_HOUR_SUMS order. */
 export interface UsageHourRow {
@@ -82,7 +82,8 @@ export function rollUp<Row extends StoredRow>(rows: Iterable<Row>, at: (row: Row
   const groups = new Map<string, UsageHourRow>();
   for (const row of rows) {
     const hour = Math.floor(at(row) / HOUR_MS) * HOUR_MS;
-    const model = row.servedModel ?? row.model ?? "";
+    // A /mcp tools/call rolls up under `mcp:<server>`: per-server counts, errors and latency.
+    const model = row.servedModel ?? row.model ?? (row.mcpServer ? `mcp:${row.mcpServer}` : "");
     const statusClass = Math.min(9, Math.max(0, Math.floor(row.status / 100)));
     const key = `${hour}\u0000${row.tokenId ?? ""}\u0000${row.userId ?? ""}\u0000${model}\u0000${row.channelId ?? ""}\u0000${statusClass}`;
     let group = groups.get(key);
@@ -93,7 +94,7 @@ export function rollUp<Row extends StoredRow>(rows: Iterable<Row>, at: (row: Row
     const sums = group.sums;
     sums[0]! += 1;
     // A request for limits: a channel took it or the response cache answered it; a refusal is not.
-    if (row.channelId !== null || row.cacheStatus === "hit") sums[1]! += 1;
+    if (row.channelId !== null || row.cacheStatus === "hit" || (row.mcpServer != null && row.status !== 429)) sums[1]! += 1;
     // Failed, as the dashboards count it: an error status, or an answer cut short.
     if (row.status >= 400 || row.errorMessage !== null) sums[2]! += 1;
     sums[3]! += row.promptTokens;

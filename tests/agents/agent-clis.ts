@@ -52,12 +52,16 @@ export interface TurnOptions {
   /** The agent's working directory. */
   workdir: string;
   timeoutMs?: number;
+  /** More arguments, put after the first one (Codex's `exec`): the MCP recording's `-c mcp_servers...`. */
+  extraArgs?: string[];
 }
 
 /** One non-interactive turn of an agent. */
 export function runAgentTurn(options: TurnOptions): Promise<AgentRun> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), `agent-home-${options.agent}-`));
-  const { args, env } = INVOCATIONS[options.agent](options, home);
+  const invocation = INVOCATIONS[options.agent](options, home);
+  const args = options.extraArgs ? [...invocation.args.slice(0, 1), ...options.extraArgs, ...invocation.args.slice(1)] : invocation.args;
+  const env = invocation.env;
   const bin = path.join(CACHE, "node_modules", ".bin", AGENT_PACKAGES[options.agent].bin);
   // Only what a clean shell has, and the agent's own settings: no keys or homes of this machine.
   const base = {

@@ -97,6 +97,16 @@ export async function exerciseEveryModel(database: Database): Promise<void> {
   assert.equal((await database.token.update({ where: { id: token.id }, data: { cacheTtlSeconds: 60 } })).cacheTtlSeconds, 60);
   await database.requestLog.update({ where: { id: "r1" }, data: { cacheStatus: "hit", cacheSavedUsd: 0.25 } });
   assert.equal((await database.requestLog.findUnique({ where: { id: "r1" } }))?.cacheSavedUsd, 0.25);
+
+  // MCP (issue 35): servers with unique names, token grants, and the server and tool a logged call reached.
+  const mcp = await database.mcpServer.create({ data: { name: "github", url: "https://mcp.example.com/mcp", headersEncrypted: "v1.a.b.c", headerNames: ["Authorization"] } });
+  assert.equal(mcp.enabled, true);
+  assert.equal(mcp.public, false);
+  await assert.rejects(database.mcpServer.create({ data: { name: "github", url: "https://other.example.com/mcp" } }));
+  await database.token.update({ where: { id: token.id }, data: { mcp: [{ server: "github", tools: ["echo"] }] } });
+  assert.deepEqual((await database.token.findUnique({ where: { id: token.id } }))?.mcp, [{ server: "github", tools: ["echo"] }]);
+  await database.requestLog.update({ where: { id: "r1" }, data: { mcpServer: "github", mcpTool: "echo" } });
+  assert.equal((await database.requestLog.findUnique({ where: { id: "r1" } }))?.mcpTool, "echo");
   await database.responseCacheEntry.create({ data: { key: "k", value: "{}", bytes: 2, expiresAt } });
   assert.equal((await database.responseCacheEntry.aggregate({ _sum: { bytes: true } }))._sum.bytes, 2);
 

@@ -48,9 +48,11 @@ describe("the migration to hourly rollups", () => {
     rollup.run("user", "user_1", day, "m", 17, 1700, 2.25);
     // A deleted token's rollup keeps counting toward nobody's user.
     rollup.run("token", "tok_gone", day, "m", 1, 10, 0.01);
-    const insert = database.prepare(`INSERT INTO "RequestLog" (${LOG_COLUMNS.map((column) => `"${column}"`).join(", ")}) VALUES (${LOG_COLUMNS.map(() => "?").join(", ")})`);
+    // The columns of that time: the MCP ones (last in LOG_COLUMNS) came in a later migration.
+    const columns = LOG_COLUMNS.filter((column) => column !== "mcpServer" && column !== "mcpTool");
+    const insert = database.prepare(`INSERT INTO "RequestLog" (${columns.map((column) => `"${column}"`).join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`);
     const rows = mixedEntries(2000, "old", 3);
-    for (const row of rows) insert.run(...logRowValues(row, { date: sqliteDate, boolean: (value) => (value ? 1 : 0) }));
+    for (const row of rows) insert.run(...logRowValues(row, { date: sqliteDate, boolean: (value) => (value ? 1 : 0) }).slice(0, columns.length));
     database.close();
 
     // The rollups' migration runs, then every later one.

@@ -15,6 +15,7 @@ const LINKS = [
   { href: "/console/api", label: "API reference", admin: false },
   { href: "/console/channels", label: "Channels", admin: true },
   { href: "/console/models", label: "Models", admin: true },
+  { href: "/console/mcp", label: "MCP servers", admin: true },
   { href: "/console/users", label: "Users", admin: true },
   { href: "/console/webhooks", label: "Webhooks", admin: true },
   { href: "/console/audit", label: "Audit log", admin: true },

@@ -1,0 +1,83 @@
+// Records the MCP requests Codex (`mcp_servers.<name>.url`, bearer from an environment variable)
+// and Claude Code (an `http` server with an Authorization header) send to an HTTP MCP server, as
+// tests/fixtures/agents/<agent>-mcp.json: each agent runs one turn whose model request a loopback
+// recorder refuses, after it connected to the MCP server, a recording proxy in front of an SDK
+// test server. tests/integration/mcp-agent-fixtures.test.ts replays them against the gateway's /mcp.
+// Run: npx tsx tests/agents/record-mcp-fixtures.ts
+import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { startToolsServer } from "../helpers/mcp-test-servers";
+import { AGENT_PACKAGES, ensureAgentClis, runAgentTurn } from "./agent-clis";
+
+const FIXTURES = path.join(import.meta.dirname, "..", "fixtures", "agents");
+const MODELS = { codex: "gpt-test", claude: "claude-test" } as const;
+type McpAgent = keyof typeof MODELS;
+
+/** How each agent is told about an HTTP MCP server with a bearer token. */
+const MCP_ARGS: Record<McpAgent, (url: string) => string[]> = {
+  codex: (url) => ["-c", `mcp_servers.gateway.url="${url}"`, "-c", 'mcp_servers.gateway.bearer_token_env_var="GATEWAY_KEY"'],
+  // `--strict-mcp-config` ends `--mcp-config`'s list of files, so the prompt after it stays the prompt.
+  claude: (url) => ["--mcp-config", JSON.stringify({ mcpServers: { gateway: { type: "http", url, headers: { Authorization: "Bearer sk-recording" } } } }), "--strict-mcp-config"],
+};
+const KEPT_HEADERS = ["accept", "content-type", "mcp-protocol-version", "mcp-session-id", "user-agent"];
+
+interface Recorded {
+  method: string;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+async function listen(handler: http.RequestListener): Promise<{ url: string; close: () => void }> {
+  const server = http.createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
+}
+
+async function record(agent: McpAgent) {
+  const upstream = await startToolsServer();
+  const seen: Recorded[] = [];
+  const proxy = await listen(async (request, response) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString("utf8");
+    const headers = Object.fromEntries(KEPT_HEADERS.flatMap((name) => (request.headers[name] ? [[name, String(request.headers[name])]] : [])));
+    seen.push({ method: request.method ?? "", headers, body: text ? JSON.parse(text) : null });
+    const forwarded = await fetch(upstream.url, { method: request.method, headers: request.headers as Record<string, string>, body: text || undefined });
+    response.writeHead(forwarded.status, Object.fromEntries(forwarded.headers));
+    response.end(Buffer.from(await forwarded.arrayBuffer()));
+  });
+  const model = await listen((_request, response) => {
+    response.writeHead(400, { "content-type": "application/json" });
+    response.end(JSON.stringify({ error: { type: "invalid_request_error", message: "recorded", code: null, param: null } }));
+  });
+  const workdir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-work-"));
+  try {
+    const run = await runAgentTurn({
+      agent,
+      origin: model.url,
+      key: "sk-recording",
+      model: MODELS[agent],
+      prompt: "Say hello",
+      workdir,
+      timeoutMs: 90_000,
+      extraArgs: MCP_ARGS[agent](`${proxy.url}/mcp`),
+    });
+    const mcp = seen.filter((entry) => entry.method === "POST");
+    if (mcp.length === 0) throw new Error(`${agent} sent no MCP request:\n${run.stderr.slice(-2000)}`);
+    const { package: name, version } = AGENT_PACKAGES[agent];
+    const fixture = path.join(FIXTURES, `${agent}-mcp.json`);
+    fs.writeFileSync(fixture, `${JSON.stringify({ agent: name, version, requests: mcp }, null, 1)}\n`);
+    process.stdout.write(`recorded ${mcp.length} MCP requests of ${name}@${version} into ${path.relative(process.cwd(), fixture)}\n`);
+  } finally {
+    proxy.close();
+    model.close();
+    await upstream.close();
+    fs.rmSync(workdir, { recursive: true, force: true });
+  }
+}
+
+ensureAgentClis();
+for (const agent of Object.keys(MODELS) as McpAgent[]) await record(agent);
