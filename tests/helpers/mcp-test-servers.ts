@@ -56,14 +56,14 @@ export function startGithubLikeServer(bearer: string): Promise<TestMcpServer> {
   }, bearer);
 }
 
-/** No auth; `fail` answers isError, `slow` sends three progress notifications before its result. */
+/** No auth; `fail` answers isError, `slow` (read-only: agents call it without asking) sends progress notifications before its result. */
 export function startToolsServer(): Promise<TestMcpServer> {
   return start((server, record) => {
     server.registerTool("fail", { description: "Always fails", inputSchema: {} }, async () => {
       record("fail");
       return { content: [{ type: "text", text: "the disk is full" }], isError: true };
     });
-    server.registerTool("slow", { description: "Reports progress", inputSchema: { steps: z.number() } }, async ({ steps }, extra) => {
+    server.registerTool("slow", { description: "Reports progress", inputSchema: { steps: z.number() }, annotations: { readOnlyHint: true } }, async ({ steps }, extra) => {
       record("slow");
       const progressToken = extra._meta?.progressToken;
       for (let step = 1; step <= steps; step += 1) {
