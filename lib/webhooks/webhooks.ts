@@ -168,8 +168,14 @@ export class Webhooks {
       return { delivered: false, status: null, error: "webhook deleted" };
     }
     const headers: Record<string, string> = { "x-gateway-event": row.event, "x-gateway-event-id": row.eventId, "user-agent": "model-gateway-webhooks" };
-    if (hook.secretEncrypted) headers["x-gateway-signature"] = signatureOf(row.payload, decryptSecret(hook.secretEncrypted, this.encryptionKeys));
-    const result = await postPublicUrl(hook.url, row.payload, headers, SEND_TIMEOUT_MS);
+    let result: Awaited<ReturnType<typeof postPublicUrl>>;
+    try {
+      if (hook.secretEncrypted) headers["x-gateway-signature"] = signatureOf(row.payload, decryptSecret(hook.secretEncrypted, this.encryptionKeys));
+      result = await postPublicUrl(hook.url, row.payload, headers, SEND_TIMEOUT_MS);
+    } catch (error) {
+      // A secret no key opens (ENCRYPTION_KEY rotated without it): an attempt that failed, not a row stuck.
+      result = { error: error instanceof Error ? error.message : String(error) };
+    }
     const attempts = row.attempts + 1;
     if ("status" in result && result.status >= 200 && result.status < 300) {
       await this.database.webhookDelivery.update({
