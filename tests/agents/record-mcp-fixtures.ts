@@ -48,19 +48,24 @@ async function listen(handler: http.RequestListener): Promise<{ url: string; clo
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
 }
 
-async function record(agent: McpAgent) {
-  const upstream = await startToolsServer();
-  const seen: Recorded[] = [];
-  const proxy = await listen(async (request, response) => {
+/** Forwards every request to `target` and keeps its method, the headers worth keeping (never authorization) and its body. */
+function recordingProxy(target: string, seen: Recorded[]) {
+  return listen(async (request, response) => {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString("utf8");
     const headers = Object.fromEntries(KEPT_HEADERS.flatMap((name) => (request.headers[name] ? [[name, String(request.headers[name])]] : [])));
     seen.push({ method: request.method ?? "", headers, body: text ? JSON.parse(text) : null });
-    const forwarded = await fetch(upstream.url, { method: request.method, headers: request.headers as Record<string, string>, body: text || undefined });
+    const forwarded = await fetch(target, { method: request.method, headers: request.headers as Record<string, string>, body: text || undefined });
     response.writeHead(forwarded.status, Object.fromEntries(forwarded.headers));
     response.end(Buffer.from(await forwarded.arrayBuffer()));
   });
+}
+
+async function record(agent: McpAgent) {
+  const upstream = await startToolsServer();
+  const seen: Recorded[] = [];
+  const proxy = await recordingProxy(upstream.url, seen);
   const model = await listen((_request, response) => {
     response.writeHead(400, { "content-type": "application/json" });
     response.end(JSON.stringify({ error: { type: "invalid_request_error", message: "recorded", code: null, param: null } }));
@@ -106,17 +111,8 @@ async function recordCall(agent: McpAgent) {
     const server = await gateway.admin("POST", "/api/admin/mcp-servers", { name: "tools", url: upstream.url });
     if (server.status !== 201) throw new Error(JSON.stringify(server.body));
     const { key } = (await gateway.admin("POST", "/api/admin/tokens", { name: "agent", mcp: [{ server: "tools", tools: ["slow"] }] })).body as { key: string };
-    // The agent talks to /mcp through this proxy, which keeps what it sends (never the token).
-    proxy = await listen(async (request, response) => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of request) chunks.push(chunk as Buffer);
-      const text = Buffer.concat(chunks).toString("utf8");
-      const headers = Object.fromEntries(KEPT_HEADERS.flatMap((name) => (request.headers[name] ? [[name, String(request.headers[name])]] : [])));
-      seen.push({ method: request.method ?? "", headers, body: text ? JSON.parse(text) : null });
-      const forwarded = await fetch(`${gateway.url}/mcp`, { method: request.method, headers: request.headers as Record<string, string>, body: text || undefined });
-      response.writeHead(forwarded.status, Object.fromEntries(forwarded.headers));
-      response.end(Buffer.from(await forwarded.arrayBuffer()));
-    });
+    // The agent talks to /mcp through the proxy, which keeps what it sends (never the token).
+    proxy = await recordingProxy(`${gateway.url}/mcp`, seen);
     const run = await runAgentTurn({
       agent,
       origin: gateway.url,
