@@ -51,7 +51,7 @@ test.describe("teams", () => {
     const token = await gateway.admin("POST", "/api/admin/tokens", { name: "search-indexer", teamId, userId: lead.body.id });
     expect(token.status).toBe(201);
     const client = new OpenAI({ apiKey: token.body.key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
-    await client.chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: "for the team's usage" }] });
+    await client.chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: "for the team's usage" }], max_tokens: 1 });
   });
 
   test("a platform admin creates a team and adds a member with a cap", async ({ console, page }) => {
@@ -137,7 +137,7 @@ test.describe("teams", () => {
     expect(token.status).toBe(201);
     gateway.secrets.add(token.body.key);
     const client = new OpenAI({ apiKey: token.body.key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
-    await client.chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: "a member's request" }] });
+    await client.chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: "a member's request" }], max_tokens: 1 });
 
     await console.signIn(LEAD.email, LEAD.password);
     await console.open("/console/logs");
