@@ -6,7 +6,7 @@ import { withAdmin } from "./with-admin";
 const DEFAULT_LIMIT = 100;
 
 /**
- * GET /api/admin/logs?limit=&cursor=&from=&to=&token=&user=&model=&channel=&status=&session=:
+ * GET /api/admin/logs?limit=&cursor=&from=&to=&token=&user=&model=&channel=&status=&session=&end_user=:
  * newest first, a page at a time; `next_cursor` (null on the last page) asks for the next one.
  */
 export const listLogs = withAdmin(async ({ runtime, request }) => {

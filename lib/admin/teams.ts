@@ -80,9 +80,9 @@ export const listEndUsers = withAdmin(async ({ runtime, request }) => {
       requests: row.requests,
       tokens: Number(row.tokens),
       usd: row.usd,
-      limits: await runtime.limits.windowUsage({ kind: "end-user", id: endUserSubjectId(`token:${id}`, row.endUser) }, { windows: own }),
+      limits: await runtime.limits.windowUsage({ kind: "end-user", id: endUserSubjectId(`token:${id}`, row.endUser), label: row.endUser }, { windows: own }),
       ...(token.teamId && team.length > 0
-        ? { teamLimits: await runtime.limits.windowUsage({ kind: "end-user", id: endUserSubjectId(`team:${token.teamId}`, row.endUser) }, { windows: team }) }
+        ? { teamLimits: await runtime.limits.windowUsage({ kind: "end-user", id: endUserSubjectId(`team:${token.teamId}`, row.endUser), label: row.endUser }, { windows: team }) }
         : {}),
       firstSeenAt: row.firstSeenAt.toISOString(),
       lastSeenAt: row.lastSeenAt.toISOString(),

@@ -1,4 +1,4 @@
-import { endUserOf, payersWithEndUser } from "@/lib/teams/end-users";
+import { checkedEndUser, endUserOf, loggedEndUser, payersWithEndUser } from "@/lib/teams/end-users";
 import { collectResponse, type ChatResponse } from "@/lib/canonical/collect-response";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import type { ChatRequest } from "@/lib/canonical/request";
@@ -140,7 +140,9 @@ async function answerFromCache(context: GatewayContext, plan: ChatPlan, response
   // A hit is a request like any other for every limit that counts requests (rpm and the
   // `requests` of each window, the owner's included), and free for every other limit.
   // The end user's windows too (a chat's `user`, or the x-end-user-id header).
-  const endUser = token.endUserWindows?.length ? endUserOf({ chat: plan.chat, relay: plan.relay }, context.request.headers) : undefined;
+  const named = endUserOf({ chat: plan.chat, relay: plan.relay }, context.request.headers);
+  call.endUser = named === undefined ? null : loggedEndUser(named);
+  const endUser = named !== undefined && token.endUserWindows?.length ? checkedEndUser(named) : undefined;
   await chargeCacheHit(runtime.limits, payersWithEndUser(token, endUser), plan.chat.model);
   call.cacheStatus = "hit";
   call.cacheSavedUsd = costUsd;

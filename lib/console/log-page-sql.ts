@@ -18,6 +18,8 @@ export interface LogFilter {
   channel?: string;
   status?: StatusClass;
   session?: string;
+  /** The app's end user, as logged. */
+  endUser?: string;
 }
 
 /** A row's place in (createdAt, id) order. */
@@ -37,6 +39,7 @@ interface Sql {
 // Which index a query walks, most selective first; the other filters are checked on its rows.
 const EQUALITY_COLUMNS = [
   ["session", "sessionHash"],
+  ["endUser", "endUser"],
   ["token", "tokenId"],
   ["user", "userId"],
   ["model", "model"],
@@ -69,6 +72,7 @@ class Builder {
 /** The lead column: the index this query walks in time order. */
 function leadOf(filter: LogFilter): string | undefined {
   if (filter.session) return "sessionHash";
+  if (filter.endUser) return "endUser";
   if (isRareClass(filter.status)) return "status";
   return EQUALITY_COLUMNS.find(([key]) => filter[key])?.[1];
 }

@@ -68,6 +68,7 @@ const PARAMETERS = {
   model: ID,
   channel: ID,
   session: ID,
+  end_user: z.string().trim().min(1).max(300),
   status: z.enum(Object.keys(STATUS_CLASSES) as [StatusClass, ...StatusClass[]]),
   cursor: readBy(decodeCursor),
   limit: z.coerce.number().int().min(1).max(1000),
@@ -84,6 +85,7 @@ const MESSAGES: Record<keyof typeof PARAMETERS, string> = {
   model: "model must be a model name.",
   channel: "channel must be a channel id.",
   session: "session must be a session hash.",
+  end_user: "end_user must be an end user's id (at most 300 characters).",
   status: "status must be one of 2xx, 4xx, 5xx.",
   cursor: "cursor must be a next_cursor this API returned.",
   limit: "limit must be an integer from 1 to 1000.",
@@ -114,6 +116,7 @@ export function parseLogQuery(search: URLSearchParams, lenient = false): LogQuer
     }
     if (name === "cursor") query.cursor = parsed.data as LogCursor;
     else if (name === "limit") query.limit = parsed.data as number;
+    else if (name === "end_user") filter.endUser = parsed.data as string;
     else Object.assign(filter, { [name]: parsed.data });
   }
   return { ok: true, query };

@@ -23,6 +23,7 @@ export const CSV_COLUMNS = [
   "error",
   "cache",
   "cache_saved_usd",
+  "end_user",
 ] as const;
 
 /**
@@ -58,6 +59,7 @@ export function csvRow(row: RequestLog, names: { channel(id: string | null): str
     row.errorMessage,
     row.cacheStatus,
     row.cacheSavedUsd,
+    row.endUser,
   ]
     .map(csvCell)
     .join(",");

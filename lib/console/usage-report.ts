@@ -61,7 +61,7 @@ const filter = (params: URLSearchParams, name: string) => params.get(name)?.trim
 
 /**
  * `from`, `to` (exclusive; default: the last 30 days up to now), `group_by`, `format`
- * (json or csv) and the filters `token`, `user`, `model`, `channel`; a bad one is a 400 naming it.
+ * (json or csv) and the filters `token`, `user`, `model`, `channel`, `end_user`; a bad one is a 400 naming it.
  */
 export function parseUsageReport(params: URLSearchParams, now = Date.now()): UsageReport {
   const to = params.get("to") ? parseInstant("to", params.get("to")!) : new Date(now);
@@ -77,6 +77,7 @@ export function parseUsageReport(params: URLSearchParams, now = Date.now()): Usa
   const user = filter(params, "user");
   const model = filter(params, "model");
   const channel = filter(params, "channel");
+  const endUser = filter(params, "end_user");
   return {
     format,
     query: {
@@ -87,6 +88,7 @@ export function parseUsageReport(params: URLSearchParams, now = Date.now()): Usa
       ...(user ? { userId: user } : {}),
       ...(model ? { models: [model] } : {}),
       ...(channel ? { channelId: channel } : {}),
+      ...(endUser ? { endUser } : {}),
     },
   };
 }

@@ -2,7 +2,7 @@ import type pg from "pg";
 import { LOG_COLUMNS, type LogBatch, logRowValues, type LoggedSubject, type RequestLogStore, type Usage, type UsageGroup, type UsageQuery } from "@/lib/usage/request-log-store";
 import { totalsOf } from "@/lib/usage/request-log-writer";
 import { daysOf, rollUp, type StoredRow, USAGE_HOUR_KEYS, USAGE_HOUR_SUMS, type UsageHourRow } from "@/lib/usage/usage-hours";
-import { BACKFILL_MARK, hourRowValues, upsertHoursSql, usageGroupOf, usageQuerySql } from "./usage-hour-sql";
+import { BACKFILL_MARK, hourRowValues, type RollupTable, upsertHoursSql, usageGroupOf, usageQuerySql } from "./usage-hour-sql";
 
 // Prisma keeps UTC in "timestamp(3)" (without time zone) columns. Dates go as UTC text (PostgreSQL
 // drops the "Z" when it casts to timestamp) and come back read as UTC, so the rows agree with
@@ -13,7 +13,7 @@ const ENCODE = { date: utc, boolean: (value: boolean) => value };
 const COLUMN_LIST = LOG_COLUMNS.map((column) => `"${column}"`).join(", ");
 // PostgreSQL allows 65,535 bind parameters per statement.
 const ROWS_PER_INSERT = Math.floor(60_000 / LOG_COLUMNS.length);
-const HOURS_PER_UPSERT = Math.floor(60_000 / (USAGE_HOUR_KEYS.length + USAGE_HOUR_SUMS.length));
+const HOURS_PER_UPSERT = Math.floor(60_000 / (USAGE_HOUR_KEYS.length + 1 + USAGE_HOUR_SUMS.length));
 
 /** node-pg's type parsers, with "timestamp" read as UTC (for a client or pool's `types`). */
 export function utcTimestamps(pg: typeof import("pg").default) {
@@ -35,7 +35,7 @@ export class PostgresRequestLogStore implements RequestLogStore {
     return new PostgresRequestLogStore(new pg.Pool({ connectionString: url, max: 4, types: utcTimestamps(pg) }));
   }
 
-  async writeBatch({ rows: entries, hours, usage }: LogBatch): Promise<void> {
+  async writeBatch({ rows: entries, hours, endUserHours, usage }: LogBatch): Promise<void> {
     const client = await this.pool.connect();
     try {
       await client.query("BEGIN");
@@ -59,8 +59,9 @@ export class PostgresRequestLogStore implements RequestLogStore {
           inserted = inserted.filter((entry) => !rows.includes(entry) || fresh.has(entry.id));
         }
       }
-      const totals = inserted === entries ? { hours, usage } : totalsOf(inserted);
+      const totals = inserted === entries ? { hours, endUserHours, usage } : totalsOf(inserted);
       await addRollups(client, totals.hours);
+      await addRollups(client, totals.endUserHours, "EndUserHour", "EndUserDay");
       for (const [tokenId, { tokens, usd, lastUsedAt }] of totals.usage) {
         await client.query(
           `UPDATE "Token" SET "usedTokens" = "usedTokens" + $1, "usedUsd" = "usedUsd" + $2,
@@ -160,16 +161,16 @@ export class PostgresRequestLogStore implements RequestLogStore {
 }
 
 /** Adds hour rows to the hourly rollups and their days to the daily ones (hours first: every writer locks in one order). */
-async function addRollups(client: pg.PoolClient, hours: UsageHourRow[]): Promise<void> {
+async function addRollups(client: pg.PoolClient, hours: UsageHourRow[], hourTable: RollupTable = "UsageHour", dayTable: RollupTable = "UsageDay"): Promise<void> {
   for (const [table, rows] of [
-    ["UsageHour", hours],
-    ["UsageDay", daysOf(hours)],
+    [hourTable, hours],
+    [dayTable, daysOf(hours)],
   ] as const) {
     for (let start = 0; start < rows.length; start += HOURS_PER_UPSERT) {
       const slice = rows.slice(start, start + HOURS_PER_UPSERT);
       await client.query(
         upsertHoursSql("postgresql", slice.length, table),
-        slice.flatMap((row) => hourRowValues(row, utc)),
+        slice.flatMap((row) => hourRowValues(row, utc, table)),
       );
     }
   }

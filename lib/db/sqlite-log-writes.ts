@@ -10,18 +10,22 @@ const ENCODE = { date: sqliteDate, boolean: (value: boolean) => (value ? 1 : 0) 
 /** One batch as plain values, ready for SQLite and cheap to hand to another thread. */
 export interface SqliteLogBatch {
   rows: unknown[][];
-  /** Rollup rows (UsageHour, then UsageDay) in column order. */
+  /** Rollup rows (UsageHour, then UsageDay, then the end users' pair) in column order. */
   hours: unknown[][];
   days: unknown[][];
+  endUserHours: unknown[][];
+  endUserDays: unknown[][];
   /** Per token: id, tokens, USD, last used (SQLite date text). */
   usage: [tokenId: string, tokens: number, usd: number, lastUsedAt: string][];
 }
 
-export function encodeLogBatch({ rows, hours, usage }: LogBatch): SqliteLogBatch {
+export function encodeLogBatch({ rows, hours, endUserHours, usage }: LogBatch): SqliteLogBatch {
   return {
     rows: rows.map((entry) => logRowValues(entry, ENCODE)),
     hours: hours.map((row) => hourRowValues(row, sqliteDate)),
     days: daysOf(hours).map((row) => hourRowValues(row, sqliteDate)),
+    endUserHours: endUserHours.map((row) => hourRowValues(row, sqliteDate, "EndUserHour")),
+    endUserDays: daysOf(endUserHours).map((row) => hourRowValues(row, sqliteDate, "EndUserDay")),
     usage: [...usage].map(([tokenId, { tokens, usd, lastUsedAt }]) => [tokenId, tokens, usd, sqliteDate(lastUsedAt)]),
   };
 }
@@ -31,11 +35,15 @@ export function prepareLogWrites(database: Database.Database): (batch: SqliteLog
   const insert = database.prepare(`INSERT INTO "RequestLog" (${LOG_COLUMNS.map((column) => `"${column}"`).join(", ")}) VALUES (${LOG_COLUMNS.map(() => "?").join(", ")})`);
   const addHour = database.prepare(upsertHoursSql("sqlite", 1, "UsageHour"));
   const addDay = database.prepare(upsertHoursSql("sqlite", 1, "UsageDay"));
+  const addEndUserHour = database.prepare(upsertHoursSql("sqlite", 1, "EndUserHour"));
+  const addEndUserDay = database.prepare(upsertHoursSql("sqlite", 1, "EndUserDay"));
   const addUsage = database.prepare(`UPDATE "Token" SET "usedTokens" = "usedTokens" + ?, "usedUsd" = "usedUsd" + ?, "lastUsedAt" = ? WHERE "id" = ?`);
-  return database.transaction(({ rows, hours, days, usage }: SqliteLogBatch) => {
+  return database.transaction(({ rows, hours, days, endUserHours, endUserDays, usage }: SqliteLogBatch) => {
     for (const row of rows) insert.run(...row);
     for (const hour of hours) addHour.run(...hour);
     for (const day of days) addDay.run(...day);
+    for (const hour of endUserHours) addEndUserHour.run(...hour);
+    for (const day of endUserDays) addEndUserDay.run(...day);
     for (const [tokenId, tokens, usd, lastUsedAt] of usage) addUsage.run(tokens, usd, lastUsedAt, tokenId);
   });
 }

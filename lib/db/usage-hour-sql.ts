@@ -1,8 +1,9 @@
 import type { UsageGroup, UsageQuery } from "@/lib/usage/request-log-store";
 import { HISTOGRAM_BUCKETS, USAGE_HOUR_KEYS, USAGE_HOUR_SUMS, type UsageHourRow } from "@/lib/usage/usage-hours";
 
-// The SQL of the hourly rollups (UsageHour), for both databases: the upsert the log writer
-// runs beside its inserts, and the grouped reads every usage view makes.
+// The SQL of the hourly rollups (UsageHour, and EndUserHour for requests naming an end user),
+// for both databases: the upsert the log writer runs beside its inserts, and the grouped
+// reads every usage view makes.
 
 export type Dialect = "sqlite" | "postgresql";
 
@@ -14,23 +15,37 @@ const DAY_MS = 24 * HOUR_MS;
 const KEY_COLUMNS = USAGE_HOUR_KEYS.slice(1);
 const quoted = (column: string) => `"${column}"`;
 
-/** The rollup tables: hours, and days (each the sum of its hours, written with them). */
-export type RollupTable = "UsageHour" | "UsageDay";
-const TIME_COLUMN: Record<RollupTable, string> = { UsageHour: "hour", UsageDay: "day" };
+/**
+ * The rollup tables: hours, and days (each the sum of its hours, written with them); the
+ * end users' pair holds the same totals per end user, for the rows that name one.
+ */
+export type RollupTable = "UsageHour" | "UsageDay" | "EndUserHour" | "EndUserDay";
+const TIME_COLUMN: Record<RollupTable, string> = { UsageHour: "hour", UsageDay: "day", EndUserHour: "hour", EndUserDay: "day" };
+const byEndUser = (table: RollupTable) => table === "EndUserHour" || table === "EndUserDay";
+const keyColumns = (table: RollupTable) => (byEndUser(table) ? [...KEY_COLUMNS, "endUser"] : KEY_COLUMNS);
+
+/** A pair of rollup tables: its hours, and its days. */
+interface RollupFamily {
+  hours: RollupTable;
+  days: RollupTable;
+}
+const USAGE: RollupFamily = { hours: "UsageHour", days: "UsageDay" };
+const END_USERS: RollupFamily = { hours: "EndUserHour", days: "EndUserDay" };
 
 /** An upsert of `rows` rollup rows into `table`: new keys inserted, existing ones added to. */
 export function upsertHoursSql(dialect: Dialect, rows: number, table: RollupTable = "UsageHour"): string {
-  const columns = [TIME_COLUMN[table], ...KEY_COLUMNS, ...USAGE_HOUR_SUMS];
+  const columns = [TIME_COLUMN[table], ...keyColumns(table), ...USAGE_HOUR_SUMS];
   const placeholder = dialect === "sqlite" ? () => "?" : (index: number) => `$${index + 1}`;
   const tuples = Array.from({ length: rows }, (_, row) => `(${columns.map((_, column) => placeholder(row * columns.length + column)).join(", ")})`);
   return `INSERT INTO "${table}" (${columns.map(quoted).join(", ")}) VALUES ${tuples.join(", ")}
-    ON CONFLICT (${[TIME_COLUMN[table], ...KEY_COLUMNS].map(quoted).join(", ")}) DO UPDATE SET
+    ON CONFLICT (${[TIME_COLUMN[table], ...keyColumns(table)].map(quoted).join(", ")}) DO UPDATE SET
     ${USAGE_HOUR_SUMS.map((column) => `"${column}" = "${table}"."${column}" + excluded."${column}"`).join(", ")}`;
 }
 
-/** A rollup row's values in column order, its hour (or day) as the database stores dates. */
-export function hourRowValues(row: UsageHourRow, date: (date: Date) => unknown): unknown[] {
-  return [date(new Date(row.hour)), row.tokenId, row.userId, row.model, row.channelId, row.statusClass, ...row.sums];
+/** A rollup row's values in `table`'s column order, its hour (or day) as the database stores dates. */
+export function hourRowValues(row: UsageHourRow, date: (date: Date) => unknown, table: RollupTable = "UsageHour"): unknown[] {
+  const keys = [date(new Date(row.hour)), row.tokenId, row.userId, row.model, row.channelId, row.statusClass];
+  return byEndUser(table) ? [...keys, row.endUser, ...row.sums] : [...keys, ...row.sums];
 }
 
 // Read over the union of the tables' rows, whose time column is "at".
@@ -41,6 +56,7 @@ const DIMENSION_SQL: Record<UsageQuery["groupBy"][number], Record<Dialect, strin
   user: { sqlite: `"userId"`, postgresql: `"userId"` },
   model: { sqlite: `"model"`, postgresql: `"model"` },
   channel: { sqlite: `"channelId"`, postgresql: `"channelId"` },
+  end_user: { sqlite: `"endUser"`, postgresql: `"endUser"` },
 };
 
 // The summed columns: the totals, then the two histograms.
@@ -59,22 +75,31 @@ export function hourSpan(from: Date, to?: Date): { from: Date; to?: Date } {
  * first and after the last whole day from the hourly one (all hours when grouped by hour).
  * `to` undefined: open-ended (the current day is read by the hour).
  */
-export function spanParts(from: Date, to: Date | undefined, byHour: boolean, now = Date.now()): { table: RollupTable; from: number; to: number | undefined }[] {
+export function spanParts(
+  from: Date,
+  to: Date | undefined,
+  byHour: boolean,
+  now = Date.now(),
+  family: RollupFamily = USAGE,
+): { table: RollupTable; from: number; to: number | undefined }[] {
   const span = hourSpan(from, to);
   const start = span.from.getTime();
   const end = span.to?.getTime();
-  if (byHour) return [{ table: "UsageHour", from: start, to: end }];
+  if (byHour) return [{ table: family.hours, from: start, to: end }];
   const firstDay = Math.ceil(start / DAY_MS) * DAY_MS;
   const lastDay = Math.floor((end ?? now) / DAY_MS) * DAY_MS;
-  if (firstDay >= lastDay) return [{ table: "UsageHour", from: start, to: end }];
+  if (firstDay >= lastDay) return [{ table: family.hours, from: start, to: end }];
   return [
-    ...(start < firstDay ? [{ table: "UsageHour" as const, from: start, to: firstDay }] : []),
-    { table: "UsageDay" as const, from: firstDay, to: lastDay },
-    ...(end === undefined || lastDay < end ? [{ table: "UsageHour" as const, from: lastDay, to: end }] : []),
+    ...(start < firstDay ? [{ table: family.hours, from: start, to: firstDay }] : []),
+    { table: family.days, from: firstDay, to: lastDay },
+    ...(end === undefined || lastDay < end ? [{ table: family.hours, from: lastDay, to: end }] : []),
   ];
 }
 
-/** The grouped read of a usage query; `date` encodes a bound as the database compares dates. */
+/**
+ * The grouped read of a usage query; `date` encodes a bound as the database compares dates.
+ * A query by end user (grouped or filtered) reads the end users' rollups.
+ */
 export function usageQuerySql(dialect: Dialect, query: UsageQuery, date: (date: Date) => unknown, now = Date.now()): { sql: string; params: unknown[] } {
   const params: unknown[] = [];
   const bind = (value: unknown) => {
@@ -89,14 +114,16 @@ export function usageQuerySql(dialect: Dialect, query: UsageQuery, date: (date: 
     if (query.userId !== undefined) where.push(`"userId" = ${bind(query.userId)}`);
     if (query.channelId !== undefined) where.push(`"channelId" = ${bind(query.channelId)}`);
     if (query.models) where.push(query.models.length ? `"model" IN (${list(query.models)})` : "1 = 0");
+    if (query.endUser !== undefined) where.push(`"endUser" = ${bind(query.endUser)}`);
     return where;
   };
-  const parts = spanParts(query.from, query.to, query.groupBy.includes("hour"), now).map((part) => {
+  const family = query.groupBy.includes("end_user") || query.endUser !== undefined ? END_USERS : USAGE;
+  const parts = spanParts(query.from, query.to, query.groupBy.includes("hour"), now, family).map((part) => {
     const time = TIME_COLUMN[part.table];
     const where = [`"${time}" >= ${bind(date(new Date(part.from)))}`];
     if (part.to !== undefined) where.push(`"${time}" < ${bind(date(new Date(part.to)))}`);
     where.push(...filters());
-    return `SELECT "${time}" AS "at", ${[...KEY_COLUMNS, ...measures].map(quoted).join(", ")} FROM "${part.table}" WHERE ${where.join(" AND ")}`;
+    return `SELECT "${time}" AS "at", ${[...keyColumns(part.table), ...measures].map(quoted).join(", ")} FROM "${part.table}" WHERE ${where.join(" AND ")}`;
   });
   const keys = query.groupBy.map((dimension) => `${DIMENSION_SQL[dimension][dialect]} AS "${dimension}"`);
   const sums = [...measures.map((column) => `SUM("${column}") AS "${column}"`), `SUM(CASE WHEN "statusClass" >= 4 THEN "requests" ELSE 0 END) AS "errors"`];

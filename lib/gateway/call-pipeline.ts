@@ -5,7 +5,7 @@ import { channelServes, type Channel } from "@/lib/routing/channel";
 import { unknownModelMessage } from "@/lib/routing/nearest-names";
 import { sessionHash } from "@/lib/routing/session-affinity";
 import { CallCharge } from "@/lib/limits/call-charge";
-import { endUserOf, payersWithEndUser } from "@/lib/teams/end-users";
+import { checkedEndUser, endUserOf, loggedEndUser, payersWithEndUser } from "@/lib/teams/end-users";
 import { worstCase } from "./worst-case";
 import { callWithFallbacks } from "./call-with-fallbacks";
 import type { CallPlan, CallScope } from "./call-services";
@@ -42,6 +42,10 @@ export async function runCall<O extends Operation>(scope: CallScope, plan: CallP
   }
   call.model = plan.model;
   call.stream = plan.stream;
+  // The person behind the app (body user, safety_identifier, metadata.user_id, x-end-user-id):
+  // on the log row and in the end users' rollups, whatever becomes of the call.
+  const named = endUserOf(plan.call, scope.request.headers);
+  call.endUser = named === undefined ? null : loggedEndUser(named);
 
   // A name no channel serves is a 404 that helps (the nearest allowed names), allowed or not.
   const allowed = !token.models || token.models.has(plan.model);
@@ -81,9 +85,8 @@ export async function runCall<O extends Operation>(scope: CallScope, plan: CallP
     });
   }
   if (!allowed) throw notAllowed();
-  // The person behind the app (body user, safety_identifier, metadata.user_id, x-end-user-id):
-  // their windows are reserved beside the token's, the team's and the member's.
-  const endUser = token.endUserWindows?.length ? endUserOf(plan.call, scope.request.headers) : undefined;
+  // The end user's windows are reserved beside the token's, the team's and the member's.
+  const endUser = named !== undefined && token.endUserWindows?.length ? checkedEndUser(named) : undefined;
   const ledger = runtime.endUsers;
   const charge = new CallCharge(
     runtime.limits,

@@ -24,6 +24,7 @@ export type CallRecord = Pick<
   | "cacheSavedUsd"
 > & {
   servedModel: string | null;
+  endUser: string | null;
   sessionHash: string | null;
   warnings: readonly string[];
   attempts: readonly AttemptRecord[];
@@ -54,6 +55,8 @@ export class CallState {
   /** The response cache's verdict, for a request that asked for it; a hit's saved cost. */
   cacheStatus: "hit" | "miss" | null = null;
   cacheSavedUsd = 0;
+  /** The app's end user the request named (as logged: long ids shortened). */
+  endUser: string | null = null;
   /** Builds the prompt's text for a tokenizer estimate; set once the request is parsed. */
   promptText: (() => string) | undefined;
   /** What the call holds against its limits, once admitted; settled by `finish()`. */
@@ -119,6 +122,7 @@ export class CallState {
       sessionHash: this.sessionHash,
       cacheStatus: this.cacheStatus,
       cacheSavedUsd: this.cacheSavedUsd,
+      endUser: this.endUser,
     };
   }
 }

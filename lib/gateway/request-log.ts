@@ -119,6 +119,7 @@ export class RequestLog {
       cacheSavedUsd: record.cacheSavedUsd,
       mcpServer: this.mcpServer,
       mcpTool: this.mcpTool,
+      endUser: record.endUser,
     };
   }
 }

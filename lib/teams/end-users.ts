@@ -31,8 +31,12 @@ export function endUserOf(call: object, headers: HeaderReader | undefined): stri
   const raw = sources.relay?.body ?? sources.body;
   const body = raw && typeof raw === "object" ? (raw as Record<string, unknown>) : {};
   const metadata = body.metadata && typeof body.metadata === "object" ? (body.metadata as Record<string, unknown>) : {};
-  const endUser = text(body.user) ?? text(sources.chat?.user) ?? text(body.safety_identifier) ?? text(metadata.user_id) ?? text(headers?.get(END_USER_HEADER));
-  if (endUser && endUser.length > MAX_END_USER_LENGTH) {
+  return text(body.user) ?? text(sources.chat?.user) ?? text(body.safety_identifier) ?? text(metadata.user_id) ?? text(headers?.get(END_USER_HEADER));
+}
+
+/** An end user whose windows apply: an id too long to be one is refused. */
+export function checkedEndUser(endUser: string): string {
+  if (endUser.length > MAX_END_USER_LENGTH) {
     throw new GatewayError(
       "invalid_request",
       `The end user's id (user, safety_identifier, metadata.user_id or ${END_USER_HEADER}) must be at most ${MAX_END_USER_LENGTH} characters.`,
@@ -43,6 +47,12 @@ export function endUserOf(call: object, headers: HeaderReader | undefined): stri
     );
   }
   return endUser;
+}
+
+/** The end user as logged and rolled up: as named, or, past 256 characters, its start and a digest (distinct ids stay distinct). */
+export function loggedEndUser(endUser: string): string {
+  if (endUser.length <= MAX_END_USER_LENGTH) return endUser;
+  return `${endUser.slice(0, MAX_END_USER_LENGTH - 23)}~${createHash("sha256").update(endUser).digest("base64url").slice(0, 22)}`;
 }
 
 /** The counters' name for an end user: a digest, so any id makes a short key. */

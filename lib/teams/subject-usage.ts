@@ -1,4 +1,5 @@
 import type { Database } from "@/lib/db/client";
+import { loggedEndUser } from "./end-users";
 import type { QuotaSubject, RequestLogStore, Usage } from "@/lib/usage/request-log-store";
 
 const NOTHING: Usage = { tokens: 0, usd: 0, requests: 0 };
@@ -6,14 +7,22 @@ const NOTHING: Usage = { tokens: 0, usd: 0, requests: 0 };
 /**
  * What any quota subject spent since a moment, from the log's rollups: a token or a user
  * directly; a team as the sum of its tokens, a member as the sum of the team tokens they
- * created. An end user has no rollup: a calendar window of theirs whose counter the shared
- * state lost starts again from zero (with Redis it lasts until the window ends).
+ * created; an end user as the sum of their requests on the token, or the team's tokens, whose
+ * windows they are under (the end users' rollups, by the name the client gave).
  */
 export function subjectUsageSince(database: Database, logStore: Pick<RequestLogStore, "usageSince" | "usage">) {
-  const sumOfTokens = async (where: { teamId: string; userId?: string }, since: Date, models: readonly string[] | null): Promise<Usage> => {
+  const sumOfTokens = async (where: { teamId: string; userId?: string }, since: Date, models: readonly string[] | null, endUser?: string): Promise<Usage> => {
     const tokens = await database.token.findMany({ where, select: { id: true } });
     if (tokens.length === 0) return NOTHING;
-    const [total] = await logStore.usage({ from: since, groupBy: [], tokenIds: tokens.map((token) => token.id), ...(models ? { models } : {}) });
+    return sumOf(
+      tokens.map((token) => token.id),
+      since,
+      models,
+      endUser,
+    );
+  };
+  const sumOf = async (tokenIds: string[], since: Date, models: readonly string[] | null, endUser?: string): Promise<Usage> => {
+    const [total] = await logStore.usage({ from: since, groupBy: [], tokenIds, ...(models ? { models } : {}), ...(endUser !== undefined ? { endUser } : {}) });
     return { tokens: (total?.promptTokens ?? 0) + (total?.completionTokens ?? 0), usd: total?.costUsd ?? 0, requests: total?.charged ?? 0 };
   };
   return (subject: QuotaSubject, since: Date, models: readonly string[] | null = null): Promise<Usage> => {
@@ -27,8 +36,13 @@ export function subjectUsageSince(database: Database, logStore: Pick<RequestLogS
         const [teamId = "", userId = ""] = subject.id.split(":");
         return sumOfTokens({ teamId, userId }, since, models);
       }
-      case "end-user":
-        return Promise.resolve(NOTHING);
+      case "end-user": {
+        // `token:<id>:<digest>` or `team:<id>:<digest>`; the digest cannot be read back, the label is the name.
+        const [kind, id = ""] = subject.id.split(":");
+        if (subject.label === undefined) return Promise.resolve(NOTHING);
+        const endUser = loggedEndUser(subject.label);
+        return kind === "team" ? sumOfTokens({ teamId: id }, since, models, endUser) : sumOf([id], since, models, endUser);
+      }
     }
   };
 }

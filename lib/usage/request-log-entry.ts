@@ -49,4 +49,6 @@ export interface RequestLogEntry {
   /** The MCP server and tool of a /mcp tools/call (issue 35). */
   mcpServer?: string | null;
   mcpTool?: string | null;
+  /** The app's end user the request named (body user, safety_identifier, metadata.user_id, x-end-user-id). */
+  endUser?: string | null;
 }

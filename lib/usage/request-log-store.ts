@@ -30,8 +30,11 @@ export interface Usage {
   requests: number;
 }
 
-/** What usage can be grouped by: `day` a UTC date, `hour` an hour's start; the rest ids or the model's public name. */
-export const USAGE_DIMENSIONS = ["day", "hour", "token", "user", "model", "channel"] as const;
+/**
+ * What usage can be grouped by: `day` a UTC date, `hour` an hour's start; the rest ids, the
+ * model's public name, or the end user as the app named them (only requests that named one).
+ */
+export const USAGE_DIMENSIONS = ["day", "hour", "token", "user", "model", "channel", "end_user"] as const;
 export type UsageDimension = (typeof USAGE_DIMENSIONS)[number];
 
 /** A read of the hourly rollups: whole hours from `from` (rounded down) to `to` (exclusive, rounded up; none: now). */
@@ -43,6 +46,8 @@ export interface UsageQuery {
   userId?: string;
   channelId?: string;
   models?: readonly string[];
+  /** One end user's requests (reads the end users' rollups, as grouping by `end_user` does). */
+  endUser?: string;
   /** Adds the latency and time-to-first-token histograms (bounds in LATENCY_BOUNDS_MS). */
   histograms?: boolean;
 }
@@ -70,12 +75,22 @@ export interface UsageTotals {
 }
 
 /** One group: its keys ("" ids read as null) and its totals. */
-export type UsageGroup = UsageTotals & { day?: string; hour?: string; token?: string | null; user?: string | null; model?: string | null; channel?: string | null };
+export type UsageGroup = UsageTotals & {
+  day?: string;
+  hour?: string;
+  token?: string | null;
+  user?: string | null;
+  model?: string | null;
+  channel?: string | null;
+  end_user?: string | null;
+};
 
 /** One write: the log rows (none when REQUEST_LOG=off), their hourly totals, and each token's usage. */
 export interface LogBatch {
   rows: RequestLogEntry[];
   hours: UsageHourRow[];
+  /** The hourly totals of the rows that name an end user, per end user. */
+  endUserHours: UsageHourRow[];
   usage: Map<string, TokenUsage>;
 }
 
@@ -135,6 +150,7 @@ export const LOG_COLUMNS = [
   "cacheSavedUsd",
   "mcpServer",
   "mcpTool",
+  "endUser",
 ] as const;
 
 /** An entry's values in LOG_COLUMNS order; dates, booleans and JSON as each database wants them. */
@@ -169,5 +185,6 @@ export function logRowValues(entry: RequestLogEntry, encode: { date: (date: Date
     entry.cacheSavedUsd,
     entry.mcpServer ?? null,
     entry.mcpTool ?? null,
+    entry.endUser ?? null,
   ];
 }

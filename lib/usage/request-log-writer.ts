@@ -76,10 +76,10 @@ export class RequestLogWriter {
   private async writeAll(): Promise<void> {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, MAX_BATCH);
-      const { hours, usage } = totalsOf(batch);
+      const { hours, endUserHours, usage } = totalsOf(batch);
       try {
         // Without rows (REQUEST_LOG=off) the hourly totals and the tokens' usage are still kept.
-        await this.store.writeBatch({ rows: this.hooks.keepRows === false ? [] : batch, hours, usage });
+        await this.store.writeBatch({ rows: this.hooks.keepRows === false ? [] : batch, hours, endUserHours, usage });
       } catch (error) {
         this.queue.unshift(...batch);
         this.hooks.onError(error);
@@ -112,7 +112,7 @@ export class RequestLogWriter {
 }
 
 /** What a batch adds: its hourly rollup rows, and each token's usage (in id order). */
-export function totalsOf(batch: readonly RequestLogEntry[]): { hours: UsageHourRow[]; usage: Map<string, TokenUsage> } {
+export function totalsOf(batch: readonly RequestLogEntry[]): { hours: UsageHourRow[]; endUserHours: UsageHourRow[]; usage: Map<string, TokenUsage> } {
   const usage = new Map<string, TokenUsage>();
   for (const entry of [...batch].sort((a, b) => ((a.tokenId ?? "") < (b.tokenId ?? "") ? -1 : 1))) {
     if (!entry.tokenId) continue;
@@ -122,5 +122,6 @@ export function totalsOf(batch: readonly RequestLogEntry[]): { hours: UsageHourR
     if (entry.createdAt > current.lastUsedAt) current.lastUsedAt = entry.createdAt;
     usage.set(entry.tokenId, current);
   }
-  return { hours: rollUp(batch, (entry) => entry.createdAt.getTime()), usage };
+  const at = (entry: RequestLogEntry) => entry.createdAt.getTime();
+  return { hours: rollUp(batch, at), endUserHours: rollUp(batch, at, true), usage };
 }

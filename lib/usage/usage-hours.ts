@@ -52,7 +52,7 @@ export type StoredRow = Pick<
   | "cacheSavedUsd"
   | "latencyMs"
   | "firstTokenMs"
-> & { servedModel?: string | null; cacheStatus: string | null; mcpServer?: string | null };
+> & { servedModel?: string | null; cacheStatus: string | null; mcpServer?: string | null; endUser?: string | null };
 
 /** One rollup row: its key, then its sums in USAGE_HOUR_SUMS order. */
 export interface UsageHourRow {
@@ -63,6 +63,8 @@ export interface UsageHourRow {
   model: string;
   channelId: string;
   statusClass: number;
+  /** The end user, in the end-user rollups (EndUserHour, EndUserDay); "" in the others. */
+  endUser: string;
   sums: number[];
 }
 
@@ -77,18 +79,32 @@ export function bucketOf(ms: number): number {
   return index;
 }
 
-/** Adds rows up into rollup rows (one per key); `at` gives a row's time in epoch ms. */
-export function rollUp<Row extends StoredRow>(rows: Iterable<Row>, at: (row: Row) => number): UsageHourRow[] {
+/**
+ * Adds rows up into rollup rows (one per key); `at` gives a row's time in epoch ms. With
+ * `byEndUser`, only rows that name an end user, each end user apart (the end-user rollups).
+ */
+export function rollUp<Row extends StoredRow>(rows: Iterable<Row>, at: (row: Row) => number, byEndUser = false): UsageHourRow[] {
   const groups = new Map<string, UsageHourRow>();
   for (const row of rows) {
+    const endUser = byEndUser ? row.endUser : "";
+    if (endUser == null) continue;
     const hour = Math.floor(at(row) / HOUR_MS) * HOUR_MS;
     // A /mcp tools/call rolls up under `mcp:<server>`: per-server counts, errors and latency.
     const model = row.servedModel ?? row.model ?? (row.mcpServer ? `mcp:${row.mcpServer}` : "");
     const statusClass = Math.min(9, Math.max(0, Math.floor(row.status / 100)));
-    const key = `${hour}\u0000${row.tokenId ?? ""}\u0000${row.userId ?? ""}\u0000${model}\u0000${row.channelId ?? ""}\u0000${statusClass}`;
+    const key = `${hour}\u0000${row.tokenId ?? ""}\u0000${row.userId ?? ""}\u0000${model}\u0000${row.channelId ?? ""}\u0000${statusClass}\u0000${endUser}`;
     let group = groups.get(key);
     if (!group) {
-      group = { hour, tokenId: row.tokenId ?? "", userId: row.userId ?? "", model, channelId: row.channelId ?? "", statusClass, sums: new Array(USAGE_HOUR_SUMS.length).fill(0) };
+      group = {
+        hour,
+        tokenId: row.tokenId ?? "",
+        userId: row.userId ?? "",
+        model,
+        channelId: row.channelId ?? "",
+        statusClass,
+        endUser,
+        sums: new Array(USAGE_HOUR_SUMS.length).fill(0),
+      };
       groups.set(key, group);
     }
     const sums = group.sums;
@@ -127,7 +143,7 @@ export function daysOf(hours: readonly UsageHourRow[]): UsageHourRow[] {
   const days = new Map<string, UsageHourRow>();
   for (const row of hours) {
     const day = Math.floor(row.hour / DAY_MS) * DAY_MS;
-    const key = `${day}\u0000${row.tokenId}\u0000${row.userId}\u0000${row.model}\u0000${row.channelId}\u0000${row.statusClass}`;
+    const key = `${day}\u0000${row.tokenId}\u0000${row.userId}\u0000${row.model}\u0000${row.channelId}\u0000${row.statusClass}\u0000${row.endUser}`;
     const existing = days.get(key);
     if (!existing) days.set(key, { ...row, hour: day, sums: [...row.sums] });
     else for (let index = 0; index < row.sums.length; index += 1) existing.sums[index]! += row.sums[index]!;

@@ -90,6 +90,13 @@ export async function exerciseEveryModel(database: Database): Promise<void> {
   const { hour: _, ...dayKey } = hour;
   await database.usageDay.create({ data: { ...dayKey, day, requests: 3, charged: 3, completionTokens: 7n, cacheSavedUsd: 0.5 } });
   assert.equal((await database.usageDay.findUnique({ where: { day_tokenId_userId_model_channelId_statusClass: { ...dayKey, day } } }))?.completionTokens, 7n);
+  // The end users' rollups (issue 33): the same keys and the end user.
+  await database.endUserHour.create({ data: { ...hour, endUser: "alice", requests: 2, costUsd: 0.25, latency3: 1 } });
+  assert.equal((await database.endUserHour.findUnique({ where: { hour_tokenId_userId_model_channelId_statusClass_endUser: { ...hour, endUser: "alice" } } }))?.costUsd, 0.25);
+  await database.endUserDay.create({ data: { ...dayKey, day, endUser: "alice", requests: 2, promptTokens: 9n } });
+  assert.equal((await database.endUserDay.findMany({ where: { tokenId: token.id, endUser: "alice" } }))[0]?.promptTokens, 9n);
+  await database.requestLog.update({ where: { id: "r1" }, data: { endUser: "alice" } });
+  assert.equal((await database.requestLog.findFirst({ where: { endUser: "alice" } }))?.id, "r1");
   await database.lease.create({ data: { name: "retention", holder: "a", expiresAt: day } });
   assert.equal((await database.lease.updateMany({ where: { name: "retention", expiresAt: { lt: new Date() } }, data: { holder: "b" } })).count, 1);
   await assert.rejects(database.lease.create({ data: { name: "retention", holder: "c", expiresAt: day } }));

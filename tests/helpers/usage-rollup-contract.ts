@@ -24,6 +24,7 @@ export interface RawRow {
   costUsd: number;
   cacheStatus: string | null;
   latencyMs: number;
+  endUser: string | null;
 }
 
 const HOUR = 3_600_000;
@@ -73,6 +74,8 @@ export function mixedEntries(count: number, prefix: string, seed = 1): RequestLo
       sessionHash: null,
       cacheStatus: hit ? "hit" : kind === 7 ? "miss" : null,
       cacheSavedUsd: hit ? 0.001 : 0,
+      // Two requests in three name one of seven end users.
+      endUser: index % 3 === 0 ? null : `end-user-${index % 7}`,
     };
   });
 }
@@ -93,12 +96,16 @@ interface Sums {
   latencyMsSum: number;
 }
 
-/** The raw rows summed per (hour, token, user, model, channel), independently of the rollup code. */
-export function sumRaw(rows: RawRow[], by: "hour" | "day" = "hour"): Map<Key, Sums> {
+/**
+ * The raw rows summed per (hour, token, user, model, channel), independently of the rollup
+ * code; `byEndUser`: only rows naming an end user, each apart.
+ */
+export function sumRaw(rows: RawRow[], by: "hour" | "day" = "hour", byEndUser = false): Map<Key, Sums> {
   const sums = new Map<Key, Sums>();
   for (const row of rows) {
+    if (byEndUser && row.endUser === null) continue;
     const hour = by === "hour" ? new Date(Math.floor(row.createdAt.getTime() / HOUR) * HOUR).toISOString() : row.createdAt.toISOString().slice(0, 10);
-    const key = [hour, row.tokenId, row.userId, row.servedModel ?? row.model, row.channelId].join("|");
+    const key = [hour, row.tokenId, row.userId, row.servedModel ?? row.model, row.channelId, ...(byEndUser ? [row.endUser] : [])].join("|");
     const sum = sums.get(key) ?? {
       requests: 0,
       errors: 0,
@@ -129,7 +136,7 @@ export function sumRaw(rows: RawRow[], by: "hour" | "day" = "hour"): Map<Key, Su
 export function sumGroups(groups: UsageGroup[]): Map<Key, Sums> {
   const sums = new Map<Key, Sums>();
   for (const group of groups) {
-    const key = [group.hour ?? group.day, group.token, group.user, group.model, group.channel].join("|");
+    const key = [group.hour ?? group.day, group.token, group.user, group.model, group.channel, ...("end_user" in group ? [group.end_user] : [])].join("|");
     const { requests, errors, failed, charged, promptTokens, completionTokens, cachedTokens, costUsd, cacheHits, latencyMsSum } = group;
     sums.set(key, { requests, errors, failed, charged, promptTokens, completionTokens, cachedTokens, costUsd, cacheHits, latencyMsSum });
   }
@@ -137,6 +144,7 @@ export function sumGroups(groups: UsageGroup[]): Map<Key, Sums> {
 }
 
 const EVERYTHING = { from: new Date(0), groupBy: ["hour", "token", "user", "model", "channel"] } as const;
+const BY_END_USER = { from: new Date(0), groupBy: ["hour", "token", "user", "model", "channel", "end_user"] } as const;
 
 /** Compares with float sums rounded: two orders of additions differ in the last bits. */
 export function assertSameSums(actual: Map<Key, Sums>, expected: Map<Key, Sums>, message: string): void {
@@ -149,6 +157,7 @@ export function assertSameSums(actual: Map<Key, Sums>, expected: Map<Key, Sums>,
 export async function assertRollupsMatchRows(store: RequestLogStore, rawRows: RawRows, message: string, from = new Date(0)): Promise<void> {
   const rows = (await rawRows()).filter((row) => row.createdAt >= from);
   assertSameSums(sumGroups(await store.usage({ ...EVERYTHING, from })), sumRaw(rows), message);
+  assertSameSums(sumGroups(await store.usage({ ...BY_END_USER, from })), sumRaw(rows, "hour", true), `${message}: per end user`);
 }
 
 /** The whole contract on one empty, migrated database; `second` is another store on the same database. */
@@ -175,6 +184,19 @@ export async function rollupContract(parts: {
     sumRaw(await rawRows(), "day"),
     "the daily rollups are the sums of the hours",
   );
+  assertSameSums(
+    sumGroups(
+      await store.usage({ from: new Date("2026-10-01T00:00:00Z"), to: new Date("2026-10-04T00:00:00Z"), groupBy: ["day", "token", "user", "model", "channel", "end_user"] }),
+    ),
+    sumRaw(await rawRows(), "day", true),
+    "the end users' daily rollups are the sums of their hours",
+  );
+  // One end user, by filter, from hours, days and hours again.
+  const sinceMorning = new Date("2026-10-01T07:00:00Z");
+  const [one] = await store.usage({ from: sinceMorning, groupBy: [], endUser: "end-user-3", tokenIds: ["tok_2"] });
+  const endUserRows = (await rawRows()).filter((row) => row.createdAt >= sinceMorning && row.endUser === "end-user-3" && row.tokenId === "tok_2");
+  assert.ok(endUserRows.length > 10);
+  assert.deepEqual([one?.requests, one?.promptTokens], [endUserRows.length, endUserRows.reduce((sum, row) => sum + row.promptTokens, 0)]);
   const sinceMidDay = await store.usage({ from: new Date("2026-10-01T13:00:00Z"), groupBy: [] });
   assert.equal(sinceMidDay[0]!.requests, (await rawRows()).filter((row) => row.createdAt >= new Date("2026-10-01T13:00:00Z")).length, "hours, then days, then hours again");
   const day = await store.usage({ from: new Date("2026-10-02T00:00:00Z"), to: new Date("2026-10-03T00:00:00Z"), groupBy: ["day"] });
@@ -197,6 +219,7 @@ export async function rollupContract(parts: {
 
   // Retention deletes rows, never totals.
   const totals = await store.usage({ from: new Date(0), groupBy: ["token"] });
+  const endUserTotals = await store.usage({ from: new Date(0), groupBy: ["token", "end_user"] });
   let deleted = 0;
   for (let rows = -1; rows !== 0; ) {
     rows = await store.sweepBefore(new Date("2026-10-03T00:00:00Z"), 500);
@@ -205,14 +228,15 @@ export async function rollupContract(parts: {
   assert.ok(deleted > 1000, `the sweep deleted ${deleted} rows`);
   assert.equal((await rawRows()).filter((row) => row.createdAt < new Date("2026-10-03T00:00:00Z")).length, 0);
   assertSameSums(sumGroups(await store.usage({ from: new Date(0), groupBy: ["token"] })), sumGroups(totals), "every total outlives its rows");
+  assertSameSums(sumGroups(await store.usage({ from: new Date(0), groupBy: ["token", "end_user"] })), sumGroups(endUserTotals), "every end user's total too");
   const spent = await store.usageSince({ kind: "token", id: "tok_1" }, new Date(0));
   const tok1 = totals.find((row) => row.token === "tok_1")!;
   // Sums of floats in another order differ in the last bits.
   assert.deepEqual({ ...spent, usd: spent.usd.toFixed(9) }, { tokens: tok1.promptTokens + tok1.completionTokens, usd: tok1.costUsd.toFixed(9), requests: tok1.charged });
 
   // Rows from before the rollups: rolled up once by the backfill, in batches, resumable;
-  // the sweep deletes nothing while any wait.
-  const old = mixedEntries(1200, "old", 11).map((entry) => ({ ...entry, createdAt: new Date(entry.createdAt.getTime() + 40 * 24 * HOUR) }));
+  // the sweep deletes nothing while any wait. (They name no end user: the column came later.)
+  const old = mixedEntries(1200, "old", 11).map((entry) => ({ ...entry, endUser: null, createdAt: new Date(entry.createdAt.getTime() + 40 * 24 * HOUR) }));
   const keptBefore = await store.usage({ from: new Date(0), groupBy: ["token"] });
   await parts.insertOldRows(old);
   assert.equal(await store.sweepBefore(new Date("2027-01-01T00:00:00Z"), 500), 0, "no row is deleted before the backfill is done");

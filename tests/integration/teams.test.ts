@@ -328,6 +328,55 @@ describe("end users", () => {
     assert.equal((await gateway.admin("GET", `/api/admin/tokens/${token.body.id}/end-users?limit=0`)).status, 400);
   });
 
+  test("usage groups and filters by end user, for tokens with and without end-user windows, and the log rows name them", async () => {
+    const token = await gateway.admin("POST", "/api/admin/tokens", { name: "plain app" });
+    assert.equal(token.status, 201);
+    const client = sdkFor(token.body.key);
+    // Named each of the ways; Anthropic's metadata.user_id arrives through /v1/messages too.
+    await ask(client, { user: "uma" });
+    await ask(client, { safety_identifier: "uma" });
+    await ask(client, {}, { headers: { "x-end-user-id": "vic" } });
+    await ask(client, { metadata: { user_id: "vic" } });
+    await ask(client, { metadata: { user_id: "vic" } });
+    await ask(client);
+    const long = "w".repeat(300);
+    await ask(client, { user: long });
+    await assert.rejects(ask(client, { model: "no-such-model", user: "uma" }), /does not exist|not found/i);
+
+    const usage = async (query: string) => {
+      const answer = await gateway.admin("GET", `/api/admin/usage?token=${token.body.id}&${query}`);
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      return answer.body.data as any[];
+    };
+    await eventually(async () => {
+      const rows = await usage("group_by=end_user");
+      const byName = Object.fromEntries(rows.map((row) => [row.end_user, row]));
+      // Only requests that named someone; a refused one counts as a request and an error.
+      assert.equal(rows.length, 3, JSON.stringify(rows));
+      assert.deepEqual([byName.uma.requests, byName.uma.errors], [3, 1]);
+      assert.deepEqual([byName.vic.requests, byName.vic.errors], [3, 0]);
+      assert.ok(byName.vic.cost_usd > 0 && byName.vic.prompt_tokens > 0);
+      const shortened = rows.find((row) => row.end_user.startsWith("www"));
+      assert.equal(shortened.end_user.length, 256, "a long id is kept as its start and a digest");
+      assert.equal(shortened.requests, 1);
+      const [total] = await usage("");
+      assert.equal(total.requests, 8, "the token's totals still hold every request");
+    });
+    assert.deepEqual(
+      (await usage("end_user=vic&group_by=model")).map((row) => [row.model, row.requests]),
+      [[MODEL, 3]],
+    );
+    const csv = await fetch(`${gateway.url}/api/admin/usage?token=${token.body.id}&group_by=end_user&format=csv`, { headers: { authorization: `Bearer ${gateway.adminKey}` } });
+    assert.match(await csv.text(), /^end_user,requests,errors,.*\r\numa,3,1,/s);
+
+    const logs = await gateway.admin("GET", `/api/admin/logs?token=${token.body.id}&end_user=vic`);
+    assert.equal(logs.status, 200);
+    assert.deepEqual(
+      logs.body.data.map((row: any) => row.endUser),
+      ["vic", "vic", "vic"],
+    );
+  });
+
   test("a team's end-user windows bind every token of the team together", async () => {
     const team = await createTeam({ name: "app team", endUserLimits: [{ window: "1h", requests: 2 }] });
     await addMember(team.id, accounts.ana.id, "member");

@@ -58,7 +58,7 @@ function entry(id: string, overrides: Partial<RequestLogEntry> = {}): RequestLog
   };
 }
 
-const batch = (rows: RequestLogEntry[], usage: Map<string, TokenUsage>): LogBatch => ({ rows, hours: totalsOf(rows).hours, usage });
+const batch = (rows: RequestLogEntry[], usage: Map<string, TokenUsage>): LogBatch => ({ rows, hours: totalsOf(rows).hours, endUserHours: totalsOf(rows).endUserHours, usage });
 const usage = (tokens: number, usd: number): Map<string, TokenUsage> => new Map([["tok_1", { tokens, usd, lastUsedAt: new Date("2026-11-23T10:15:00Z") }]]);
 
 function readBack(file: string) {

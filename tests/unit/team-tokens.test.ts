@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { toTokenRecord } from "@/lib/auth/token-record";
 import type { Token } from "@/lib/db/generated/client";
-import { endUserOf, endUserSubjectId, payersWithEndUser } from "@/lib/teams/end-users";
+import { checkedEndUser, endUserOf, endUserSubjectId, loggedEndUser, payersWithEndUser } from "@/lib/teams/end-users";
+import { subjectUsageSince } from "@/lib/teams/subject-usage";
 
 // A team token's record (who pays, which models, whether it works) and an end user's name,
 // from the fields and header an app may name them in.
@@ -79,7 +80,14 @@ describe("end users", () => {
     assert.equal(endUserOf({ body: { user: "  " } }, header), "from-header");
     assert.equal(endUserOf({ chat: { user: "from-chat" } }, undefined), "from-chat", "Anthropic's metadata.user_id, as a chat's user");
     assert.equal(endUserOf({ body: {} }, headers({})), undefined);
-    assert.throws(() => endUserOf({ body: { user: "x".repeat(257) } }, undefined), /at most 256 characters/);
+    // Past 256 characters: refused where end-user windows apply, logged shortened (still distinct) elsewhere.
+    const long = "x".repeat(257);
+    assert.equal(endUserOf({ body: { user: long } }, undefined), long);
+    assert.throws(() => checkedEndUser(long), /at most 256 characters/);
+    assert.equal(checkedEndUser("x".repeat(256)), "x".repeat(256));
+    assert.equal(loggedEndUser("x".repeat(256)), "x".repeat(256));
+    assert.equal(loggedEndUser(long).length, 256);
+    assert.notEqual(loggedEndUser(long), loggedEndUser(`${long}y`));
   });
 
   test("each end user gets the token's and the team's windows, under short keys", () => {
@@ -92,5 +100,30 @@ describe("end users", () => {
     );
     assert.ok(payers.every((payer) => payer.subject.id.length < 80));
     assert.equal(payersWithEndUser(record, undefined), record.payers, "no end user named: the token's payers");
+  });
+});
+
+describe("an end user's spend read back from the rollups", () => {
+  test("a token's or a team's end user sums that end user's rows on its tokens, by the name the client gave", async () => {
+    const queries: unknown[] = [];
+    const logStore = {
+      usageSince: async () => ({ tokens: 0, usd: 0, requests: 0 }),
+      usage: async (query: unknown) => {
+        queries.push(query);
+        return [{ promptTokens: 30, completionTokens: 12, costUsd: 0.5, charged: 4 }] as never;
+      },
+    };
+    const database = { token: { findMany: async () => [{ id: "tok_a" }, { id: "tok_b" }] } } as never;
+    const spentSince = subjectUsageSince(database, logStore);
+    const since = new Date("2026-11-01T00:00:00Z");
+    const sam = "sam@customer.example";
+    assert.deepEqual(await spentSince({ kind: "end-user", id: endUserSubjectId("token:tok_1", sam), label: sam }, since, ["m"]), { tokens: 42, usd: 0.5, requests: 4 });
+    assert.deepEqual(await spentSince({ kind: "end-user", id: endUserSubjectId("team:team_1", sam), label: sam }, since), { tokens: 42, usd: 0.5, requests: 4 });
+    assert.deepEqual(queries, [
+      { from: since, groupBy: [], tokenIds: ["tok_1"], models: ["m"], endUser: sam },
+      { from: since, groupBy: [], tokenIds: ["tok_a", "tok_b"], endUser: sam },
+    ]);
+    // Without the name (never the case for a reservation) nothing can be read back.
+    assert.deepEqual(await spentSince({ kind: "end-user", id: endUserSubjectId("token:tok_1", sam) }, since), { tokens: 0, usd: 0, requests: 0 });
   });
 });

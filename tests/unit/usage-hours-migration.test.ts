@@ -48,8 +48,8 @@ describe("the migration to hourly rollups", () => {
     rollup.run("user", "user_1", day, "m", 17, 1700, 2.25);
     // A deleted token's rollup keeps counting toward nobody's user.
     rollup.run("token", "tok_gone", day, "m", 1, 10, 0.01);
-    // The columns of that time: the MCP ones (last in LOG_COLUMNS) came in a later migration.
-    const columns = LOG_COLUMNS.filter((column) => column !== "mcpServer" && column !== "mcpTool");
+    // The columns of that time: the MCP ones and the end user (last in LOG_COLUMNS) came in later migrations.
+    const columns = LOG_COLUMNS.filter((column) => column !== "mcpServer" && column !== "mcpTool" && column !== "endUser");
     const insert = database.prepare(`INSERT INTO "RequestLog" (${columns.map((column) => `"${column}"`).join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`);
     const rows = mixedEntries(2000, "old", 3);
     for (const row of rows) insert.run(...logRowValues(row, { date: sqliteDate, boolean: (value) => (value ? 1 : 0) }).slice(0, columns.length));

@@ -101,6 +101,7 @@ export default async function LogsPage({ searchParams }: { searchParams: SearchP
           <option value="5xx">5xx server error</option>
         </Select>
         <Input name="session" defaultValue={filter.session} placeholder="Session hash" aria-label="Session" className="font-mono" />
+        <Input name="end_user" defaultValue={filter.endUser} placeholder="End user" aria-label="End user" />
         <Input type="datetime-local" name="from" defaultValue={inputValue(filter.from)} aria-label="From (UTC)" className="max-sm:col-span-2" />
         <Input type="datetime-local" name="to" defaultValue={inputValue(filter.to)} aria-label="To (UTC, exclusive)" className="max-sm:col-span-2" />
         <Button type="submit" variant="secondary">

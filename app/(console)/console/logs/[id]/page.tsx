@@ -91,6 +91,17 @@ export default async function LogDetailPage({ params }: { params: Promise<{ id: 
               </Link>
             </Item>
           )}
+          {row.endUser && (
+            <Item label="End user">
+              <Link
+                href={`/console/logs?${new URLSearchParams({ end_user: row.endUser })}`}
+                className="break-all text-indigo-600 hover:underline dark:text-indigo-400"
+                title="The app's end user the request named (user, safety_identifier, metadata.user_id or x-end-user-id). Shows their requests."
+              >
+                {row.endUser}
+              </Link>
+            </Item>
+          )}
           <Item label="Warnings">
             {warnings.length ? (
               <ul className="list-disc pl-4">
