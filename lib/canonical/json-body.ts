@@ -50,8 +50,16 @@ export class JsonBody {
    */
   *rangesOf(member: JsonMember, key: string): Generator<[number, number]> {
     const needle = Buffer.from(JSON.stringify(key));
+    // Searched from the key's rarest-looking byte on (`_calls"` of "tool_calls"): Buffer.indexOf
+    // finds a needle's first byte with memchr, and a quote starts every string in the body.
+    const cut = Math.max(1, needle.indexOf("_"));
+    const tail = needle.subarray(cut);
     const within = this.bytes.subarray(0, member.end);
-    for (let at = within.indexOf(needle, member.start); at !== -1; at = within.indexOf(needle, at + needle.length)) {
+    for (let found = within.indexOf(tail, member.start + cut); found !== -1; found = within.indexOf(tail, found + tail.length)) {
+      const at = found - cut;
+      let head = 0;
+      while (head < cut && within[at + head] === needle[head]) head += 1;
+      if (head < cut) continue;
       const start = skipSpace(within, at + needle.length, true);
       const end = valueEnd(within, start);
       if (end === -1) throw invalid();

@@ -53,16 +53,33 @@ export interface JsonScan {
   object?: { members: JsonMember[]; close: number };
 }
 
+/**
+ * Bytes a string is read one by one before Buffer.indexOf takes over: a native call costs
+ * about as much as this many bytes of the loop, and the strings between most quotes (keys,
+ * escaped quotes in tool arguments) are shorter.
+ */
+const BYTE_BY_BYTE = 48;
+
 /** The offset of the quote that closes the string opening at `at`, or -1. */
 export function closingQuote(bytes: Uint8Array, at: number): number {
-  let from = at + 1;
+  const length = bytes.length;
+  let index = at + 1;
   for (;;) {
-    const quote = (bytes as Buffer).indexOf(QUOTE, from);
+    const stop = Math.min(length, index + BYTE_BY_BYTE);
+    for (; index < stop; index++) {
+      const byte = bytes[index];
+      if (byte === QUOTE) return index;
+      // The escaped byte is skipped: an escaped quote never ends the string.
+      if (byte === BACKSLASH) index += 1;
+    }
+    if (index >= length) return -1;
+    // A long string (a file's contents): its next quote, escaped when an odd run of backslashes precedes it.
+    const quote = (bytes as Buffer).indexOf(QUOTE, index);
     if (quote === -1) return -1;
     let backslashes = 0;
     while (bytes[quote - 1 - backslashes] === BACKSLASH) backslashes += 1;
     if (backslashes % 2 === 0) return quote;
-    from = quote + 1;
+    index = quote + 1;
   }
 }
 
@@ -104,7 +121,7 @@ export function everyItemHasKey(bytes: Uint8Array, start: number, end: number, k
     if (byte === QUOTE) {
       const quote = closingQuote(bytes, index);
       if (quote === -1 || quote >= end) return false;
-      if (depth === 2 && quote - index - 1 === name.length && name.equals(bytes.subarray(index + 1, quote)) && bytes[skipSpace(bytes, quote + 1)] === COLON) found += 1;
+      if (depth === 2 && quote - index - 1 === name.length && sameBytes(bytes, index + 1, name) && bytes[skipSpace(bytes, quote + 1)] === COLON) found += 1;
       index = quote;
     } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
       depth += 1;
@@ -112,6 +129,12 @@ export function everyItemHasKey(bytes: Uint8Array, start: number, end: number, k
     } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) depth -= 1;
   }
   return found === objects;
+}
+
+/** Whether `bytes` hold `name` from `at` (compared in place: a subarray per key costs more than the compare). */
+function sameBytes(bytes: Uint8Array, at: number, name: Uint8Array): boolean {
+  for (let index = 0; index < name.length; index++) if (bytes[at + index] !== name[index]) return false;
+  return true;
 }
 
 /** The offset of the first byte that is not white space (or a colon, when `colon`) from `at`. */

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { JsonBody } from "@/lib/canonical/json-body";
 import { encodeJson } from "@/lib/canonical/encode-json";
-import { everyItemHasKey, scanJson } from "@/lib/canonical/json-scan";
+import { closingQuote, everyItemHasKey, scanJson } from "@/lib/canonical/json-scan";
 
 // The byte scan a request is read with: where the root object's members and its array
 // members' items lie must be exactly what JSON.parse sees, or the scan must say it cannot tell.
@@ -152,6 +152,31 @@ describe("JsonBody", () => {
     const body = new JsonBody(bytes, 0, scanJson(bytes, 0, LIMITS).object);
     const found = [...body.rangesOf(body.find("messages")!, "tool_calls")].map(([start, end]) => JSON.parse(bytes.toString("utf8", start, end)));
     assert.deepEqual(found, [[{ id: "a", function: { name: "f", arguments: "{}" } }], []]);
+  });
+
+  test("finds the quote that ends a string, byte by byte or by search, across runs of backslashes at any offset", () => {
+    // Strings of every length around the byte-by-byte stretch, with escaped quotes and
+    // backslash runs placed so one straddles each boundary; the end is where JSON.stringify put it.
+    let seed = 7;
+    const next = (range: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return Math.floor((seed / 2_147_483_648) * range);
+    };
+    const pieces = ['"', "\\", "\\\\", 'a"', "b\\", "é", "x", "\n"];
+    for (let round = 0; round < 3000; round += 1) {
+      let value = "";
+      const length = next(160);
+      while (value.length < length) value += pieces[next(pieces.length)];
+      const text = `{"k":${JSON.stringify(value)},"n":1}`;
+      const bytes = Buffer.from(text);
+      const open = 5;
+      const expected = Buffer.byteLength(`{"k":${JSON.stringify(value)}`) - 1;
+      assert.equal(closingQuote(bytes, open), expected, JSON.stringify(value));
+    }
+    assert.equal(closingQuote(Buffer.from('"abc\\\\"'), 0), 6, "two backslashes, then the closing quote");
+    assert.equal(closingQuote(Buffer.from('"abc\\\\\\"'), 0), -1, "three backslashes: the quote is escaped");
+    assert.equal(closingQuote(Buffer.from(`"${"x".repeat(100)}\\\\"`), 0), 103);
+    assert.equal(closingQuote(Buffer.from(`"${"x".repeat(100)}\\\\\\"`), 0), -1);
   });
 
   test("tells whether every object of an array has a key, at the objects' own level only", () => {
