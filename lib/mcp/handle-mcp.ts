@@ -11,7 +11,7 @@ import { logger } from "@/lib/logger";
 import { checkHops, HOPS_HEADER } from "@/lib/net/loop-guard";
 import type { Runtime } from "@/lib/runtime";
 import { JSON_RPC, type JsonRpcId, type JsonRpcMessage, jsonRpcMessageSchema, jsonRpcResponse, rpcError, rpcGatewayError, rpcResult } from "./json-rpc";
-import { mayUse, readGrants, splitToolName, type ToolAccess, toolAccess } from "@/lib/tokens/mcp-grants";
+import { mayUse, readGrants, splitToolName, teamGrants, type ToolAccess, toolAccess } from "@/lib/tokens/mcp-grants";
 import { enabledUpstreams, type McpUpstream } from "./mcp-servers";
 import { type McpSession, openSession, sealSession, sessionKeys } from "./mcp-session";
 import { UPSTREAM_REQUEST_OPTIONS, upstreamError, withUpstream } from "./upstream-client";
@@ -126,10 +126,11 @@ function readSession(request: ApiRequest, runtime: Runtime, token: TokenRecord, 
 }
 
 async function contextFor(runtime: Runtime, request: ApiRequest, token: TokenRecord, scope: string | null, hops: string): Promise<McpContext> {
-  const row = token.synthetic ? null : await runtime.database.token.findUnique({ where: { id: token.id }, select: { mcp: true } });
+  const row = token.synthetic ? null : await runtime.database.token.findUnique({ where: { id: token.id }, select: { mcp: true, team: { select: { mcp: true } } } });
   const upstreams = await enabledUpstreams(runtime.database, [runtime.secrets.encryptionKey, ...runtime.secrets.previousEncryptionKeys]);
   const access = toolAccess(
-    readGrants(row?.mcp),
+    // A team's servers are open, every tool, to each of its tokens.
+    [...readGrants(row?.mcp), ...teamGrants(row?.team?.mcp)],
     upstreams.filter((server) => server.public).map((server) => server.name),
   );
   let servers = upstreams.filter((server) => access.has(server.name));

@@ -1,7 +1,8 @@
 import { z } from "zod";
 
-// Who may use which MCP tools: a token's `mcp` grants and the servers marked public. Nothing
-// else grants access, and grants are read on every request, so a removed one ends the next call.
+// Who may use which MCP tools: a token's `mcp` grants, its team's servers and the servers
+// marked public. Nothing else grants access, and grants are read on every request, so a
+// removed one ends the next call.
 
 export const SERVER_NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 
@@ -16,6 +17,12 @@ export type McpGrant = z.infer<typeof mcpGrantSchema>;
 export function readGrants(value: unknown): McpGrant[] {
   const parsed = mcpGrantsSchema.safeParse(value);
   return parsed.success ? parsed.data : [];
+}
+
+/** A team's `mcp` (server names) as grants of every tool; names that are not a server's are ignored. */
+export function teamGrants(value: unknown): McpGrant[] {
+  if (!Array.isArray(value)) return [];
+  return value.filter((name): name is string => typeof name === "string" && SERVER_NAME.test(name)).map((server) => ({ server }));
 }
 
 /** Per server the caller may use: null means every tool, a set names the tools allowed. */

@@ -141,6 +141,23 @@ describe("MCP gateway", () => {
     await client.close();
   });
 
+  test("a team's servers are open to its tokens, every tool, and closed again when the team drops them", async () => {
+    const user = await gateway.admin("POST", "/api/admin/users", { email: "mcp-team@example.com", password: "mcp-team-password-1" });
+    const team = await gateway.admin("POST", "/api/admin/teams", { name: "mcp team", mcp: ["github"] });
+    assert.equal(team.status, 201, JSON.stringify(team.body));
+    assert.equal((await gateway.admin("POST", `/api/admin/teams/${team.body.id}/members`, { userId: user.body.id, role: "member" })).status, 201);
+    const token = await gateway.admin("POST", "/api/admin/tokens", { name: "team agent", teamId: team.body.id, userId: user.body.id });
+    assert.equal(token.status, 201, JSON.stringify(token.body));
+    gateway.secrets.add(token.body.key);
+    const client = await connect("/mcp", token.body.key);
+    assert.deepEqual((await client.listTools()).tools.map((tool) => tool.name).sort(), ["github__add", "github__echo"]);
+    const added = await client.callTool({ name: "github__add", arguments: { a: 2, b: 3 } });
+    assert.match(JSON.stringify(added.content), /5/);
+    assert.equal((await gateway.admin("PATCH", `/api/admin/teams/${team.body.id}`, { mcp: [] })).status, 200);
+    await assert.rejects(client.callTool({ name: "github__add", arguments: { a: 1, b: 1 } }), /may not use the tool/);
+    await client.close();
+  });
+
   test("tools/call counts against the requests window; lists do not", async () => {
     const client = await connect();
     // Six requests a day: echo, fail, slow, add, add (1 + 1 above) made five charged calls.
