@@ -79,7 +79,7 @@ export function channelJson(row: ChannelRow, runtime?: Runtime) {
     timeouts: (row.timeouts ?? {}) as Record<string, number>,
     ...publicSettings(row.settings),
     autoDisabledReason: row.autoDisabledReason,
-    autoDisabledAt: row.autoDisabledAt?.toISOString() ?? null,
+    autoDisabledAt: row.autoDisabledReason === null ? null : (row.autoDisabledAt?.toISOString() ?? null),
     state: runtime?.channelStates.view(row.id) ?? null,
     lastError: row.lastError,
     lastLatencyMs: row.lastLatencyMs,
@@ -247,11 +247,17 @@ async function channelsChanged(runtime: Runtime): Promise<void> {
  * credentials; the prober puts it back when it answers again. Off the request path.
  */
 export function recordAutoDisable(runtime: Runtime, id: string, reason: string): void {
+  const seenAt = new Date();
   // Every process stops using it at once; the row and a reload follow.
   runtime.shared.publish(CHANNEL_DISABLED_TOPIC, { id, reason });
   logger.warn({ channelId: id, reason }, "channel disabled automatically");
   runtime.database.channel
-    .updateMany({ where: { id, autoDisabledReason: null }, data: { autoDisabledReason: reason.slice(0, 1000), autoDisabledAt: new Date() } })
+    // Not when the channel was disabled or restored since the refusal was seen: a write that
+    // waited (a loaded process, a busy pool) must not disable a channel a probe just restored.
+    .updateMany({
+      where: { id, autoDisabledReason: null, OR: [{ autoDisabledAt: null }, { autoDisabledAt: { lt: seenAt } }] },
+      data: { autoDisabledReason: reason.slice(0, 1000), autoDisabledAt: seenAt },
+    })
     .then(async (changed) => {
       await runtime.invalidate("channels");
       // The process whose write disabled it tells the webhooks; the others found it disabled.
@@ -314,7 +320,8 @@ export async function clearKeyDisable(runtime: Runtime, id: string, fingerprint:
 export async function clearAutoDisable(runtime: Runtime, id: string): Promise<void> {
   const restored = await runtime.database.channel.updateMany({
     where: { id, autoDisabledReason: { not: null } },
-    data: { autoDisabledReason: null, autoDisabledAt: null, disabledKeys: {} },
+    // autoDisabledAt keeps the restore's time (answered as null while enabled): refusals seen before it change nothing.
+    data: { autoDisabledReason: null, autoDisabledAt: new Date(), disabledKeys: {} },
   });
   if (restored.count === 0) await runtime.database.channel.updateMany({ where: { id }, data: { disabledKeys: {} } });
   else await runtime.webhooks.emit(channelEvent(runtime, "channel.restored", id, "answers a probe again"));
