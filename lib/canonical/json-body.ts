@@ -60,7 +60,10 @@ export class JsonBody {
       let head = 0;
       while (head < cut && within[at + head] === needle[head]) head += 1;
       if (head < cut) continue;
-      const start = skipSpace(within, at + needle.length, true);
+      // The key's own quoted text as a value (`"content": "tool_calls"`) is no key: a colon follows a key.
+      const colon = skipSpace(within, at + needle.length);
+      if (within[colon] !== 0x3a) continue;
+      const start = skipSpace(within, colon + 1);
       const end = valueEnd(within, start);
       if (end === -1) throw invalid();
       yield [start, end];

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { ConsoleSession } from "@/lib/auth/console-session";
 import type { RequestLog } from "@/lib/db/generated/client";
 import type { Runtime } from "@/lib/runtime";
+import { loggedEndUser } from "@/lib/teams/end-users";
 import { countSql, type LogDirection, type LogFilter, type LogPosition, pageSql, STATUS_CLASSES, type StatusClass, statusValuesSql } from "./log-page-sql";
 
 export type { LogFilter, StatusClass } from "./log-page-sql";
@@ -68,7 +69,7 @@ const PARAMETERS = {
   model: ID,
   channel: ID,
   session: ID,
-  end_user: z.string().trim().min(1).max(300),
+  end_user: z.string().trim().min(1).max(4096),
   status: z.enum(Object.keys(STATUS_CLASSES) as [StatusClass, ...StatusClass[]]),
   cursor: readBy(decodeCursor),
   limit: z.coerce.number().int().min(1).max(1000),
@@ -85,7 +86,7 @@ const MESSAGES: Record<keyof typeof PARAMETERS, string> = {
   model: "model must be a model name.",
   channel: "channel must be a channel id.",
   session: "session must be a session hash.",
-  end_user: "end_user must be an end user's id (at most 300 characters).",
+  end_user: "end_user must be an end user's id.",
   status: "status must be one of 2xx, 4xx, 5xx.",
   cursor: "cursor must be a next_cursor this API returned.",
   limit: "limit must be an integer from 1 to 1000.",
@@ -116,7 +117,7 @@ export function parseLogQuery(search: URLSearchParams, lenient = false): LogQuer
     }
     if (name === "cursor") query.cursor = parsed.data as LogCursor;
     else if (name === "limit") query.limit = parsed.data as number;
-    else if (name === "end_user") filter.endUser = parsed.data as string;
+    else if (name === "end_user") filter.endUser = loggedEndUser(parsed.data as string);
     else Object.assign(filter, { [name]: parsed.data });
   }
   return { ok: true, query };

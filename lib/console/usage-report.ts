@@ -2,6 +2,7 @@ import type { ApiResponse } from "@/lib/canonical/api-types";
 import { jsonResponse } from "@/lib/canonical/api-types";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import type { Runtime } from "@/lib/runtime";
+import { loggedEndUser } from "@/lib/teams/end-users";
 import { USAGE_DIMENSIONS, type UsageDimension, type UsageGroup, type UsageQuery } from "@/lib/usage/request-log-store";
 import { csvCell } from "./logs-csv";
 
@@ -88,7 +89,8 @@ export function parseUsageReport(params: URLSearchParams, now = Date.now()): Usa
       ...(user ? { userId: user } : {}),
       ...(model ? { models: [model] } : {}),
       ...(channel ? { channelId: channel } : {}),
-      ...(endUser ? { endUser } : {}),
+      // As logged: an id past 256 characters is kept shortened (lib/teams/end-users.ts).
+      ...(endUser ? { endUser: loggedEndUser(endUser) } : {}),
     },
   };
 }

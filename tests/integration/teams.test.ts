@@ -369,6 +369,11 @@ describe("end users", () => {
     const csv = await fetch(`${gateway.url}/api/admin/usage?token=${token.body.id}&group_by=end_user&format=csv`, { headers: { authorization: `Bearer ${gateway.adminKey}` } });
     assert.match(await csv.text(), /^end_user,requests,errors,.*\r\numa,3,1,/s);
 
+    // The long id, asked for as the client sent it, finds its shortened rows.
+    const [longRow] = await usage(`end_user=${long}`);
+    assert.equal(longRow.requests, 1);
+    const longLogs = await gateway.admin("GET", `/api/admin/logs?token=${token.body.id}&end_user=${long}`);
+    assert.equal(longLogs.body.data.length, 1);
     const logs = await gateway.admin("GET", `/api/admin/logs?token=${token.body.id}&end_user=vic`);
     assert.equal(logs.status, 200);
     assert.deepEqual(

@@ -94,9 +94,9 @@ export default async function LogDetailPage({ params }: { params: Promise<{ id: 
           {row.endUser && (
             <Item label="End user">
               <Link
-                href={`/console/logs?${new URLSearchParams({ end_user: row.endUser })}`}
+                href={`/console/logs?${new URLSearchParams(row.tokenId ? { end_user: row.endUser, token: row.tokenId } : { end_user: row.endUser })}`}
                 className="break-all text-indigo-600 hover:underline dark:text-indigo-400"
-                title="The app's end user the request named (user, safety_identifier, metadata.user_id or x-end-user-id). Shows their requests."
+                title="The app's end user the request named (user, safety_identifier, metadata.user_id or x-end-user-id). Shows their requests on this token."
               >
                 {row.endUser}
               </Link>
