@@ -235,6 +235,18 @@ const formRequest = fc.record({
   body: formBody,
 });
 
+test("a page asked for with a key in its query is redirected without it, so the page never echoes the key (seed 1384048454 found `/mcp/..?key=`)", async () => {
+  for (const path of [`/?key=${key}`, `/mcp/..?key=${key}`, `/console/logs?status=4xx&q=${key}`]) {
+    const response = await fetch(`${gateway.url}${path}`, { redirect: "manual" });
+    const text = await response.text();
+    assert.equal(response.status, 303, path);
+    assert.ok(!(response.headers.get("location") ?? "").includes(key) && !text.includes(key), path);
+  }
+  assert.match((await fetch(`${gateway.url}/console/logs?status=4xx&q=${key}`, { redirect: "manual" })).headers.get("location") ?? "", /\/console\/logs\?status=4xx$/);
+  // The API still takes Gemini's ?key=.
+  assert.equal((await fetch(`${gateway.url}/v1beta/models?key=${key}`)).status, 200);
+});
+
 test(`fuzz: ${FORM_RUNS} form posts to wrong-case, unknown and console paths, no 5xx, JSON outside the console`, { timeout: 10 * 60_000 }, async () => {
   await fc.assert(
     fc.asyncProperty(formRequest, async (input) => {
