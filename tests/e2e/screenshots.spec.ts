@@ -26,6 +26,8 @@ test.beforeAll(() => fs.mkdirSync(SHOTS, { recursive: true }));
 
 for (const [viewportName, viewport] of Object.entries(VIEWPORTS)) {
   test(`screenshots at ${viewportName} width`, async ({ console, page }) => {
+    // Eleven pages in one test: about a minute on a loaded machine, past the per-test default.
+    test.setTimeout(5 * 60_000);
     await page.setViewportSize({ width: viewport.width, height: viewport.height });
     await page.emulateMedia({ colorScheme: viewport.colorScheme });
     await console.open("/login");
