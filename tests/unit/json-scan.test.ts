@@ -153,7 +153,15 @@ describe("JsonBody", () => {
     const found = [...body.rangesOf(body.find("messages")!, "tool_calls")].map(([start, end]) => JSON.parse(bytes.toString("utf8", start, end)));
     assert.deepEqual(found, [[{ id: "a", function: { name: "f", arguments: "{}" } }], []]);
     // The key's text as a value, anywhere in a message, is no key.
-    const valued = Buffer.from(JSON.stringify({ model: "m", messages: [{ role: "user", content: "tool_calls" }, { role: "assistant", tool_calls: [{ function: { name: "tool_calls" } }] }] }));
+    const valued = Buffer.from(
+      JSON.stringify({
+        model: "m",
+        messages: [
+          { role: "user", content: "tool_calls" },
+          { role: "assistant", tool_calls: [{ function: { name: "tool_calls" } }] },
+        ],
+      }),
+    );
     const valuedBody = new JsonBody(valued, 0, scanJson(valued, 0, LIMITS).object);
     assert.deepEqual(
       [...valuedBody.rangesOf(valuedBody.find("messages")!, "tool_calls")].map(([start, end]) => JSON.parse(valued.toString("utf8", start, end))),
