@@ -1,6 +1,6 @@
 "use client";
 
-import { useState } from "react";
+import { type ReactNode, useState } from "react";
 import type { LimitWindow } from "@/lib/limits/limit-windows";
 import { Button, Input } from "./ui";
 
@@ -33,22 +33,46 @@ function toWindows(rows: Row[]): unknown[] {
   });
 }
 
+/** The words of each field the editor fills: a form with both keeps their rows and buttons apart. */
+const FIELDS = {
+  limits: { legend: "Limit windows", row: "Window", add: "Add window" },
+  endUserLimits: { legend: "End-user limits", row: "End-user window", add: "Add end-user window" },
+} as const;
+
 /**
  * Edits a token's or user's limit windows, one row each, and shows each saved window's use
- * as a bar. The form reads the windows as JSON from the hidden `limits` field.
+ * as a bar. The form reads the windows as JSON from the hidden field named `field`.
  */
-export function LimitWindowsEditor({ windows, usage, idPrefix }: { windows: LimitWindow[]; usage?: WindowUse[]; idPrefix: string }) {
+export function LimitWindowsEditor({
+  windows,
+  usage,
+  idPrefix,
+  field = "limits",
+  help,
+}: {
+  windows: LimitWindow[];
+  usage?: WindowUse[];
+  idPrefix: string;
+  field?: keyof typeof FIELDS;
+  /** What these windows bind, in place of the hints on spans and models (a form's first editor gives those). */
+  help?: ReactNode;
+}) {
+  const words = FIELDS[field];
   const [rows, setRows] = useState<Row[]>(windows.map(toRow));
   const change = (index: number, field: keyof Row, value: string) => setRows(rows.map((row, at) => (at === index ? { ...row, [field]: value } : row)));
   const cell = "text-xs text-zinc-500";
   return (
     <fieldset data-testid={`${idPrefix}-windows`}>
-      <legend className="text-sm font-medium text-zinc-700 dark:text-zinc-300">Limit windows</legend>
+      <legend className="text-sm font-medium text-zinc-700 dark:text-zinc-300">{words.legend}</legend>
       <p className="mb-2 text-xs text-zinc-500">
-        All apply at once. A duration (90m, 5h, 7d) opens at the first request and resets when it has run out; day, week (from Monday) and month are calendar periods in UTC.
-        Models: comma-separated, empty for every model.
+        {help ?? (
+          <>
+            All apply at once. A duration (90m, 5h, 7d) opens at the first request and resets when it has run out; day, week (from Monday) and month are calendar periods in UTC.
+            Models: comma-separated, empty for every model.
+          </>
+        )}
       </p>
-      <input type="hidden" name="limits" value={JSON.stringify(toWindows(rows))} />
+      <input type="hidden" name={field} value={JSON.stringify(toWindows(rows))} />
       <datalist id={`${idPrefix}-window-spans`}>
         {["5h", "1d", "7d", "day", "week", "month"].map((span) => (
           <option key={span} value={span} />
@@ -59,7 +83,7 @@ export function LimitWindowsEditor({ windows, usage, idPrefix }: { windows: Limi
           const saved = usage?.[index];
           return (
             // biome-ignore lint/a11y/useSemanticElements: a row of the editor's grid, named for screen readers; a fieldset would bring its own layout
-            <div key={index} role="group" className="space-y-1 rounded-md border border-zinc-200 p-2 dark:border-zinc-800" aria-label={`Window ${index + 1}`}>
+            <div key={index} role="group" className="space-y-1 rounded-md border border-zinc-200 p-2 dark:border-zinc-800" aria-label={`${words.row} ${index + 1}`}>
               <div className="grid gap-2 sm:grid-cols-6">
                 <label className={cell}>
                   Window
@@ -93,7 +117,7 @@ export function LimitWindowsEditor({ windows, usage, idPrefix }: { windows: Limi
         })}
       </div>
       <Button type="button" variant="secondary" size="sm" className="mt-2" onClick={() => setRows([...rows, { window: "5h", tokens: "", usd: "", requests: "", models: "" }])}>
-        Add window
+        {words.add}
       </Button>
     </fieldset>
   );

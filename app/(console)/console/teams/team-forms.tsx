@@ -23,7 +23,7 @@ const modelList = (text: string) =>
     .split(",")
     .map((model) => model.trim())
     .filter(Boolean);
-const windowsOf = (form: FormData) => JSON.parse(String(form.get("limits") ?? "[]")) as unknown[];
+const windowsOf = (form: FormData, field = "limits") => JSON.parse(String(form.get(field) ?? "[]")) as unknown[];
 
 /** A form whose submit runs a server action, keeps its error, and refreshes the page on success. */
 function useFormAction(done?: (result: TeamActionResult) => void) {
@@ -44,8 +44,8 @@ function useFormAction(done?: (result: TeamActionResult) => void) {
   return { submit, error, pending };
 }
 
-/** A platform admin's form for a new team, or for the settings of one (name, models, budget windows). */
-export function TeamSettingsForm({ team }: { team?: { id: string; name: string; models: string[]; limits: LimitWindow[] } }) {
+/** A platform admin's form for a new team, or for the settings of one (name, models, budget and end-user windows). */
+export function TeamSettingsForm({ team }: { team?: { id: string; name: string; models: string[]; limits: LimitWindow[]; endUserLimits: LimitWindow[] } }) {
   const router = useRouter();
   const { submit, error, pending } = useFormAction((result) => {
     if (!team && result.ok && result.id) router.push(`/console/teams/${result.id}`);
@@ -56,7 +56,12 @@ export function TeamSettingsForm({ team }: { team?: { id: string; name: string; 
       aria-label={label}
       className="space-y-4"
       onSubmit={submit((form) => {
-        const input = { name: String(form.get("name") ?? ""), models: modelList(String(form.get("models") ?? "")), limits: windowsOf(form) };
+        const input = {
+          name: String(form.get("name") ?? ""),
+          models: modelList(String(form.get("models") ?? "")),
+          limits: windowsOf(form),
+          endUserLimits: windowsOf(form, "endUserLimits"),
+        };
         return team ? updateTeamAction(team.id, input) : createTeamAction(input);
       })}
     >
@@ -70,6 +75,12 @@ export function TeamSettingsForm({ team }: { team?: { id: string; name: string; 
         </Field>
       </div>
       <LimitWindowsEditor windows={team?.limits ?? []} idPrefix={`team-${team?.id ?? "new"}`} />
+      <LimitWindowsEditor
+        windows={team?.endUserLimits ?? []}
+        idPrefix={`team-end-user-${team?.id ?? "new"}`}
+        field="endUserLimits"
+        help="Each end user of this team's tokens (named by the request's user, safety_identifier, metadata.user_id or the x-end-user-id header) gets these windows of their own."
+      />
       {error && <ErrorNote>{error}</ErrorNote>}
       <Button type="submit" disabled={pending}>
         {pending ? "Saving…" : team ? "Save team" : "Create team"}

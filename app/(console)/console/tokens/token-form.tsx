@@ -41,6 +41,7 @@ export function TokenForm({
     event.preventDefault();
     const form = new FormData(event.currentTarget);
     const number = (name: string) => (String(form.get(name) ?? "").trim() ? Number(form.get(name)) : null);
+    const windows = (name: string) => JSON.parse(String(form.get(name) ?? "[]")) as unknown[];
     const expires = String(form.get("expiresAt") ?? "");
     const input = {
       name: String(form.get("name") ?? ""),
@@ -51,7 +52,8 @@ export function TokenForm({
       quotaPeriod: String(form.get("quotaPeriod") ?? "none"),
       rpm: number("rpm"),
       tpm: number("tpm"),
-      limits: JSON.parse(String(form.get("limits") ?? "[]")) as unknown[],
+      limits: windows("limits"),
+      endUserLimits: windows("endUserLimits"),
       cacheTtlSeconds: number("cacheTtlSeconds"),
       // A token's team is chosen when it is created.
       ...(token ? {} : { teamId: String(form.get("teamId") ?? "") || null }),
@@ -121,6 +123,12 @@ export function TokenForm({
           </Field>
         </div>
         <LimitWindowsEditor windows={token?.limits ?? []} usage={usage} idPrefix="token" />
+        <LimitWindowsEditor
+          windows={token?.endUserLimits ?? []}
+          idPrefix="token-end-user"
+          field="endUserLimits"
+          help="Each end user of this token (named by the request's user, safety_identifier, metadata.user_id or the x-end-user-id header) gets these windows of their own."
+        />
         <fieldset>
           <legend className="text-sm font-medium text-zinc-700 dark:text-zinc-300">Allowed models</legend>
           <p className="mb-2 text-xs text-zinc-500">None checked means every model.</p>

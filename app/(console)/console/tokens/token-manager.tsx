@@ -7,6 +7,7 @@ import { useRowAction } from "@/app/_components/use-row-action";
 import { RowActions, Table, Td, Th, Truncate } from "@/app/_components/data-table";
 import type { WindowUse } from "@/app/_components/limit-windows-editor";
 import { Badge, Button, Card, DoneNote, EmptyState } from "@/app/_components/ui";
+import type { LimitWindow } from "@/lib/limits/limit-windows";
 import type { TokenJson } from "@/lib/tokens/token-service";
 import { deleteTokenAction, setTokenEnabledAction } from "./actions";
 import { SnippetTabs } from "./snippet-tabs";
@@ -112,6 +113,17 @@ function status(token: TokenJson, now: number): { label: string; tone: "green" |
 
 const PERIOD: Record<string, string> = { none: "", daily: " a day", weekly: " a week", monthly: " a month" };
 
+const windowText = (window: LimitWindow) =>
+  [
+    `${window.window}:`,
+    window.requests !== undefined && `${formatNumber(window.requests)} requests`,
+    window.tokens !== undefined && `${formatNumber(window.tokens)} tokens`,
+    window.usd !== undefined && formatUsd(window.usd),
+    window.models && `(${window.models.join(", ")})`,
+  ]
+    .filter(Boolean)
+    .join(" ");
+
 function TokenTable(props: { tokens: TokenJson[]; cachedShares: Record<string, number>; now: number; baseUrl: string; fallbackModel: string; onEdit: (token: TokenJson) => void }) {
   return (
     <Table>
@@ -163,17 +175,8 @@ function TokenRow({
     token.cacheTtlSeconds !== null && `cache ≤ ${formatNumber(token.cacheTtlSeconds)} s`,
     token.quotaTokens !== null && `${formatNumber(token.quotaTokens)} tokens${PERIOD[token.quotaPeriod] ?? ""}`,
     token.budgetUsd !== null && `${formatUsd(token.budgetUsd)}${PERIOD[token.quotaPeriod] ?? ""}`,
-    ...token.limits.map((window) =>
-      [
-        `${window.window}:`,
-        window.requests !== undefined && `${formatNumber(window.requests)} requests`,
-        window.tokens !== undefined && `${formatNumber(window.tokens)} tokens`,
-        window.usd !== undefined && formatUsd(window.usd),
-        window.models && `(${window.models.join(", ")})`,
-      ]
-        .filter(Boolean)
-        .join(" "),
-    ),
+    ...token.limits.map((window) => windowText(window)),
+    ...token.endUserLimits.map((window) => `each end user, ${windowText(window)}`),
   ].filter(Boolean);
   return (
     <>

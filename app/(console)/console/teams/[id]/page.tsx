@@ -127,7 +127,7 @@ export default async function TeamPage({ params }: { params: Promise<{ id: strin
         )}
         {user.role === "admin" && (
           <Card className="space-y-4">
-            <TeamSettingsForm team={{ id, name: team.name, models: team.models, limits: team.limits }} />
+            <TeamSettingsForm team={{ id, name: team.name, models: team.models, limits: team.limits, endUserLimits: team.endUserLimits }} />
             <DeleteTeamButton team={{ id, name: team.name }} />
           </Card>
         )}
