@@ -1,3 +1,4 @@
+import { shareCarriedForm } from "./carried-strings";
 import type { ChatRequest } from "./request";
 
 // A canonical chat whose conversation is converted only when something reads it: a large
@@ -38,5 +39,6 @@ export function deferredChat(known: Pick<ChatRequest, "model" | "stream"> & Part
 export function chatForModel(chat: ChatRequest, model: string): ChatRequest {
   const copy = Object.defineProperties({}, Object.getOwnPropertyDescriptors(chat)) as ChatRequest;
   Object.defineProperty(copy, "model", { value: model, enumerable: true, writable: true, configurable: true });
+  shareCarriedForm(chat, copy);
   return copy;
 }

@@ -1,3 +1,4 @@
+import type { CarriedStrings } from "./carried-strings";
 import { GatewayError } from "./gateway-error";
 import { skipSpace, valueEnd, type JsonMember, type JsonScan } from "./json-scan";
 
@@ -75,6 +76,17 @@ export class JsonBody {
     return this.#parse(member.items![2 * index]!, member.items![2 * index + 1]!);
   }
 
+  /**
+   * One member's value with its long string values, at most `maxDepth` containers deep in
+   * the value or in each of its items, parsed as placeholders (carried-strings.ts).
+   */
+  parseCarried(member: JsonMember, strings: CarriedStrings, maxDepth: number): unknown {
+    if (!member.items) return parseText(strings.text(member.start, member.end, maxDepth));
+    const items: unknown[] = [];
+    for (let index = 0; index < member.items.length; index += 2) items.push(parseText(strings.text(member.items[index]!, member.items[index + 1]!, maxDepth)));
+    return items;
+  }
+
   /** The members other than those named in `except`, parsed. */
   parseMembers(except: readonly string[] = []): Record<string, unknown> {
     const value: Record<string, unknown> = {};
@@ -91,11 +103,15 @@ export class JsonBody {
   }
 
   #parse(start: number, end: number): unknown {
-    try {
-      return JSON.parse(this.bytes.toString("utf8", start, end));
-    } catch {
-      throw invalid();
-    }
+    return parseText(this.bytes.toString("utf8", start, end));
+  }
+}
+
+function parseText(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw invalid();
   }
 }
 

@@ -4,6 +4,8 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
+import { parseMessagesRequest } from "@/lib/formats/anthropic/parse-request";
+import { toOpenAIChatBody } from "@/lib/providers/openai/convert-request";
 import { startGateway, type Gateway } from "../helpers/start-gateway";
 import { addVendorChannels, closeVendorFakes, startVendorFakes, type VendorFakes } from "../helpers/vendor-fakes";
 
@@ -81,6 +83,29 @@ describe("agent-sized requests", () => {
     assert.ok(results.some((message: any) => message.tool_call_id === "toolu_extra_2" && message.content.includes("ünïcödé ✓")));
     assert.equal(openai.tools.length, claudeTurn.request.tools.length);
     assert.deepEqual(fakes.openai.rejected, []);
+  });
+
+  test("translated, the turn's long strings go up as the client wrote them, in the body a whole parse gives", async () => {
+    const request = bigClaudeTurn("gpt-test");
+    // A Write call's file is a string inside its input, which becomes the text of a JSON string of its own.
+    const file = 'const a = "ü\\n";\n'.repeat(100);
+    request.messages.splice(
+      1,
+      0,
+      { role: "assistant", content: [{ type: "tool_use", id: "toolu_write", name: "Write", input: { file_path: "/repo/a.ts", content: file } }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_write", content: "ok" }] },
+    );
+    // As some clients write non-ASCII text: escaped.
+    const text = JSON.stringify(request).replaceAll("ünïcödé", "\\u00fcn\\u00efc\\u00f6d\\u00e9");
+    const answer = await postMessages(text);
+    assert.equal(answer.status, 200, answer.text);
+    const received = fakes.openai.received.at(-1)!;
+    assert.ok(received.raw.includes("\\u00fcn\\u00efc\\u00f6d\\u00e9"), "the file reads went up as the client's bytes");
+    const expected = JSON.parse(JSON.stringify(toOpenAIChatBody(parseMessagesRequest(JSON.parse(text)).chat, "gpt-test", [])));
+    const { prompt_cache_key: _, ...body } = received.body as Record<string, unknown>;
+    assert.deepEqual(body, expected);
+    const write = (body.messages as any[]).find((message) => message.tool_calls?.[0]?.id === "toolu_write");
+    assert.deepEqual(JSON.parse(write.tool_calls[0].function.arguments), { file_path: "/repo/a.ts", content: file });
   });
 
   test("a field the gateway reads is still validated by it, in the caller's format, and nothing goes upstream", async () => {

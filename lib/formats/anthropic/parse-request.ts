@@ -1,3 +1,4 @@
+import { CarriedStrings, offerCarriedForm, type CarriedChat } from "@/lib/canonical/carried-strings";
 import { deferredChat } from "@/lib/canonical/deferred-chat";
 import { withDeferredMembers, type JsonBody } from "@/lib/canonical/json-body";
 import type { ChatRequest, ContentPart, Message, ToolChoice } from "@/lib/canonical/request";
@@ -60,8 +61,38 @@ export function parseMessagesRequestDeferred(json: JsonBody, warnings: string[])
     { model: head.data.model, stream: head.data.stream === true, maxTokens: head.data.max_tokens, user: head.data.metadata?.user_id ?? undefined },
     () => parseWhole().chat,
   );
+  offerCarriedForm(chat, () => carriedChat(json, head.data));
   const conversationBytes = messages.end - messages.start + (system ? system.end - system.start : 0);
   return { body, chat, warnings: [], conversationBytes };
+}
+
+/**
+ * The canonical chat with the conversation's long strings carried as the client's bytes
+ * (carried-strings.ts), for a translation that encodes its body with JSON.stringify.
+ * Strings inside a tool call's input are not carried: the input becomes the text of a JSON
+ * string. Undefined when the request is not valid as parsed so: the whole parse says why.
+ */
+function carriedChat(json: JsonBody, head: Omit<MessagesRequest, "messages" | "system" | "tools">): CarriedChat | undefined {
+  const strings = new CarriedStrings(json.bytes);
+  const value: Record<string, unknown> = { ...head };
+  try {
+    // A message's strings two containers deep are its blocks' own (text, a tool result's content); an input's are deeper.
+    for (const [key, maxDepth] of [
+      ["messages", 3],
+      ["system", Infinity],
+      ["tools", Infinity],
+    ] as const) {
+      const member = json.find(key);
+      if (member) value[key] = json.parseCarried(member, strings, maxDepth);
+    }
+  } catch {
+    return undefined;
+  }
+  const result = messagesRequestSchema.safeParse(value);
+  // A tool's name is checked for its length, which a placeholder does not have.
+  if (!result.success || result.data.tools?.some((tool) => strings.holds(tool.name))) return undefined;
+  const warnings: string[] = [];
+  return { chat: toCanonical(result.data, warnings), warnings, restore: (encoded) => strings.restore(encoded) };
 }
 
 export function toCanonical(body: CountTokensRequest & { max_tokens?: number }, warnings: string[]): ChatRequest {

@@ -1,0 +1,147 @@
+import { randomBytes } from "node:crypto";
+import { closingQuote, skipSpace } from "./json-scan";
+import type { ChatRequest } from "./request";
+
+// The long strings of a client's JSON body (tool results, file contents, tool descriptions)
+// carried into a translated body as the client's own escaped bytes: an agent's turn is
+// mostly such text, and decoding it, parsing it, writing it back out with JSON.stringify
+// and encoding it to UTF-8 was most of a translation's cost.
+//
+// Each long string is parsed as a placeholder (a control character, a nonce drawn for the
+// request, its number, the control character), which passes through validation and
+// conversion as any string would: kept, joined with others, put in another object. The
+// translated body is encoded with JSON.stringify, which writes the placeholder as plain
+// ASCII, and each placeholder is then swapped for the string's bytes as the client sent
+// them, quotes excluded. Escaping composes (the escape of a joined string is the joined
+// escapes), so the result is the JSON of the body with the strings' true values. It holds
+// only where a string is written once and kept whole or dropped whole (the conversions
+// never cut text): a string inside a tool call's input, which becomes the text of a JSON
+// string of its own, is not carried (see `text`'s depth), and `restore` refuses a body
+// where a placeholder was escaped a second time or lost its end. The nonce is unknown to
+// the client, so no text of its own can pass for a placeholder.
+//
+// The bytes between a string's quotes are not checked as JSON.parse would check them
+// (control characters, bad escapes): like a relayed conversation, such text reaches the
+// upstream, which refuses it.
+
+/** Strings whose bytes between the quotes are fewer than this are parsed as usual. */
+const CARRY_FROM_BYTES = 256;
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
+const COLON = 0x3a;
+/** How JSON.stringify writes the placeholder's control character, U+0001. */
+const CONTROL = "\\u0001";
+
+export class CarriedStrings {
+  /** Pairs of offsets into `bytes`: each carried string's bytes between its quotes. */
+  readonly #ranges: number[] = [];
+  readonly #nonce = randomBytes(9).toString("base64url");
+  /** A placeholder's start as JSON text (as it is inserted, and as JSON.stringify writes it). */
+  readonly #marker = Buffer.from(`${CONTROL}${this.#nonce}`);
+
+  constructor(readonly bytes: Buffer) {}
+
+  /**
+   * The JSON text of bytes[start, end) with every long string value nested at most
+   * `maxDepth` containers deep (counting the value's own) replaced by its placeholder.
+   */
+  text(start: number, end: number, maxDepth: number): string {
+    const { bytes } = this;
+    let text = "";
+    let from = start;
+    let depth = 0;
+    for (let index = start; index < end; index++) {
+      const byte = bytes[index];
+      if (byte === QUOTE) {
+        const close = closingQuote(bytes, index);
+        if (close === -1 || close >= end) break;
+        // Values only: a long key kept as a placeholder would no longer merge with its repeat as JSON.parse merges them.
+        if (close - index - 1 >= CARRY_FROM_BYTES && depth <= maxDepth && bytes[skipSpace(bytes, close + 1)] !== COLON) {
+          text += `${bytes.toString("utf8", from, index + 1)}${CONTROL}${this.#nonce}${this.#ranges.length / 2}${CONTROL}`;
+          this.#ranges.push(index + 1, close);
+          from = close;
+        }
+        index = close;
+      } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) depth += 1;
+      else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) depth -= 1;
+    }
+    return text + bytes.toString("utf8", from, end);
+  }
+
+  /** Whether `value` is or holds a placeholder (for fields whose text must be read). */
+  holds(value: string): boolean {
+    return value.includes(`\u0001${this.#nonce}`);
+  }
+
+  /**
+   * `encoded` (JSON.stringify's bytes of what was parsed through `text`) with each
+   * placeholder replaced by its string's bytes; undefined when a placeholder is not as
+   * JSON.stringify writes it once (cut, or escaped again), and the body cannot be carried.
+   */
+  restore(encoded: Buffer): Buffer | undefined {
+    const marker = this.#marker;
+    const parts: Buffer[] = [];
+    let from = 0;
+    for (let found = encoded.indexOf(marker); found !== -1; found = encoded.indexOf(marker, from)) {
+      // Escaped again, the placeholder's backslash follows one of its own.
+      let backslashes = 0;
+      while (encoded[found - 1 - backslashes] === BACKSLASH) backslashes += 1;
+      if (backslashes % 2 === 1) return undefined;
+      let at = found + marker.length;
+      let number = 0;
+      const digits = at;
+      while (at < encoded.length && encoded[at]! >= 0x30 && encoded[at]! <= 0x39) number = number * 10 + encoded[at++]! - 0x30;
+      if (at === digits || at - digits > 9 || number >= this.#ranges.length / 2 || encoded.toString("latin1", at, at + CONTROL.length) !== CONTROL) return undefined;
+      parts.push(encoded.subarray(from, found), this.bytes.subarray(this.#ranges[2 * number], this.#ranges[2 * number + 1]));
+      from = at + CONTROL.length;
+    }
+    if (parts.length === 0) return encoded;
+    parts.push(encoded.subarray(from));
+    return Buffer.concat(parts);
+  }
+}
+
+/** A chat whose long strings are placeholders, and how to put their bytes back into an encoded body. */
+export interface CarriedChat {
+  chat: ChatRequest;
+  /** What the conversion warned of (the same as the chat's own conversion would). */
+  warnings: string[];
+  restore(encoded: Buffer): Buffer | undefined;
+}
+
+const carriers = new WeakMap<ChatRequest, () => CarriedChat | undefined>();
+
+/** Makes the carried form of `chat` available, built by `make` once, when first asked for. */
+export function offerCarriedForm(chat: ChatRequest, make: () => CarriedChat | undefined): void {
+  let made: { value: CarriedChat | undefined } | undefined;
+  carriers.set(chat, () => {
+    made ??= { value: make() };
+    return made.value;
+  });
+}
+
+/** `copy` (the chat for another model) offers what `chat` offers. */
+export function shareCarriedForm(chat: ChatRequest, copy: ChatRequest): void {
+  const carrier = carriers.get(chat);
+  if (carrier) carriers.set(copy, carrier);
+}
+
+/**
+ * `request` with its long strings carried, for a body that is encoded with JSON.stringify
+ * and then given to `restore`; undefined when the request offers none. Each field the
+ * request holds as a value (the model, say, which a fallback changes) is the request's own.
+ */
+export function carriedChat(request: ChatRequest): CarriedChat | undefined {
+  const carried = carriers.get(request)?.();
+  if (!carried) return undefined;
+  const chat = { ...carried.chat };
+  for (const [field, descriptor] of Object.entries(Object.getOwnPropertyDescriptors(request))) {
+    if ("value" in descriptor) (chat as Record<string, unknown>)[field] = descriptor.value;
+  }
+  return { ...carried, chat };
+}

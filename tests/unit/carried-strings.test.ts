@@ -1,0 +1,116 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { CarriedStrings } from "@/lib/canonical/carried-strings";
+
+// A translated body carries the client's long strings as its own escaped bytes: whatever
+// the text (escapes, control characters, non-ASCII, emoji, quotes next to backslashes),
+// the body that goes up must parse to exactly the value the client's JSON holds.
+
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state * 1664525 + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+const PIECES = ['"', "\\", "\\\\", '\\"', "\n", "\t", "\u0001", "ü", "✓", "😀", "\u2028", "a", "{", "}", "[", "]", ":", ",", " ", "/"];
+
+function randomText(random: () => number): string {
+  const length = random() < 0.5 ? Math.floor(random() * 40) : 200 + Math.floor(random() * 1500);
+  let text = "";
+  while (text.length < length) text += PIECES[Math.floor(random() * PIECES.length)];
+  return text;
+}
+
+function randomValue(depth: number, random: () => number): unknown {
+  const kind = depth > 4 ? 0 : Math.floor(random() * 4);
+  if (kind === 0) return random() < 0.8 ? randomText(random) : Math.floor(random() * 100);
+  if (kind === 1) return Array.from({ length: Math.floor(random() * 5) }, () => randomValue(depth + 1, random));
+  return Object.fromEntries(
+    Array.from({ length: Math.floor(random() * 5) }, (_, index) => [`k${index}${random() < 0.2 ? randomText(random) : ""}`, randomValue(depth + 1, random)]),
+  );
+}
+
+/** JSON text as a client might write it: some characters as \u escapes, some slashes escaped. */
+function clientJson(value: unknown, random: () => number): string {
+  return JSON.stringify(value).replace(/[^"\\]/g, (character) => {
+    if (random() < 0.9) return character;
+    if (character === "/") return "\\/";
+    const code = character.charCodeAt(0);
+    // Escaping a structural character outside a string would break the JSON: only letters and non-ASCII.
+    return /[a-zü✓]/.test(character) ? `\\u${code.toString(16).padStart(4, "0")}` : character;
+  });
+}
+
+/** Parses `text` with its long strings carried, writes it back with JSON.stringify, restores. */
+function throughCarried(text: string, maxDepth = Infinity) {
+  const bytes = Buffer.from(text);
+  const strings = new CarriedStrings(bytes);
+  const parsed = JSON.parse(strings.text(0, bytes.length, maxDepth));
+  return { strings, parsed, restored: strings.restore(Buffer.from(JSON.stringify(parsed))) };
+}
+
+describe("carried strings", () => {
+  test("a value written back through placeholders parses to the client's value, whatever its strings hold", () => {
+    const random = seeded(7);
+    let carried = 0;
+    for (let round = 0; round < 300; round += 1) {
+      const value = { messages: Array.from({ length: 3 }, () => randomValue(1, random)), text: randomText(random) };
+      const text = clientJson(value, random);
+      const { restored, strings } = throughCarried(text);
+      assert.ok(restored, "restorable");
+      assert.deepEqual(JSON.parse(restored.toString("utf8")), JSON.parse(text));
+      if (restored.toString("utf8").includes("\\u00")) carried += 1;
+      assert.equal(strings.holds(restored.toString("utf8")), false, "no placeholder left");
+    }
+    // The client's own escapes went up as written: the strings were carried, not re-encoded.
+    assert.ok(carried > 50, `${carried} bodies kept the client's escapes`);
+  });
+
+  test("strings joined, moved and nested in other objects are restored; short strings and keys are parsed as usual", () => {
+    const long = `file "a\\b"\n${"ünï ✓ 😀 ".repeat(60)}`;
+    const key = "k".repeat(300);
+    const text = JSON.stringify({ blocks: [{ text: long }, { text: "short" }], [key]: long });
+    const bytes = Buffer.from(text);
+    const strings = new CarriedStrings(bytes);
+    const parsed = JSON.parse(strings.text(0, bytes.length, Infinity));
+    assert.notEqual(parsed.blocks[0].text, long, "a placeholder");
+    assert.equal(parsed.blocks[1].text, "short");
+    assert.ok(key in parsed, "a long key is parsed as usual");
+    const moved = { content: `${parsed.blocks[0].text}\n\n${parsed[key]}`, nested: { again: [parsed.blocks[0].text] } };
+    const out = strings.restore(Buffer.from(JSON.stringify(moved)));
+    assert.deepEqual(JSON.parse(out!.toString("utf8")), { content: `${long}\n\n${long}`, nested: { again: [long] } });
+  });
+
+  test("strings deeper than the depth given are parsed as usual", () => {
+    const long = "x".repeat(400);
+    const text = JSON.stringify({
+      role: "assistant",
+      content: [
+        { type: "tool_use", input: { content: long } },
+        { type: "text", text: long },
+      ],
+    });
+    const { parsed } = throughCarried(text, 3);
+    assert.equal(parsed.content[0].input.content, long);
+    assert.notEqual(parsed.content[1].text, long);
+  });
+
+  test("a placeholder written twice over (inside a JSON string of its own) or cut short is refused, never restored wrong", () => {
+    const text = JSON.stringify({ input: { content: "y".repeat(400) } });
+    const bytes = Buffer.from(text);
+    const strings = new CarriedStrings(bytes);
+    const parsed = JSON.parse(strings.text(0, bytes.length, Infinity));
+    assert.equal(strings.restore(Buffer.from(JSON.stringify({ arguments: JSON.stringify(parsed.input) }))), undefined);
+    assert.equal(strings.restore(Buffer.from(JSON.stringify({ cut: parsed.input.content.slice(0, -1) }))), undefined);
+    assert.equal(strings.restore(Buffer.from(JSON.stringify({ cut: `${parsed.input.content.slice(0, -2)}9${parsed.input.content.slice(-1)}` }))), undefined);
+  });
+
+  test("a client's own text that looks like a placeholder is text: the nonce is the gateway's", () => {
+    const forged = `\u0001AAAAAAAAAAAA0\u0001 ${"z".repeat(300)}`;
+    const text = JSON.stringify({ a: forged, b: "w".repeat(300) });
+    const { restored } = throughCarried(text);
+    assert.deepEqual(JSON.parse(restored!.toString("utf8")), { a: forged, b: "w".repeat(300) });
+  });
+});
