@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { encodeJson } from "./encode-json";
 import { closingQuote, skipSpace } from "./json-scan";
 import type { ChatRequest } from "./request";
 
@@ -14,15 +15,27 @@ import type { ChatRequest } from "./request";
 // ASCII, and each placeholder is then swapped for the string's bytes as the client sent
 // them, quotes excluded. Escaping composes (the escape of a joined string is the joined
 // escapes), so the result is the JSON of the body with the strings' true values. It holds
-// only where a string is written once and kept whole or dropped whole (the conversions
-// never cut text): a string inside a tool call's input, which becomes the text of a JSON
-// string of its own, is not carried (see `text`'s depth), and `restore` refuses a body
-// where a placeholder was escaped a second time or lost its end. The nonce is unknown to
+// only where a string is written once and kept whole or dropped whole, so only text is
+// carried: the values of members a format names (a block's text, a tool result's content,
+// a tool's description), never an id or a name that a conversion rewrites or checks, and
+// never a string inside a tool call's input, which becomes the text of a JSON string of its
+// own (see CarryRule). `restore` refuses a body where a placeholder was escaped a second
+// time or lost its end. The nonce is unknown to
 // the client, so no text of its own can pass for a placeholder.
 //
 // The bytes between a string's quotes are not checked as JSON.parse would check them
 // (control characters, bad escapes): like a relayed conversation, such text reaches the
 // upstream, which refuses it.
+
+/** Which strings of a member are carried (see CarriedStrings.text). */
+export interface CarryRule {
+  /** The names of the members whose string values are text to carry: "text", "content"... */
+  keys: ReadonlySet<string>;
+  /** How many containers deep such a member may be. */
+  depth: number;
+  /** Whether a value that is itself a long string is carried. */
+  whole: boolean;
+}
 
 /** Strings whose bytes between the quotes are fewer than this are parsed as usual. */
 const CARRY_FROM_BYTES = 256;
@@ -47,21 +60,34 @@ export class CarriedStrings {
   constructor(readonly bytes: Buffer) {}
 
   /**
-   * The JSON text of bytes[start, end) with every long string value nested at most
-   * `maxDepth` containers deep (counting the value's own) replaced by its placeholder.
+   * The JSON text of bytes[start, end) with each long string that is the value of a member
+   * named in `rule.keys`, nested at most `rule.depth` containers deep (counting the value's
+   * own), replaced by its placeholder; `rule.whole` carries the value itself when it is a
+   * long string.
    */
-  text(start: number, end: number, maxDepth: number): string {
+  text(start: number, end: number, rule: CarryRule): string {
     const { bytes } = this;
     let text = "";
     let from = start;
     let depth = 0;
+    // The last key seen, and where its value starts.
+    let keyStart = -1;
+    let keyEnd = -1;
+    let valueAt = -1;
     for (let index = start; index < end; index++) {
       const byte = bytes[index];
       if (byte === QUOTE) {
         const close = closingQuote(bytes, index);
         if (close === -1 || close >= end) break;
-        // Values only: a long key kept as a placeholder would no longer merge with its repeat as JSON.parse merges them.
-        if (close - index - 1 >= CARRY_FROM_BYTES && depth <= maxDepth && bytes[skipSpace(bytes, close + 1)] !== COLON) {
+        const after = skipSpace(bytes, close + 1);
+        if (bytes[after] === COLON) {
+          keyStart = index + 1;
+          keyEnd = close;
+          valueAt = skipSpace(bytes, after + 1);
+        } else if (
+          close - index - 1 >= CARRY_FROM_BYTES &&
+          (depth === 0 ? rule.whole : depth <= rule.depth && index === valueAt && rule.keys.has(bytes.toString("latin1", keyStart, keyEnd)))
+        ) {
           text += `${bytes.toString("utf8", from, index + 1)}${CONTROL}${this.#nonce}${this.#ranges.length / 2}${CONTROL}`;
           this.#ranges.push(index + 1, close);
           from = close;
@@ -71,11 +97,6 @@ export class CarriedStrings {
       else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) depth -= 1;
     }
     return text + bytes.toString("utf8", from, end);
-  }
-
-  /** Whether `value` is or holds a placeholder (for fields whose text must be read). */
-  holds(value: string): boolean {
-    return value.includes(`\u0001${this.#nonce}`);
   }
 
   /**
@@ -136,7 +157,7 @@ export function shareCarriedForm(chat: ChatRequest, copy: ChatRequest): void {
  * and then given to `restore`; undefined when the request offers none. Each field the
  * request holds as a value (the model, say, which a fallback changes) is the request's own.
  */
-export function carriedChat(request: ChatRequest): CarriedChat | undefined {
+function carriedChat(request: ChatRequest): CarriedChat | undefined {
   const carried = carriers.get(request)?.();
   if (!carried) return undefined;
   const chat = { ...carried.chat };
@@ -144,4 +165,23 @@ export function carriedChat(request: ChatRequest): CarriedChat | undefined {
     if ("value" in descriptor) (chat as Record<string, unknown>)[field] = descriptor.value;
   }
   return { ...carried, chat };
+}
+
+/**
+ * The body `build` makes for `request`, encoded, with the client's bytes for its long
+ * strings, when the request offers them; else the object `build` makes of the request
+ * itself. `build` pushes its warnings to the array it is given.
+ */
+export function carriedBody(request: ChatRequest, warnings: string[], build: (chat: ChatRequest, warnings: string[]) => Record<string, unknown>): Record<string, unknown> | Buffer {
+  const carried = carriedChat(request);
+  if (carried) {
+    const own = [...carried.warnings];
+    const encoded = carried.restore(encodeJson(build(carried.chat, own)));
+    if (encoded) {
+      // The canonical conversion's warnings may be there already, if the chat was converted whole for another attempt.
+      for (const warning of own) if (!warnings.includes(warning)) warnings.push(warning);
+      return encoded;
+    }
+  }
+  return build(request, warnings);
 }

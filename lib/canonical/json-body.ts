@@ -1,4 +1,4 @@
-import type { CarriedStrings } from "./carried-strings";
+import type { CarriedStrings, CarryRule } from "./carried-strings";
 import { GatewayError } from "./gateway-error";
 import { skipSpace, valueEnd, type JsonMember, type JsonScan } from "./json-scan";
 
@@ -76,14 +76,11 @@ export class JsonBody {
     return this.#parse(member.items![2 * index]!, member.items![2 * index + 1]!);
   }
 
-  /**
-   * One member's value with its long string values, at most `maxDepth` containers deep in
-   * the value or in each of its items, parsed as placeholders (carried-strings.ts).
-   */
-  parseCarried(member: JsonMember, strings: CarriedStrings, maxDepth: number): unknown {
-    if (!member.items) return parseText(strings.text(member.start, member.end, maxDepth));
+  /** One member's value parsed with its long text carried (carried-strings.ts), its array items one by one. */
+  parseCarried(member: JsonMember, strings: CarriedStrings, rule: CarryRule): unknown {
+    if (!member.items) return parseText(strings.text(member.start, member.end, rule));
     const items: unknown[] = [];
-    for (let index = 0; index < member.items.length; index += 2) items.push(parseText(strings.text(member.items[index]!, member.items[index + 1]!, maxDepth)));
+    for (let index = 0; index < member.items.length; index += 2) items.push(parseText(strings.text(member.items[index]!, member.items[index + 1]!, rule)));
     return items;
   }
 

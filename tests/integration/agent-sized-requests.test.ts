@@ -5,6 +5,8 @@ import { after, before, describe, test } from "node:test";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { parseMessagesRequest } from "@/lib/formats/anthropic/parse-request";
+import { parseChatCompletionRequest } from "@/lib/formats/openai/parse-request";
+import { toAnthropicBody } from "@/lib/providers/anthropic/convert-request";
 import { toOpenAIChatBody } from "@/lib/providers/openai/convert-request";
 import { startGateway, type Gateway } from "../helpers/start-gateway";
 import { addVendorChannels, closeVendorFakes, startVendorFakes, type VendorFakes } from "../helpers/vendor-fakes";
@@ -106,6 +108,40 @@ describe("agent-sized requests", () => {
     assert.deepEqual(body, expected);
     const write = (body.messages as any[]).find((message) => message.tool_calls?.[0]?.id === "toolu_write");
     assert.deepEqual(JSON.parse(write.tool_calls[0].function.arguments), { file_path: "/repo/a.ts", content: file });
+  });
+
+  test("OpenAI chat translated to Anthropic: the long text goes up as the client wrote it, in the body a whole parse gives", async () => {
+    const file = "def line():\n    return 'ünïcödé ✓ \\\"q\\\"'\n".repeat(1500);
+    const long = `${"Write the file. ".repeat(30)}`;
+    const request = {
+      model: "claude-test",
+      messages: [
+        { role: "system", content: `You are a coding agent. ${"Rules. ".repeat(60)}` },
+        { role: "user", content: [{ type: "text", text: long }] },
+        { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "read", arguments: JSON.stringify({ path: "a.py", note: long }) } }] },
+        { role: "tool", tool_call_id: "call_1", content: file },
+        { role: "user", content: "Now summarise it." },
+      ],
+      tools: [
+        {
+          type: "function",
+          function: { name: "read", description: `Reads a file. ${"Details. ".repeat(40)}`, parameters: { type: "object", properties: { path: { type: "string" } } } },
+        },
+      ],
+    };
+    const text = JSON.stringify(request).replaceAll("ünïcödé", "\\u00fcn\\u00efc\\u00f6d\\u00e9");
+    const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: text,
+    });
+    assert.equal(response.status, 200, await response.text());
+    const received = fakes.anthropic.received.at(-1)!;
+    assert.ok(received.raw.includes("\\u00fcn\\u00efc\\u00f6d\\u00e9"), "the tool result went up as the client's bytes");
+    const body = received.body as Record<string, any>;
+    const expected = JSON.parse(JSON.stringify(toAnthropicBody(parseChatCompletionRequest(JSON.parse(text)).chat, "claude-test", body.max_tokens, [])));
+    assert.deepEqual(body, expected);
+    assert.deepEqual(body.messages[1].content[0].input, { path: "a.py", note: long });
   });
 
   test("a field the gateway reads is still validated by it, in the caller's format, and nothing goes upstream", async () => {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { CarriedStrings } from "@/lib/canonical/carried-strings";
+import { CarriedStrings, type CarryRule } from "@/lib/canonical/carried-strings";
 
 // A translated body carries the client's long strings as its own escaped bytes: whatever
 // the text (escapes, control characters, non-ASCII, emoji, quotes next to backslashes),
@@ -43,11 +43,14 @@ function clientJson(value: unknown, random: () => number): string {
   });
 }
 
+/** Text in any member of these names, at any depth. */
+const ANY: CarryRule = { keys: new Set(["text", "content", "k0", "k1", "k2", "k3", "k4"]), depth: Infinity, whole: true };
+
 /** Parses `text` with its long strings carried, writes it back with JSON.stringify, restores. */
-function throughCarried(text: string, maxDepth = Infinity) {
+function throughCarried(text: string, rule = ANY) {
   const bytes = Buffer.from(text);
   const strings = new CarriedStrings(bytes);
-  const parsed = JSON.parse(strings.text(0, bytes.length, maxDepth));
+  const parsed = JSON.parse(strings.text(0, bytes.length, rule));
   return { strings, parsed, restored: strings.restore(Buffer.from(JSON.stringify(parsed))) };
 }
 
@@ -58,11 +61,10 @@ describe("carried strings", () => {
     for (let round = 0; round < 300; round += 1) {
       const value = { messages: Array.from({ length: 3 }, () => randomValue(1, random)), text: randomText(random) };
       const text = clientJson(value, random);
-      const { restored, strings } = throughCarried(text);
+      const { restored } = throughCarried(text);
       assert.ok(restored, "restorable");
       assert.deepEqual(JSON.parse(restored.toString("utf8")), JSON.parse(text));
       if (restored.toString("utf8").includes("\\u00")) carried += 1;
-      assert.equal(strings.holds(restored.toString("utf8")), false, "no placeholder left");
     }
     // The client's own escapes went up as written: the strings were carried, not re-encoded.
     assert.ok(carried > 50, `${carried} bodies kept the client's escapes`);
@@ -74,7 +76,7 @@ describe("carried strings", () => {
     const text = JSON.stringify({ blocks: [{ text: long }, { text: "short" }], [key]: long });
     const bytes = Buffer.from(text);
     const strings = new CarriedStrings(bytes);
-    const parsed = JSON.parse(strings.text(0, bytes.length, Infinity));
+    const parsed = JSON.parse(strings.text(0, bytes.length, ANY));
     assert.notEqual(parsed.blocks[0].text, long, "a placeholder");
     assert.equal(parsed.blocks[1].text, "short");
     assert.ok(key in parsed, "a long key is parsed as usual");
@@ -83,7 +85,7 @@ describe("carried strings", () => {
     assert.deepEqual(JSON.parse(out!.toString("utf8")), { content: `${long}\n\n${long}`, nested: { again: [long] } });
   });
 
-  test("strings deeper than the depth given are parsed as usual", () => {
+  test("strings deeper than the depth given, of members not named, or items of arrays are parsed as usual", () => {
     const long = "x".repeat(400);
     const text = JSON.stringify({
       role: "assistant",
@@ -92,16 +94,19 @@ describe("carried strings", () => {
         { type: "text", text: long },
       ],
     });
-    const { parsed } = throughCarried(text, 3);
+    const { parsed } = throughCarried(text, { ...ANY, depth: 3 });
     assert.equal(parsed.content[0].input.content, long);
     assert.notEqual(parsed.content[1].text, long);
+    const named = throughCarried(JSON.stringify({ id: long, name: long, text: long, list: [long] })).parsed;
+    assert.deepEqual([named.id, named.name, named.list[0]], [long, long, long], "only the members named are carried");
+    assert.notEqual(named.text, long);
   });
 
   test("a placeholder written twice over (inside a JSON string of its own) or cut short is refused, never restored wrong", () => {
     const text = JSON.stringify({ input: { content: "y".repeat(400) } });
     const bytes = Buffer.from(text);
     const strings = new CarriedStrings(bytes);
-    const parsed = JSON.parse(strings.text(0, bytes.length, Infinity));
+    const parsed = JSON.parse(strings.text(0, bytes.length, ANY));
     assert.equal(strings.restore(Buffer.from(JSON.stringify({ arguments: JSON.stringify(parsed.input) }))), undefined);
     assert.equal(strings.restore(Buffer.from(JSON.stringify({ cut: parsed.input.content.slice(0, -1) }))), undefined);
     assert.equal(strings.restore(Buffer.from(JSON.stringify({ cut: `${parsed.input.content.slice(0, -2)}9${parsed.input.content.slice(-1)}` }))), undefined);
@@ -109,8 +114,9 @@ describe("carried strings", () => {
 
   test("a client's own text that looks like a placeholder is text: the nonce is the gateway's", () => {
     const forged = `\u0001AAAAAAAAAAAA0\u0001 ${"z".repeat(300)}`;
-    const text = JSON.stringify({ a: forged, b: "w".repeat(300) });
-    const { restored } = throughCarried(text);
-    assert.deepEqual(JSON.parse(restored!.toString("utf8")), { a: forged, b: "w".repeat(300) });
+    const text = JSON.stringify({ text: forged, content: "w".repeat(300), other: forged.slice(0, 15) });
+    const { parsed, restored } = throughCarried(text);
+    assert.notEqual(parsed.content, "w".repeat(300), "carried");
+    assert.deepEqual(JSON.parse(restored!.toString("utf8")), { text: forged, content: "w".repeat(300), other: forged.slice(0, 15) });
   });
 });

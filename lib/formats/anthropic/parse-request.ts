@@ -1,4 +1,4 @@
-import { CarriedStrings, offerCarriedForm, type CarriedChat } from "@/lib/canonical/carried-strings";
+import { CarriedStrings, offerCarriedForm, type CarriedChat, type CarryRule } from "@/lib/canonical/carried-strings";
 import { deferredChat } from "@/lib/canonical/deferred-chat";
 import { withDeferredMembers, type JsonBody } from "@/lib/canonical/json-body";
 import type { ChatRequest, ContentPart, Message, ToolChoice } from "@/lib/canonical/request";
@@ -67,30 +67,34 @@ export function parseMessagesRequestDeferred(json: JsonBody, warnings: string[])
 }
 
 /**
- * The canonical chat with the conversation's long strings carried as the client's bytes
- * (carried-strings.ts), for a translation that encodes its body with JSON.stringify.
- * Strings inside a tool call's input are not carried: the input becomes the text of a JSON
- * string. Undefined when the request is not valid as parsed so: the whole parse says why.
+ * What of the conversation is text a translation carries as the client's bytes
+ * (carried-strings.ts): a block's text and a tool result's content (a tool call's input is
+ * deeper), the system prompt's, the tools' descriptions.
+ */
+const CARRIED: readonly [key: (typeof DEFERRED)[number], rule: CarryRule][] = [
+  ["messages", { keys: new Set(["text", "content"]), depth: 3, whole: false }],
+  ["system", { keys: new Set(["text"]), depth: 1, whole: true }],
+  ["tools", { keys: new Set(["description"]), depth: Infinity, whole: false }],
+];
+
+/**
+ * The canonical chat with the conversation's long text carried, for a translation that
+ * encodes its body with JSON.stringify. Undefined when the request is not valid as parsed
+ * so: the whole parse says why.
  */
 function carriedChat(json: JsonBody, head: Omit<MessagesRequest, "messages" | "system" | "tools">): CarriedChat | undefined {
   const strings = new CarriedStrings(json.bytes);
   const value: Record<string, unknown> = { ...head };
   try {
-    // A message's strings two containers deep are its blocks' own (text, a tool result's content); an input's are deeper.
-    for (const [key, maxDepth] of [
-      ["messages", 3],
-      ["system", Infinity],
-      ["tools", Infinity],
-    ] as const) {
+    for (const [key, rule] of CARRIED) {
       const member = json.find(key);
-      if (member) value[key] = json.parseCarried(member, strings, maxDepth);
+      if (member) value[key] = json.parseCarried(member, strings, rule);
     }
   } catch {
     return undefined;
   }
   const result = messagesRequestSchema.safeParse(value);
-  // A tool's name is checked for its length, which a placeholder does not have.
-  if (!result.success || result.data.tools?.some((tool) => strings.holds(tool.name))) return undefined;
+  if (!result.success) return undefined;
   const warnings: string[] = [];
   return { chat: toCanonical(result.data, warnings), warnings, restore: (encoded) => strings.restore(encoded) };
 }

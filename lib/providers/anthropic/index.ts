@@ -1,3 +1,4 @@
+import { carriedBody } from "@/lib/canonical/carried-strings";
 import type { ChatRequest } from "@/lib/canonical/request";
 import type { StreamEventBatches } from "@/lib/canonical/stream-event";
 import { env } from "@/lib/env";
@@ -14,7 +15,7 @@ import { relayMessages } from "./relay-messages";
 
 /** Anthropic's Messages API as the canonical chat (for clients of the other formats). */
 export async function anthropicChat(request: ChatRequest, context: AttemptContext): Promise<StreamEventBatches> {
-  const body = toAnthropicBody(request, context.upstreamModel, env.ANTHROPIC_DEFAULT_MAX_TOKENS, context.warnings);
+  const body = carriedBody(request, context.warnings, (chat, warnings) => toAnthropicBody(chat, context.upstreamModel, env.ANTHROPIC_DEFAULT_MAX_TOKENS, warnings));
   const response = await postAnthropic("/messages", body, context, { stream: request.stream });
   if (request.stream) return parseAnthropicStream(decodeSseBatches(response.body));
   const json = await response.body.json();

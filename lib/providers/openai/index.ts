@@ -1,5 +1,4 @@
-import { carriedChat } from "@/lib/canonical/carried-strings";
-import { encodeJson } from "@/lib/canonical/encode-json";
+import { carriedBody } from "@/lib/canonical/carried-strings";
 import type { ChatRequest } from "@/lib/canonical/request";
 import type { StreamEventBatches } from "@/lib/canonical/stream-event";
 import { chatMember } from "@/lib/providers/members/chat-members";
@@ -29,35 +28,18 @@ import { openAICompactionMember, openAIResponsesMember } from "./responses-membe
 
 /** OpenAI's chat completions as the canonical chat (for clients of the other formats). */
 export async function openAIChat(request: ChatRequest, context: AttemptContext): Promise<StreamEventBatches> {
-  const response = await postOpenAI("/chat/completions", chatBody(request, context), context, request.stream);
+  const body = carriedBody(request, context.warnings, (chat, warnings) => {
+    const body = toOpenAIChatBody(chat, context.upstreamModel, warnings);
+    // The client's format has no cache hint for OpenAI: its session keeps the prompt cache warm.
+    if (context.promptCacheKey) body.prompt_cache_key = context.promptCacheKey;
+    return body;
+  });
+  const response = await postOpenAI("/chat/completions", body, context, request.stream);
   if (request.stream) return parseOpenAIStream(decodeSseBatches(response.body));
   const json = await response.body.json();
   return (async function* () {
     yield [...openAIResponseEvents(json)];
   })();
-}
-
-/**
- * The chat completions body for `request`: encoded, with the client's own bytes for its
- * long strings, when the request offers them (carried-strings.ts); else an object.
- */
-function chatBody(request: ChatRequest, context: AttemptContext): Record<string, unknown> | Buffer {
-  const carried = carriedChat(request);
-  if (carried) {
-    const warnings = [...carried.warnings];
-    const encoded = carried.restore(encodeJson(withCacheKey(toOpenAIChatBody(carried.chat, context.upstreamModel, warnings), context)));
-    if (encoded) {
-      for (const warning of warnings) if (!context.warnings.includes(warning)) context.warnings.push(warning);
-      return encoded;
-    }
-  }
-  return withCacheKey(toOpenAIChatBody(request, context.upstreamModel, context.warnings), context);
-}
-
-/** The client's format has no cache hint for OpenAI: its session keeps the prompt cache warm. */
-function withCacheKey(body: Record<string, unknown>, context: AttemptContext): Record<string, unknown> {
-  if (context.promptCacheKey) body.prompt_cache_key = context.promptCacheKey;
-  return body;
 }
 
 const relayed = (relay: Relay) => ({ attempt: relay });
