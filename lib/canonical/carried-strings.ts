@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { encodeJson } from "./encode-json";
+import type { JsonBody } from "./json-body";
 import { closingQuote, skipSpace } from "./json-scan";
 import type { ChatRequest } from "./request";
 
@@ -20,8 +21,8 @@ import type { ChatRequest } from "./request";
 // a tool's description), never an id or a name that a conversion rewrites or checks, and
 // never a string inside a tool call's input, which becomes the text of a JSON string of its
 // own (see CarryRule). `restore` refuses a body where a placeholder was escaped a second
-// time or lost its end. The nonce is unknown to
-// the client, so no text of its own can pass for a placeholder.
+// time or lost its end. The nonce is unknown to the client, so no text of its own can pass
+// for a placeholder.
 //
 // The bytes between a string's quotes are not checked as JSON.parse would check them
 // (control characters, bad escapes): like a relayed conversation, such text reaches the
@@ -133,6 +134,33 @@ export interface CarriedChat {
   /** What the conversion warned of (the same as the chat's own conversion would). */
   warnings: string[];
   restore(encoded: Buffer): Buffer | undefined;
+}
+
+/**
+ * The carried form of a request read from `json`: `head` (its other members, validated)
+ * with the members `rules` name parsed with their text carried, given to `convert`, which
+ * validates and converts it (undefined when the schema refuses it). Undefined as well when
+ * a member is not valid JSON: the whole parse then says what is wrong.
+ */
+export function carriedConversation(
+  json: JsonBody,
+  head: object,
+  rules: readonly (readonly [key: string, rule: CarryRule])[],
+  convert: (value: Record<string, unknown>) => Omit<CarriedChat, "restore"> | undefined,
+): CarriedChat | undefined {
+  const strings = new CarriedStrings(json.bytes);
+  const value: Record<string, unknown> = { ...head };
+  try {
+    for (const [key, rule] of rules) {
+      const member = json.find(key);
+      if (member) value[key] = json.parseCarried(member, strings, rule);
+    }
+    const converted = convert(value);
+    return converted && { ...converted, restore: (encoded) => strings.restore(encoded) };
+  } catch {
+    // Invalid JSON, or what the conversion refuses.
+    return undefined;
+  }
 }
 
 const carriers = new WeakMap<ChatRequest, () => CarriedChat | undefined>();

@@ -1,4 +1,4 @@
-import { CarriedStrings, offerCarriedForm, type CarriedChat, type CarryRule } from "@/lib/canonical/carried-strings";
+import { carriedConversation, offerCarriedForm, type CarryRule } from "@/lib/canonical/carried-strings";
 import { deferredChat } from "@/lib/canonical/deferred-chat";
 import { withDeferredMembers, type JsonBody } from "@/lib/canonical/json-body";
 import type { ChatRequest, ContentPart, Message, ToolChoice } from "@/lib/canonical/request";
@@ -61,7 +61,14 @@ export function parseMessagesRequestDeferred(json: JsonBody, warnings: string[])
     { model: head.data.model, stream: head.data.stream === true, maxTokens: head.data.max_tokens, user: head.data.metadata?.user_id ?? undefined },
     () => parseWhole().chat,
   );
-  offerCarriedForm(chat, () => carriedChat(json, head.data));
+  offerCarriedForm(chat, () =>
+    carriedConversation(json, head.data, CARRIED, (value) => {
+      const result = messagesRequestSchema.safeParse(value);
+      if (!result.success) return undefined;
+      const warnings: string[] = [];
+      return { chat: toCanonical(result.data, warnings), warnings };
+    }),
+  );
   const conversationBytes = messages.end - messages.start + (system ? system.end - system.start : 0);
   return { body, chat, warnings: [], conversationBytes };
 }
@@ -76,28 +83,6 @@ const CARRIED: readonly [key: (typeof DEFERRED)[number], rule: CarryRule][] = [
   ["system", { keys: new Set(["text"]), depth: 1, whole: true }],
   ["tools", { keys: new Set(["description"]), depth: Infinity, whole: false }],
 ];
-
-/**
- * The canonical chat with the conversation's long text carried, for a translation that
- * encodes its body with JSON.stringify. Undefined when the request is not valid as parsed
- * so: the whole parse says why.
- */
-function carriedChat(json: JsonBody, head: Omit<MessagesRequest, "messages" | "system" | "tools">): CarriedChat | undefined {
-  const strings = new CarriedStrings(json.bytes);
-  const value: Record<string, unknown> = { ...head };
-  try {
-    for (const [key, rule] of CARRIED) {
-      const member = json.find(key);
-      if (member) value[key] = json.parseCarried(member, strings, rule);
-    }
-  } catch {
-    return undefined;
-  }
-  const result = messagesRequestSchema.safeParse(value);
-  if (!result.success) return undefined;
-  const warnings: string[] = [];
-  return { chat: toCanonical(result.data, warnings), warnings, restore: (encoded) => strings.restore(encoded) };
-}
 
 export function toCanonical(body: CountTokensRequest & { max_tokens?: number }, warnings: string[]): ChatRequest {
   const systemTexts: string[] = [];

@@ -1,4 +1,4 @@
-import { CarriedStrings, offerCarriedForm, type CarriedChat, type CarryRule } from "@/lib/canonical/carried-strings";
+import { carriedConversation, offerCarriedForm, type CarryRule } from "@/lib/canonical/carried-strings";
 import { deferredChat } from "@/lib/canonical/deferred-chat";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import { withDeferredMembers, type JsonBody } from "@/lib/canonical/json-body";
@@ -58,7 +58,12 @@ export function parseChatCompletionDeferred(json: JsonBody): (ParsedChatCompleti
     { model: head.data.model, stream: head.data.stream === true, maxTokens: head.data.max_completion_tokens ?? head.data.max_tokens ?? undefined, user: head.data.user },
     () => parseWhole().chat,
   );
-  offerCarriedForm(chat, () => carriedChat(json, head.data));
+  offerCarriedForm(chat, () =>
+    carriedConversation(json, head.data, CARRIED, (value) => {
+      const result = chatCompletionRequestSchema.safeParse(value);
+      return result.success ? { chat: toCanonical(result.data), warnings: [] } : undefined;
+    }),
+  );
   return {
     body,
     chat,
@@ -77,28 +82,6 @@ const CARRIED: readonly [key: (typeof DEFERRED)[number], rule: CarryRule][] = [
   ["messages", { keys: new Set(["content", "text"]), depth: 3, whole: false }],
   ["tools", { keys: new Set(["description"]), depth: Infinity, whole: false }],
 ];
-
-/**
- * The canonical chat with the conversation's long text carried, for a translation that
- * encodes its body with JSON.stringify. Undefined when the request is not valid as parsed
- * so: the whole parse says why.
- */
-function carriedChat(json: JsonBody, head: Omit<ChatCompletionRequest, "messages" | "tools">): CarriedChat | undefined {
-  const strings = new CarriedStrings(json.bytes);
-  const value: Record<string, unknown> = { ...head };
-  try {
-    for (const [key, rule] of CARRIED) {
-      const member = json.find(key);
-      if (member) value[key] = json.parseCarried(member, strings, rule);
-    }
-    const result = chatCompletionRequestSchema.safeParse(value);
-    if (!result.success) return undefined;
-    return { chat: toCanonical(result.data), warnings: [], restore: (encoded) => strings.restore(encoded) };
-  } catch {
-    // Invalid JSON, or a content part no model takes.
-    return undefined;
-  }
-}
 
 /** The one default the schema applies: a tool call sent without its `type` gets "function". */
 function fillsInToolCallType(json: ChatCompletionRequest): boolean {
