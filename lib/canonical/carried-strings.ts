@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { encodeJson } from "./encode-json";
 import type { JsonBody } from "./json-body";
-import { closingQuote, skipSpace } from "./json-scan";
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, closingQuote, OPEN_BRACE, OPEN_BRACKET, QUOTE, skipSpace } from "./json-scan";
 import type { ChatRequest } from "./request";
 
 // The long strings of a client's JSON body (tool results, file contents, tool descriptions)
@@ -41,13 +41,6 @@ export interface CarryRule {
 /** Strings whose bytes between the quotes are fewer than this are parsed as usual. */
 const CARRY_FROM_BYTES = 256;
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACE = 0x7d;
-const CLOSE_BRACKET = 0x5d;
-const COLON = 0x3a;
 /** How JSON.stringify writes the placeholder's control character, U+0001. */
 const CONTROL = "\\u0001";
 

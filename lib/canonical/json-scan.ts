@@ -20,14 +20,15 @@ export interface JsonShapeLimits {
 
 export type JsonShape = "ok" | "too-deep" | "too-many-objects" | "too-many-values";
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
+/** The bytes of JSON's structure, for the readers of raw JSON (here, carried-strings.ts). */
+export const QUOTE = 0x22;
+export const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN_BRACE = 0x7b;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACE = 0x7d;
-const CLOSE_BRACKET = 0x5d;
+export const COLON = 0x3a;
+export const OPEN_BRACE = 0x7b;
+export const OPEN_BRACKET = 0x5b;
+export const CLOSE_BRACE = 0x7d;
+export const CLOSE_BRACKET = 0x5d;
 
 const isSpace = (byte: number) => byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
 
