@@ -21,7 +21,7 @@ import type { ChatRequest } from "./request";
 // a tool's description), never an id or a name that a conversion rewrites or checks, and
 // never a string inside a tool call's input, which becomes the text of a JSON string of its
 // own (see CarryRule). `restore` refuses a body where a placeholder was escaped a second
-// time or lost its end. The nonce is unknown to the client, so no text of its own can pass
+// time or lost a part. The nonce is unknown to the client, so no text of its own can pass
 // for a placeholder.
 //
 // The bytes between a string's quotes are not checked as JSON.parse would check them
@@ -43,6 +43,7 @@ const CARRY_FROM_BYTES = 256;
 
 /** How JSON.stringify writes the placeholder's control character, U+0001. */
 const CONTROL = "\\u0001";
+const CONTROL_BYTES = Buffer.from(CONTROL);
 
 export class CarriedStrings {
   /** Pairs of offsets into `bytes`: each carried string's bytes between its quotes. */
@@ -97,10 +98,16 @@ export class CarriedStrings {
    * `encoded` (JSON.stringify's bytes of what was parsed through `text`) with each
    * placeholder replaced by its string's bytes; undefined when a placeholder is not as
    * JSON.stringify writes it once (cut, or escaped again), and the body cannot be carried.
+   * Every U+0001 the encoded body holds must be a whole placeholder's: one left over is
+   * part of a placeholder a conversion changed (or the client's own, which is then
+   * encoded the usual way).
    */
   restore(encoded: Buffer): Buffer | undefined {
+    let controls = 0;
+    for (let at = encoded.indexOf(CONTROL_BYTES); at !== -1; at = encoded.indexOf(CONTROL_BYTES, at + CONTROL_BYTES.length)) controls += 1;
     const marker = this.#marker;
     const parts: Buffer[] = [];
+    let restored = 0;
     let from = 0;
     for (let found = encoded.indexOf(marker); found !== -1; found = encoded.indexOf(marker, from)) {
       // Escaped again, the placeholder's backslash follows one of its own.
@@ -114,8 +121,10 @@ export class CarriedStrings {
       if (at === digits || at - digits > 9 || number >= this.#ranges.length / 2 || encoded.toString("latin1", at, at + CONTROL.length) !== CONTROL) return undefined;
       parts.push(encoded.subarray(from, found), this.bytes.subarray(this.#ranges[2 * number], this.#ranges[2 * number + 1]));
       from = at + CONTROL.length;
+      restored += 1;
     }
-    if (parts.length === 0) return encoded;
+    if (controls !== 2 * restored) return undefined;
+    if (restored === 0) return encoded;
     parts.push(encoded.subarray(from));
     return Buffer.concat(parts);
   }
@@ -200,7 +209,8 @@ export function carriedBody(request: ChatRequest, warnings: string[], build: (ch
     const encoded = carried.restore(encodeJson(build(carried.chat, own)));
     if (encoded) {
       // The canonical conversion's warnings may be there already, if the chat was converted whole for another attempt.
-      for (const warning of own) if (!warnings.includes(warning)) warnings.push(warning);
+      const known = new Set(warnings);
+      for (const warning of own) if (!known.has(warning)) warnings.push(warning);
       return encoded;
     }
   }

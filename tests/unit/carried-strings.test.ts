@@ -14,7 +14,8 @@ function seeded(seed: number): () => number {
   };
 }
 
-const PIECES = ['"', "\\", "\\\\", '\\"', "\n", "\t", "\u0001", "ü", "✓", "😀", "\u2028", "a", "{", "}", "[", "]", ":", ",", " ", "/"];
+// U+0001 outside carried text sends a body the usual way (tested on its own below).
+const PIECES = ['"', "\\", "\\\\", '\\"', "\n", "\t", "\u0002", "ü", "✓", "😀", "\u2028", "a", "{", "}", "[", "]", ":", ",", " ", "/"];
 
 function randomText(random: () => number): string {
   const length = random() < 0.5 ? Math.floor(random() * 40) : 200 + Math.floor(random() * 1500);
@@ -109,14 +110,28 @@ describe("carried strings", () => {
     const parsed = JSON.parse(strings.text(0, bytes.length, ANY));
     assert.equal(strings.restore(Buffer.from(JSON.stringify({ arguments: JSON.stringify(parsed.input) }))), undefined);
     assert.equal(strings.restore(Buffer.from(JSON.stringify({ cut: parsed.input.content.slice(0, -1) }))), undefined);
+    assert.equal(strings.restore(Buffer.from(JSON.stringify({ cut: parsed.input.content.slice(0, 5) }))), undefined, "cut inside its nonce");
+    assert.equal(strings.restore(Buffer.from(JSON.stringify({ cut: parsed.input.content.slice(3) }))), undefined, "its start cut");
     assert.equal(strings.restore(Buffer.from(JSON.stringify({ cut: `${parsed.input.content.slice(0, -2)}9${parsed.input.content.slice(-1)}` }))), undefined);
+  });
+
+  test("a control character U+0001 of the client's own, outside carried text, sends the body the usual way", () => {
+    const text = JSON.stringify({ content: "v".repeat(300), name: "a\u0001b" });
+    const bytes = Buffer.from(text);
+    const strings = new CarriedStrings(bytes);
+    const parsed = JSON.parse(strings.text(0, bytes.length, ANY));
+    assert.equal(strings.restore(Buffer.from(JSON.stringify(parsed))), undefined);
+    // Inside carried text it is the client's bytes, never encoded.
+    const inside = { content: `a\u0001b${"v".repeat(300)}`, name: "ab" };
+    const carried = throughCarried(JSON.stringify(inside));
+    assert.deepEqual(JSON.parse(carried.restored!.toString("utf8")), inside);
   });
 
   test("a client's own text that looks like a placeholder is text: the nonce is the gateway's", () => {
     const forged = `\u0001AAAAAAAAAAAA0\u0001 ${"z".repeat(300)}`;
-    const text = JSON.stringify({ text: forged, content: "w".repeat(300), other: forged.slice(0, 15) });
+    const text = JSON.stringify({ text: forged, content: "w".repeat(300) });
     const { parsed, restored } = throughCarried(text);
     assert.notEqual(parsed.content, "w".repeat(300), "carried");
-    assert.deepEqual(JSON.parse(restored!.toString("utf8")), { text: forged, content: "w".repeat(300), other: forged.slice(0, 15) });
+    assert.deepEqual(JSON.parse(restored!.toString("utf8")), { text: forged, content: "w".repeat(300) });
   });
 });
