@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { encodeJson } from "./encode-json";
 import type { JsonBody } from "./json-body";
-import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, closingQuote, OPEN_BRACE, OPEN_BRACKET, QUOTE, skipSpace } from "./json-scan";
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, closingQuote, type JsonMember, OPEN_BRACE, OPEN_BRACKET, QUOTE, skipSpace } from "./json-scan";
 import type { ChatRequest } from "./request";
 
 // The long strings of a client's JSON body (tool results, file contents, tool descriptions)
@@ -155,7 +155,7 @@ export function carriedConversation(
   try {
     for (const [key, rule] of rules) {
       const member = json.find(key);
-      if (member) value[key] = json.parseCarried(member, strings, rule);
+      if (member) value[key] = parseCarried(member, strings, rule);
     }
     const converted = convert(value);
     return converted && { ...converted, restore: (encoded) => strings.restore(encoded) };
@@ -163,6 +163,14 @@ export function carriedConversation(
     // Invalid JSON, or what the conversion refuses.
     return undefined;
   }
+}
+
+/** One member's value parsed with its long text carried, its array items one by one (never the whole as one string). */
+function parseCarried(member: JsonMember, strings: CarriedStrings, rule: CarryRule): unknown {
+  if (!member.items) return JSON.parse(strings.text(member.start, member.end, rule));
+  const items: unknown[] = [];
+  for (let index = 0; index < member.items.length; index += 2) items.push(JSON.parse(strings.text(member.items[index]!, member.items[index + 1]!, rule)));
+  return items;
 }
 
 const carriers = new WeakMap<ChatRequest, () => CarriedChat | undefined>();

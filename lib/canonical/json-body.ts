@@ -1,4 +1,3 @@
-import type { CarriedStrings, CarryRule } from "./carried-strings";
 import { GatewayError } from "./gateway-error";
 import { skipSpace, valueEnd, type JsonMember, type JsonScan } from "./json-scan";
 
@@ -76,14 +75,6 @@ export class JsonBody {
     return this.#parse(member.items![2 * index]!, member.items![2 * index + 1]!);
   }
 
-  /** One member's value parsed with its long text carried (carried-strings.ts), its array items one by one. */
-  parseCarried(member: JsonMember, strings: CarriedStrings, rule: CarryRule): unknown {
-    if (!member.items) return parseText(strings.text(member.start, member.end, rule));
-    const items: unknown[] = [];
-    for (let index = 0; index < member.items.length; index += 2) items.push(parseText(strings.text(member.items[index]!, member.items[index + 1]!, rule)));
-    return items;
-  }
-
   /** The members other than those named in `except`, parsed. */
   parseMembers(except: readonly string[] = []): Record<string, unknown> {
     const value: Record<string, unknown> = {};
@@ -100,15 +91,11 @@ export class JsonBody {
   }
 
   #parse(start: number, end: number): unknown {
-    return parseText(this.bytes.toString("utf8", start, end));
-  }
-}
-
-function parseText(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw invalid();
+    try {
+      return JSON.parse(this.bytes.toString("utf8", start, end));
+    } catch {
+      throw invalid();
+    }
   }
 }
 
