@@ -233,8 +233,7 @@ describe("encodeJson", () => {
     for (const value of values) assert.equal(encodeJson(value).toString("utf8"), JSON.stringify(value));
   });
 
-  test("sizes its buffer right when ASCII text is followed by three-byte text, emoji and a long member", () => {
-    // The buffer is first sized from ASCII items, then has to grow for the text after them.
+  test("writes the bytes JSON.stringify writes for long ASCII items, then three-byte text, emoji and a long member", () => {
     const ascii = Array.from({ length: 20 }, (_, index) => ({ role: "tool", content: `line ${index}\n`.repeat(1500) }));
     const wide = Array.from({ length: 30 }, (_, index) => ({ role: "user", content: "✓ ünï 😀".repeat(1000 + index * 100) }));
     const value = { model: "m", messages: [...ascii, ...wide], system: "ß".repeat(200_000), tools: [{ name: "t" }] };
