@@ -36,10 +36,14 @@ export function rewriteJsonObject(bytes: Buffer, set: Record<string, unknown>, l
       continue;
     }
     const value = JSON.stringify(set[key]);
-    if (matches.length === 1) edits.push({ start: matches[0]!.start, end: matches[0]!.end, text: value });
-    else added.push(`${JSON.stringify(key)}:${value}`);
+    const match = matches[0];
+    // A member already written as it is to be (the model the client named, most often) is left alone.
+    if (match && !sameText(bytes, match.start, match.end, value)) edits.push({ start: match.start, end: match.end, text: value });
+    else if (!match) added.push(`${JSON.stringify(key)}:${value}`);
   }
   edits.push(...removals(found.members, removed));
+  // Nothing to change after all: the bytes, not a copy of them.
+  if (edits.length === 0 && added.length === 0) return bytes;
   if (added.length > 0) {
     const kept = found.members.length > removed.size;
     edits.push({ start: found.close, end: found.close, text: `${kept ? "," : ""}${added.join(",")}` });
@@ -53,6 +57,12 @@ export function rewriteJsonObject(bytes: Buffer, set: Record<string, unknown>, l
   }
   parts.push(bytes.subarray(from));
   return Buffer.concat(parts);
+}
+
+/** Whether bytes[start, end) are `text` as UTF-8 (decoded only when their length allows it: 1 to 3 bytes per UTF-16 unit). */
+function sameText(bytes: Buffer, start: number, end: number, text: string): boolean {
+  const length = end - start;
+  return length >= text.length && length <= 3 * text.length && bytes.toString("utf8", start, end) === text;
 }
 
 /**

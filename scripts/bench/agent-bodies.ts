@@ -1,5 +1,6 @@
 // Agent-sized request bodies for the bench, grown from the coding-agent fixtures in tests/:
-// a Claude Code turn for /v1/messages and a Codex session as chat completions, each
+// a Claude Code turn for /v1/messages and a Codex session as /v1/responses and as chat
+// completions, each
 // resending its whole conversation as real sessions do. A body grows by repeating the
 // fixture's tool-call turns (file reads, shell outputs) with fresh call ids until it
 // reaches the size asked for, so its shape stays an agent's: tools, thinking, tool results.
@@ -44,6 +45,19 @@ export const claudeCodeHeaders = (): Record<string, string> => {
   const { headers } = fixture("claude-code-turn.json");
   return Object.fromEntries(Object.entries(headers).filter(([name]) => !/^(authorization|x-api-key|content-length|host)$/i.test(name)));
 };
+
+/** A Codex turn for /v1/responses of about `bytes`, as Codex sends it (streamed, store false), for the model `model`. */
+export function codexResponsesBody(bytes: number, model: string): string {
+  const { request } = fixture("codex-turn.json");
+  const input = request.input as any[];
+  // Items 3..16: reasoning, shell and patch calls, each answered by its output.
+  const turns = input.slice(3, 17);
+  const renameIds = (item: any, prefix: string) => {
+    if (item.call_id) item.call_id = `${prefix}${item.call_id}`;
+    return item;
+  };
+  return grow((count) => ({ ...request, model, stream: true, input: [...input.slice(0, 3), ...copies(turns, count, renameIds), ...input.slice(3)] }), bytes);
+}
 
 /** A Codex session as a streamed chat completions request of about `bytes` (Codex's chat wire format). */
 export function codexChatBody(bytes: number, model: string): string {

@@ -1,7 +1,8 @@
 // The benchmark's upstream: an OpenAI-compatible server that answers at once, a whole
 // completion or a stream of 20 content chunks plus a usage chunk, so what is measured is
 // the proxy in front of it; on a path ending in /messages it answers as Anthropic does
-// (a stream of 20 text deltas between message_start and message_stop). Prints its port.
+// (a stream of 20 text deltas between message_start and message_stop), on one ending in
+// /responses as OpenAI's Responses API does. Prints its port.
 import http from "node:http";
 
 const CHUNKS = 20;
@@ -35,11 +36,38 @@ const anthropicEvents = [
   anthropicEvent("message_stop", {}),
 ];
 
+const responseObject = {
+  id: "resp_bench",
+  object: "response",
+  created_at: created,
+  status: "completed",
+  model: "bench-model",
+  output: [
+    { id: "msg_bench", type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text: "Hello from the benchmark upstream.", annotations: [] }] },
+  ],
+  usage: { input_tokens: 12, output_tokens: CHUNKS, total_tokens: 12 + CHUNKS },
+};
+const responsesEvent = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+const responsesEvents = [
+  responsesEvent("response.created", { response: { ...responseObject, status: "in_progress", output: [], usage: null } }),
+  responsesEvent("response.output_item.added", { output_index: 0, item: { id: "msg_bench", type: "message", status: "in_progress", role: "assistant", content: [] } }),
+  ...Array.from({ length: CHUNKS }, (_, index) =>
+    responsesEvent("response.output_text.delta", { item_id: "msg_bench", output_index: 0, content_index: 0, delta: `word${index} ` }),
+  ),
+  responsesEvent("response.completed", { response: responseObject }),
+];
+
 const server = http.createServer((request, response) => {
   const chunks: Buffer[] = [];
   request.on("data", (chunk: Buffer) => chunks.push(chunk));
   request.on("end", () => {
     const stream = Buffer.concat(chunks).includes('"stream":true');
+    if (request.url?.endsWith("/responses")) {
+      response.writeHead(200, { "content-type": stream ? "text/event-stream" : "application/json" });
+      if (stream) for (const text of responsesEvents) response.write(text);
+      response.end(stream ? undefined : JSON.stringify(responseObject));
+      return;
+    }
     if (request.url?.endsWith("/messages") && stream) {
       response.writeHead(200, { "content-type": "text/event-stream" });
       for (const text of anthropicEvents) response.write(text);

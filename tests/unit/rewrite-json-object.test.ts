@@ -85,6 +85,16 @@ describe("a relayed JSON body with some members rewritten", () => {
     assert.equal(rewriteJsonObject(Buffer.from('{"model":"a"}'), { model: undefined, stream: true })?.toString(), '{"stream":true}');
   });
 
+  test("a member already written as it is to be leaves the client's bytes themselves, uncopied; one written otherwise is rewritten", () => {
+    const sent = Buffer.from('{"model":"gpt-x","stream":true,"input":[{"type":"message","content":"h\u00e9"}]}');
+    assert.equal(rewriteJsonObject(sent, { model: "gpt-x" }), sent);
+    assert.equal(rewriteJsonObject(sent, { model: "gpt-x", stream: true }), sent);
+    assert.equal(rewriteJsonObject(Buffer.from('{"model":"caf\u00e9"}'), { model: "café" })?.toString(), '{"model":"café"}');
+    assert.equal(rewriteJsonObject(Buffer.from('{"model":"café"}'), { model: "café" })?.toString(), '{"model":"café"}');
+    assert.equal(rewriteJsonObject(sent, { model: "gpt-y" })?.toString(), sent.toString().replace("gpt-x", "gpt-y"));
+    assert.equal(rewriteJsonObject(Buffer.from('{"stream":1}'), { stream: true })?.toString(), '{"stream":true}');
+  });
+
   test("bodies it cannot rewrite exactly are left to the caller: a key given twice, a byte order mark", () => {
     assert.equal(rewriteJsonObject(Buffer.from('{"model":"a","model":"b"}'), { model: "c" }), undefined);
     assert.equal(rewriteJsonObject(Buffer.from('{"model":"a","mod\\u0065l":"b"}'), { model: "c" }), undefined);

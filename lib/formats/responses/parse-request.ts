@@ -1,5 +1,8 @@
 import { GatewayError } from "@/lib/canonical/gateway-error";
+import { withDeferredMembers, type JsonBody } from "@/lib/canonical/json-body";
 import type { ChatRequest, ContentPart, Message } from "@/lib/canonical/request";
+import { SEALED_COMPACTION_PREFIX } from "@/lib/crypto/compaction-seal";
+import { withinMessageLimit } from "@/lib/formats/message-list";
 import { parseImageUrl } from "@/lib/formats/openai/parse-request";
 import { validationError } from "@/lib/formats/validation-error";
 import { CUSTOM_TOOL_ARGUMENT, toCanonicalToolChoice, toCanonicalTools } from "./parse-tools";
@@ -20,6 +23,79 @@ export function parseResponsesBody(json: unknown): ResponsesRequest {
   const result = responsesRequestSchema.safeParse(json);
   if (!result.success) throw validationError(result.error);
   return result.data;
+}
+
+/** What a relay forwards as bytes and the gateway reads only to translate or to store. */
+const DEFERRED = ["input", "tools"] as const;
+const headSchema = responsesRequestSchema.omit({ input: true, tools: true });
+
+/**
+ * The input items the handler acts on before it relays (compaction.ts: a compaction
+ * trigger, the gateway's own sealed compaction items; stored item references): an input
+ * with one is parsed whole.
+ */
+const READ_BEFORE_RELAY = new Set(["compaction_trigger", "item_reference"]);
+/** How encoders write an item whose type comes first (Codex's, JSON.stringify of the SDK's objects). */
+const TYPE_FIRST = Buffer.from('{"type":"');
+const QUOTE = 0x22;
+const SEALED = Buffer.from(SEALED_COMPACTION_PREFIX);
+/** What an item not written type first is searched for. */
+const NAMES = [Buffer.from("compaction"), Buffer.from("item_reference")];
+const ESCAPE = Buffer.from("\\u00");
+/** What those names and the seal's prefix are spelt with. */
+const NAME_CHARACTER = /^[\w.]$/;
+
+/**
+ * A request read for a relay (a Codex turn): its other fields validated now; the input and
+ * tools parsed and validated only when something reads them (a translation, a stored
+ * response), and then whole, as parseResponsesBody does. Until then an upstream serving
+ * /responses validates them. Undefined when the body is not laid out for it or an input
+ * item may be one the handler reads first (READ_BEFORE_RELAY).
+ */
+export function parseResponsesDeferred(json: JsonBody): ResponsesRequest | undefined {
+  const { layout } = json;
+  const input = json.find("input");
+  const tools = json.find("tools");
+  if (!layout || !input?.items?.length || !withinMessageLimit(input.items.length / 2) || (tools && !tools.items)) return undefined;
+  for (let index = 0; index < input.items.length; index += 2) {
+    if (mayBeReadBeforeRelay(json.bytes, input.items[index]!, input.items[index + 1]!)) return undefined;
+  }
+  const head = headSchema.safeParse(json.parseMembers(DEFERRED));
+  if (!head.success) throw validationError(head.error);
+  let whole: ResponsesRequest | undefined;
+  return withDeferredMembers(layout, head.data, DEFERRED, () => (whole ??= parseResponsesBody(json.value()))) as ResponsesRequest;
+}
+
+/**
+ * Whether the item at bytes[start, end) may be of a type in READ_BEFORE_RELAY or a sealed
+ * compaction item: its type read where it comes first, else its bytes searched for those
+ * names (searching the whole input would cost a third of the relay). A type given twice
+ * in one item is read by JSON.parse as the last: such an item goes as written (to an
+ * upstream serving /responses, which reads it as it reads it from any client) and is
+ * parsed whole when translated.
+ */
+function mayBeReadBeforeRelay(bytes: Buffer, start: number, end: number): boolean {
+  const typeAt = start + TYPE_FIRST.length;
+  if (end > typeAt && bytes.compare(TYPE_FIRST, 0, TYPE_FIRST.length, start, typeAt) === 0) {
+    const close = bytes.indexOf(QUOTE, typeAt);
+    const type = close === -1 || close >= end ? "\\" : bytes.toString("latin1", typeAt, close);
+    // OpenAI's own compaction items (one in every turn after OpenAI compacted) are relayed as they are.
+    if (type === "compaction") return bytes.subarray(start, end).includes(SEALED) || escapesNameCharacter(bytes.subarray(start, end));
+    if (!type.includes("\\")) return READ_BEFORE_RELAY.has(type);
+  }
+  const item = bytes.subarray(start, end);
+  return NAMES.some((name) => item.includes(name)) || escapesNameCharacter(item);
+}
+
+/** Whether `bytes` write a letter, digit, dot or underscore as a \u escape, as JSON encoders do not unasked (Go's escape <, > and &). */
+function escapesNameCharacter(bytes: Buffer): boolean {
+  for (let at = bytes.indexOf(ESCAPE); at !== -1; at = bytes.indexOf(ESCAPE, at + ESCAPE.length)) {
+    let backslashes = 0;
+    while (bytes[at - 1 - backslashes] === 0x5c) backslashes += 1;
+    const code = Number.parseInt(bytes.toString("latin1", at + ESCAPE.length, at + ESCAPE.length + 2), 16);
+    if (backslashes % 2 === 0 && NAME_CHARACTER.test(String.fromCharCode(code))) return true;
+  }
+  return false;
 }
 
 /** The Responses request as a canonical chat, for upstreams without /responses. */

@@ -2,7 +2,7 @@ import { GatewayError } from "@/lib/canonical/gateway-error";
 import { messageText } from "@/lib/canonical/request";
 import { env } from "@/lib/env";
 import { openAIFormat } from "@/lib/formats/openai";
-import { parseResponsesBody, toCanonical, type ParsedResponsesRequest } from "@/lib/formats/responses/parse-request";
+import { parseResponsesBody, parseResponsesDeferred, toCanonical, type ParsedResponsesRequest } from "@/lib/formats/responses/parse-request";
 import {
   compactionRequest,
   keptUserMessages,
@@ -17,7 +17,7 @@ import { renderResponsesStreamError } from "@/lib/formats/responses/render-strea
 import type { ResponsesRequest } from "@/lib/formats/responses/schema";
 import { estimateTokensOfLength, runCall } from "@/lib/gateway/call-pipeline";
 import { compactionSeals } from "@/lib/gateway/compaction-seals";
-import { readJsonRequest } from "@/lib/gateway/read-json-body";
+import { DEFER_CONVERSATION_ABOVE_BYTES, readJsonRequest } from "@/lib/gateway/read-json-body";
 import { withApiKey, type GatewayContext } from "@/lib/gateway/with-api-key";
 import { jsonResponse } from "@/lib/canonical/api-types";
 import { logger } from "@/lib/logger";
@@ -53,7 +53,9 @@ function conversationAfter(body: ResponsesRequest, response: ResponseObject, com
  */
 export const handleResponses = withApiKey(openAIFormat, "/v1/responses", async (context) => {
   const json = await readJsonRequest(context.request);
-  const requested = parseResponsesBody(json.value());
+  // An agent's turn is relayed without parsing its input; a small request is validated whole.
+  const deferred = json.bytes.length > DEFER_CONVERSATION_ABOVE_BYTES ? parseResponsesDeferred(json) : undefined;
+  const requested = deferred ?? parseResponsesBody(json.value());
   const owner = ownerOf(context.token.subject);
   const previous = requested.previous_response_id ? await context.runtime.responses.find(owner, requested.previous_response_id) : null;
   if (requested.previous_response_id && !previous) throw notFound(requested.previous_response_id, "previous_response_id");
@@ -62,15 +64,17 @@ export const handleResponses = withApiKey(openAIFormat, "/v1/responses", async (
     previous && !previous.native
       ? { ...requested, input: [...(previous.conversation ?? []), ...inputItems(requested)] as ResponsesRequest["input"], previous_response_id: undefined }
       : requested;
+  // The client's input as it came, unparsed: parseResponsesDeferred found in its bytes none of what is read next.
+  const unread = deferred !== undefined && merged === requested;
   // The gateway's own compaction items become their summaries, for any upstream (OpenAI cannot read them either).
   const seals = compactionSeals(context);
-  const opened = openSealedCompactions(merged.input, seals.open);
+  const opened = unread ? undefined : openSealedCompactions(merged.input, seals.open);
   const body: ResponsesRequest = opened ? { ...merged, input: opened } : merged;
   // A last compaction_trigger: relayed, OpenAI compacts; translated, the gateway does.
-  const { triggered } = takeCompactionTrigger(body.input);
+  const triggered = !unread && takeCompactionTrigger(body.input).triggered;
   const stream = body.stream === true;
   let translation: ParsedResponsesRequest | undefined;
-  const references = await resolveReferences(context, owner, body);
+  const references = unread ? body : await resolveReferences(context, owner, body);
   // Translating may refuse what only OpenAI can run (built-in tools): only when it is needed.
   const translate = () => {
     if (!translation) {
