@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { encodeJson } from "./encode-json";
 import type { JsonBody } from "./json-body";
-import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, closingQuote, type JsonMember, OPEN_BRACE, OPEN_BRACKET, QUOTE, skipSpace } from "./json-scan";
+import { BACKSLASH, COLON, type JsonMember, QUOTE, scanJson } from "./json-scan";
 import type { ChatRequest } from "./request";
 
 // The long strings of a client's JSON body (tool results, file contents, tool descriptions)
@@ -38,12 +38,11 @@ export interface CarryRule {
   whole: boolean;
 }
 
-/** Strings whose bytes between the quotes are fewer than this are parsed as usual. */
-const CARRY_FROM_BYTES = 256;
-
 /** How JSON.stringify writes the placeholder's control character, U+0001. */
 const CONTROL = "\\u0001";
 const CONTROL_BYTES = Buffer.from(CONTROL);
+/** No limits: the bytes were measured against them when they were read. */
+const UNLIMITED = { depth: Number.POSITIVE_INFINITY, objects: Number.POSITIVE_INFINITY, values: Number.POSITIVE_INFINITY };
 
 export class CarriedStrings {
   /** Pairs of offsets into `bytes`: each carried string's bytes between its quotes. */
@@ -52,44 +51,31 @@ export class CarriedStrings {
   /** A placeholder's start as JSON text (as it is inserted, and as JSON.stringify writes it). */
   readonly #marker = Buffer.from(`${CONTROL}${this.#nonce}`);
 
-  constructor(readonly bytes: Buffer) {}
+  constructor(
+    readonly bytes: Buffer,
+    /** The long strings of `bytes` (JsonScan.longStrings): the only strings carried, so the only ones looked at. */
+    readonly longStrings: readonly number[] = scanJson(bytes, 0, UNLIMITED).longStrings ?? [],
+  ) {}
 
   /**
-   * The JSON text of bytes[start, end) with each long string that is the value of a member
-   * named in `rule.keys`, nested at most `rule.depth` containers deep (counting the value's
-   * own), replaced by its placeholder; `rule.whole` carries the value itself when it is a
-   * long string.
+   * The JSON text of bytes[start, end), a value inside `depth` containers, with each long
+   * string that is the value of a member named in `rule.keys`, nested at most `rule.depth`
+   * containers deep in it (counting the value's own), replaced by its placeholder;
+   * `rule.whole` carries the value itself when it is a long string.
    */
-  text(start: number, end: number, rule: CarryRule): string {
-    const { bytes } = this;
+  text(start: number, end: number, rule: CarryRule, depth = 0): string {
+    const { bytes, longStrings } = this;
     let text = "";
     let from = start;
-    let depth = 0;
-    // The last key seen, and where its value starts.
-    let keyStart = -1;
-    let keyEnd = -1;
-    let valueAt = -1;
-    for (let index = start; index < end; index++) {
-      const byte = bytes[index];
-      if (byte === QUOTE) {
-        const close = closingQuote(bytes, index);
-        if (close === -1 || close >= end) break;
-        const after = skipSpace(bytes, close + 1);
-        if (bytes[after] === COLON) {
-          keyStart = index + 1;
-          keyEnd = close;
-          valueAt = skipSpace(bytes, after + 1);
-        } else if (
-          close - index - 1 >= CARRY_FROM_BYTES &&
-          (depth === 0 ? rule.whole : depth <= rule.depth && index === valueAt && rule.keys.has(bytes.toString("latin1", keyStart, keyEnd)))
-        ) {
-          text += `${bytes.toString("utf8", from, index + 1)}${CONTROL}${this.#nonce}${this.#ranges.length / 2}${CONTROL}`;
-          this.#ranges.push(index + 1, close);
-          from = close;
-        }
-        index = close;
-      } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) depth += 1;
-      else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) depth -= 1;
+    for (let at = firstFrom(longStrings, start); at < longStrings.length; at += 3) {
+      const open = longStrings[at]!;
+      const close = longStrings[at + 1]!;
+      if (close >= end) break;
+      const nested = longStrings[at + 2]! - depth;
+      if (nested === 0 ? !rule.whole : nested > rule.depth || !rule.keys.has(memberKey(bytes, open) ?? "")) continue;
+      text += `${bytes.toString("utf8", from, open + 1)}${CONTROL}${this.#nonce}${this.#ranges.length / 2}${CONTROL}`;
+      this.#ranges.push(open + 1, close);
+      from = close;
     }
     return text + bytes.toString("utf8", from, end);
   }
@@ -130,6 +116,42 @@ export class CarriedStrings {
   }
 }
 
+/** The index in `longStrings` of the first triple whose string opens at or after `start`. */
+function firstFrom(longStrings: readonly number[], start: number): number {
+  let low = 0;
+  let high = longStrings.length / 3;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (longStrings[3 * middle]! < start) low = middle + 1;
+    else high = middle;
+  }
+  return 3 * low;
+}
+
+/**
+ * The key (its raw bytes, as Latin-1) of the member whose value is the string opening at
+ * `open`; undefined when that string is not a member's value (an item, or a key itself).
+ */
+function memberKey(bytes: Buffer, open: number): string | undefined {
+  let at = open - 1;
+  while (isSpace(bytes[at]!)) at -= 1;
+  if (bytes[at] !== COLON) return undefined;
+  at -= 1;
+  while (isSpace(bytes[at]!)) at -= 1;
+  const keyEnd = at;
+  if (bytes[keyEnd] !== QUOTE) return undefined;
+  // The key's opening quote: the first one before its end that no backslash escapes.
+  for (at = keyEnd - 1; at >= 0; at -= 1) {
+    if (bytes[at] !== QUOTE) continue;
+    let backslashes = 0;
+    while (bytes[at - 1 - backslashes] === BACKSLASH) backslashes += 1;
+    if (backslashes % 2 === 0) return bytes.toString("latin1", at + 1, keyEnd);
+  }
+  return undefined;
+}
+
+const isSpace = (byte: number) => byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
+
 /** A chat whose long strings are placeholders, and how to put their bytes back into an encoded body. */
 export interface CarriedChat {
   chat: ChatRequest;
@@ -150,7 +172,7 @@ export function carriedConversation(
   rules: readonly (readonly [key: string, rule: CarryRule])[],
   convert: (value: Record<string, unknown>) => Omit<CarriedChat, "restore"> | undefined,
 ): CarriedChat | undefined {
-  const strings = new CarriedStrings(json.bytes);
+  const strings = new CarriedStrings(json.bytes, json.layout?.longStrings);
   const value: Record<string, unknown> = { ...head };
   try {
     for (const [key, rule] of rules) {
@@ -165,11 +187,11 @@ export function carriedConversation(
   }
 }
 
-/** One member's value parsed with its long text carried, its array items one by one (never the whole as one string). */
+/** One member's value (inside the root object) parsed with its long text carried, its array items one by one (never the whole as one string). */
 function parseCarried(member: JsonMember, strings: CarriedStrings, rule: CarryRule): unknown {
-  if (!member.items) return JSON.parse(strings.text(member.start, member.end, rule));
+  if (!member.items) return JSON.parse(strings.text(member.start, member.end, rule, 1));
   const items: unknown[] = [];
-  for (let index = 0; index < member.items.length; index += 2) items.push(JSON.parse(strings.text(member.items[index]!, member.items[index + 1]!, rule)));
+  for (let index = 0; index < member.items.length; index += 2) items.push(JSON.parse(strings.text(member.items[index]!, member.items[index + 1]!, rule, 2)));
   return items;
 }
 

@@ -37,8 +37,13 @@ export function deferredChat(known: Pick<ChatRequest, "model" | "stream"> & Part
 
 /** The chat for another model, its deferred fields still deferred. */
 export function chatForModel(chat: ChatRequest, model: string): ChatRequest {
+  return chatWith(chat, { model });
+}
+
+/** The chat with `changes` made, its deferred fields still deferred (a spread would convert them) and its carried form still offered. */
+export function chatWith(chat: ChatRequest, changes: Partial<ChatRequest>): ChatRequest {
   const copy = Object.defineProperties({}, Object.getOwnPropertyDescriptors(chat)) as ChatRequest;
-  Object.defineProperty(copy, "model", { value: model, enumerable: true, writable: true, configurable: true });
+  for (const [field, value] of Object.entries(changes)) Object.defineProperty(copy, field, { value, enumerable: true, writable: true, configurable: true });
   shareCarriedForm(chat, copy);
   return copy;
 }

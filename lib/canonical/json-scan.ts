@@ -44,14 +44,24 @@ export interface JsonMember {
   items?: number[];
 }
 
+/** Strings whose bytes between the quotes are at least this many are listed by the scan (JsonScan.longStrings). */
+export const LONG_STRING_BYTES = 256;
+
 export interface JsonScan {
   shape: JsonShape;
+  /**
+   * Every string of LONG_STRING_BYTES or more, in order, as triples: its opening quote,
+   * its closing quote, and how many containers enclose it (1 directly in the root
+   * object). Given with any shape but when the scan stops early (past a limit, or at an
+   * unterminated string).
+   */
+  longStrings?: number[];
   /**
    * The root object's members in order and its closing brace; undefined when the root is
    * not an object, the text is not one JSON object after all, or a key repeats (JSON.parse
    * keeps the last, a reader of members would not know which).
    */
-  object?: { members: JsonMember[]; close: number };
+  object?: { members: JsonMember[]; close: number; longStrings: number[] };
 }
 
 /**
@@ -161,6 +171,7 @@ export function scanJson(bytes: Uint8Array, start: number, limits: JsonShapeLimi
   let opened = false;
   let regular = true;
   const members: JsonMember[] = [];
+  const longStrings: number[] = [];
   const keys = new Set<string>();
   let state: State = KEY;
   let member: JsonMember | undefined;
@@ -227,6 +238,7 @@ export function scanJson(bytes: Uint8Array, start: number, limits: JsonShapeLimi
     if (byte === QUOTE) {
       const end = closingQuote(buffer, index);
       if (end === -1) return { shape: "ok" };
+      if (end - index > LONG_STRING_BYTES) longStrings.push(index, end, depth);
       if (depth === 1 && regular && state === KEY) {
         const raw = buffer.toString("utf8", index + 1, end);
         // A key with escapes is decoded as JSON.parse would; a bad escape is left to it.
@@ -270,6 +282,6 @@ export function scanJson(bytes: Uint8Array, start: number, limits: JsonShapeLimi
     }
     lastEnd = index + 1;
   }
-  if (!regular || close === -1 || depth !== 0) return { shape: "ok" };
-  return { shape: "ok", object: { members, close } };
+  if (!regular || close === -1 || depth !== 0) return { shape: "ok", longStrings };
+  return { shape: "ok", longStrings, object: { members, close, longStrings } };
 }

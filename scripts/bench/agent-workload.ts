@@ -1,12 +1,12 @@
 // `npm run bench`'s agent workload, beside the floor (the minimal proxy) in the same rounds:
-// Claude Code turns relayed to an Anthropic upstream, Codex sessions relayed as chat
-// completions, and Claude Code turns translated to an OpenAI upstream, each at 100 KB,
+// Claude Code turns relayed to an Anthropic upstream, Codex sessions relayed as /responses
+// and as chat completions, and Claude Code turns translated to an OpenAI upstream, each at 100 KB,
 // 300 KB and 1 MB, streamed; small requests' latency while 300 KB ones run; and many long
 // streams held open at once (memory per open stream, every event and every log row there).
 // Options: BENCH_AGENT_SIZES (bytes, comma-separated: 100000,300000,1000000),
 // BENCH_AGENT_CONNECTIONS (8), BENCH_LONG_STREAMS (500), BENCH_LONG_SECONDS (60).
 import { randomBytes } from "node:crypto";
-import { claudeCodeBody, claudeCodeHeaders, codexChatBody } from "./agent-bodies";
+import { claudeCodeBody, claudeCodeHeaders, codexChatBody, codexResponsesBody } from "./agent-bodies";
 import { atFixedRate, interleaved, measure, pin, startProcess, type Load, type Target } from "./harness";
 import { countLogRows, measureLongStreams, type LongStreamsResult } from "./long-streams";
 
@@ -33,18 +33,22 @@ export async function agentWorkload({ raw, gateway, smallChatBody, table, result
     const relayed = claudeCodeBody(size, "claude-bench");
     const translated = claudeCodeBody(size, "bench-model");
     const codex = codexChatBody(size, "bench-model");
+    const codexResponses = codexResponsesBody(size, "bench-model");
     const common = { connections: agentConnections, sampleRss: true };
-    const [proxyAnthropic, gatewayAnthropic, proxyOpenAI, gatewayOpenAI, gatewayTranslated] = (await interleaved([
+    const [proxyAnthropic, gatewayAnthropic, proxyOpenAI, gatewayOpenAI, gatewayTranslated, proxyResponses, gatewayResponses] = (await interleaved([
       { ...common, target: raw, path: "/v1/messages", body: relayed, headers: anthropicHeaders },
       { ...common, target: gateway, path: "/v1/messages", body: relayed, headers: anthropicHeaders },
       { ...common, target: raw, path: "/chat/completions", body: codex },
       { ...common, target: gateway, path: "/v1/chat/completions", body: codex },
       { ...common, target: gateway, path: "/v1/messages", body: translated, headers: anthropicHeaders },
-    ])) as [Load, Load, Load, Load, Load];
+      { ...common, target: raw, path: "/responses", body: codexResponses },
+      { ...common, target: gateway, path: "/v1/responses", body: codexResponses },
+    ])) as [Load, Load, Load, Load, Load, Load, Load];
     results[`agent ${kb(size)}`] = {
-      bytes: { anthropic: relayed.length, openai: codex.length },
+      bytes: { anthropic: relayed.length, openai: codex.length, responses: codexResponses.length },
       anthropicRelay: { proxy: proxyAnthropic, gateway: gatewayAnthropic },
       openAIRelay: { proxy: proxyOpenAI, gateway: gatewayOpenAI },
+      responsesRelay: { proxy: proxyResponses, gateway: gatewayResponses },
       anthropicToOpenAI: { gateway: gatewayTranslated },
     };
     const cpu = (load: Load) => String(load.cpuUsPerRequest);
@@ -67,6 +71,13 @@ export async function agentWorkload({ raw, gateway, smallChatBody, table, result
       `${ratio(gatewayOpenAI.cpuUsPerRequest!, proxyOpenAI.cpuUsPerRequest!)}x`,
     ]);
     table.push([
+      `agent ${kb(codexResponses.length)} OpenAI Responses relay CPU µs/req`,
+      "-",
+      cpu(proxyResponses),
+      cpu(gatewayResponses),
+      `${ratio(gatewayResponses.cpuUsPerRequest!, proxyResponses.cpuUsPerRequest!)}x`,
+    ]);
+    table.push([
       `agent ${kb(translated.length)} Anthropic -> OpenAI CPU µs/req`,
       "-",
       cpu(proxyAnthropic),
@@ -87,7 +98,7 @@ export async function agentWorkload({ raw, gateway, smallChatBody, table, result
       `${perRequest(gatewayAnthropic, relayed.length)}; translated ${perRequest(gatewayTranslated, translated.length)}`,
       "",
     ]);
-    const failed = [proxyAnthropic, gatewayAnthropic, proxyOpenAI, gatewayOpenAI, gatewayTranslated].reduce((sum, load) => sum + load.failed, 0);
+    const failed = [proxyAnthropic, gatewayAnthropic, proxyOpenAI, gatewayOpenAI, gatewayTranslated, proxyResponses, gatewayResponses].reduce((sum, load) => sum + load.failed, 0);
     table.push([`agent ${kb(relayed.length)} failed`, "-", "-", String(failed), ""]);
   }
   await smallWhileLarge({ raw, gateway, smallChatBody, table, results });

@@ -3,6 +3,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import OpenAI from "openai";
+import { parseResponsesBody, toCanonical } from "@/lib/formats/responses/parse-request";
+import { toAnthropicBody } from "@/lib/providers/anthropic/convert-request";
+import { toOpenAIChatBody } from "@/lib/providers/openai/convert-request";
 import { OPENAI_COMPACTION_BLOB } from "../helpers/fake-openai-operations";
 import { startGateway, type Gateway } from "../helpers/start-gateway";
 import { addVendorChannels, closeVendorFakes, startVendorFakes, type VendorFakes } from "../helpers/vendor-fakes";
@@ -86,6 +89,35 @@ describe("Codex turns past 32 KB on /v1/responses", () => {
     const output = messages.find((message) => message.tool_call_id === "call_extra_3");
     assert.equal(output?.content, FILE);
   });
+
+  for (const [model, upstream] of [
+    ["chat-only-test", "openai"],
+    ["claude-test", "anthropic"],
+  ] as const) {
+    test(`translated for ${model}, the turn's long text goes up as the client wrote it, in the body a whole parse gives`, async () => {
+      const request = bigTurn(model);
+      // A patch is a custom tool's input, which becomes the text of a JSON string of its own; reasoning is dropped.
+      const patch = `*** Begin Patch\n*** Update File: a.ts\n${'+const a = "ü\\n";\n'.repeat(40)}*** End Patch`;
+      request.input.splice(
+        3,
+        0,
+        { type: "reasoning", summary: [], encrypted_content: "gAAAA".repeat(100) },
+        { type: "custom_tool_call", name: "apply_patch", input: patch, call_id: "call_patch_big" },
+        { type: "custom_tool_call_output", call_id: "call_patch_big", output: "Success. Updated a.ts" },
+      );
+      const text = escaped(request);
+      const answer = await post(text);
+      assert.equal(answer.status, 200, answer.text);
+      const received = fakes[upstream].received.at(-1)!;
+      assert.ok(received.raw.includes("\\u00fcnïcödé"), "the file reads went up as the client's bytes");
+      const chat = toCanonical(parseResponsesBody(JSON.parse(text))).chat;
+      const built = upstream === "openai" ? toOpenAIChatBody(chat, model, []) : toAnthropicBody(chat, model, (received.body as { max_tokens: number }).max_tokens, []);
+      const { prompt_cache_key: _, ...body } = received.body as Record<string, unknown>;
+      const { prompt_cache_key: __, ...expected } = JSON.parse(JSON.stringify(built)) as Record<string, unknown>;
+      // The patch among them, as the whole parse writes it.
+      assert.deepEqual(body, expected);
+    });
+  }
 
   test("a field the gateway reads is validated by it, in OpenAI's format, and nothing goes upstream", async () => {
     const before = fakes.openai.received.length;

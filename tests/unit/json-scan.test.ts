@@ -102,7 +102,20 @@ describe("scanJson", () => {
     ]) {
       assert.equal(layoutOf(text).object, undefined, text);
     }
-    assert.deepEqual(layoutOf("{}").object, { members: [], close: 1 });
+    assert.deepEqual(layoutOf("{}").object, { members: [], close: 1, longStrings: [] });
+  });
+
+  test("lists each string of 256 bytes or more with its quotes and how many containers enclose it, keys and values alike", () => {
+    const long = "x".repeat(256);
+    const text = `{"short":"${"y".repeat(255)}","a":"${long}","b":[{"${long}":"\\"${long}"}],"c":["${long}"]}`;
+    const { longStrings } = scanJson(Buffer.from(text), 0, LIMITS);
+    // Each string's opening quote, its closing quote (after its bytes), and its depth.
+    const value = text.indexOf(`"${long}`);
+    const key = text.indexOf(`"${long}`, value + 1);
+    const escaped = text.indexOf('"\\', key + 1);
+    const item = text.indexOf(`["${long}`) + 1;
+    assert.deepEqual(longStrings, [value, value + 257, 1, key, key + 257, 3, escaped, escaped + 259, 3, item, item + 257, 2]);
+    assert.deepEqual(scanJson(Buffer.from(`["${long}"]`), 0, LIMITS).longStrings, [1, 258, 1]);
   });
 
   test("counts nesting, containers and values against the limits as before", () => {

@@ -24,8 +24,8 @@ describe("a Responses body read for a relay", () => {
     const text = JSON.stringify(fixture.request);
     const deferred = parseResponsesDeferred(read(text));
     assert.ok(deferred);
-    assert.equal(deferred.model, fixture.request.model);
-    assert.deepEqual(JSON.parse(JSON.stringify(deferred)), JSON.parse(JSON.stringify(parseResponsesBody(JSON.parse(text)))));
+    assert.equal(deferred.body.model, fixture.request.model);
+    assert.deepEqual(JSON.parse(JSON.stringify(deferred.body)), JSON.parse(JSON.stringify(parseResponsesBody(JSON.parse(text)))));
   });
 
   test("OpenAI's own compaction item and ordinary items written any way are deferred", () => {

@@ -1,11 +1,14 @@
+import type { z } from "zod";
 import { GatewayError } from "@/lib/canonical/gateway-error";
+import { carriedConversation, offerCarriedForm, type CarryRule } from "@/lib/canonical/carried-strings";
+import { deferredChat } from "@/lib/canonical/deferred-chat";
 import { withDeferredMembers, type JsonBody } from "@/lib/canonical/json-body";
 import type { ChatRequest, ContentPart, Message } from "@/lib/canonical/request";
 import { SEALED_COMPACTION_PREFIX } from "@/lib/crypto/compaction-seal";
 import { withinMessageLimit } from "@/lib/formats/message-list";
 import { parseImageUrl } from "@/lib/formats/openai/parse-request";
 import { validationError } from "@/lib/formats/validation-error";
-import { CUSTOM_TOOL_ARGUMENT, toCanonicalToolChoice, toCanonicalTools } from "./parse-tools";
+import { CUSTOM_TOOL_ARGUMENT, toCanonicalToolChoice, toCanonicalTools, type CanonicalTools } from "./parse-tools";
 import { responsesRequestSchema, type InputContent, type InputItem, type ResponsesRequest } from "./schema";
 import { upstreamToolName, type ToolTable } from "./tool-names";
 
@@ -28,6 +31,9 @@ export function parseResponsesBody(json: unknown): ResponsesRequest {
 /** What a relay forwards as bytes and the gateway reads only to translate or to store. */
 const DEFERRED = ["input", "tools"] as const;
 const headSchema = responsesRequestSchema.omit({ input: true, tools: true });
+const toolsSchema = responsesRequestSchema.shape.tools;
+/** Every member but the input and the tools. */
+type ResponsesHead = z.infer<typeof headSchema>;
 
 /**
  * The input items the handler acts on before it relays (compaction.ts: a compaction
@@ -45,6 +51,18 @@ const ESCAPE = Buffer.from("\\u00");
 /** What those names and the seal's prefix are spelt with. */
 const NAME_CHARACTER = /^[\w.]$/;
 
+/** A request read for a relay, and how it is translated when it is not relayed. */
+export interface DeferredResponses {
+  body: ResponsesRequest;
+  /**
+   * The request as a canonical chat: its settings and tools read now, its conversation
+   * (instructions and input) converted only when something reads it (deferred-chat.ts),
+   * and its long text carried into a translated body as the client's bytes
+   * (carried-strings.ts).
+   */
+  translate(): ParsedResponsesRequest;
+}
+
 /**
  * A request read for a relay (a Codex turn): its other fields validated now; the input and
  * tools parsed and validated only when something reads them (a translation, a stored
@@ -52,7 +70,7 @@ const NAME_CHARACTER = /^[\w.]$/;
  * /responses validates them. Undefined when the body is not laid out for it or an input
  * item may be one the handler reads first (READ_BEFORE_RELAY).
  */
-export function parseResponsesDeferred(json: JsonBody): ResponsesRequest | undefined {
+export function parseResponsesDeferred(json: JsonBody): DeferredResponses | undefined {
   const { layout } = json;
   const input = json.find("input");
   const tools = json.find("tools");
@@ -62,9 +80,40 @@ export function parseResponsesDeferred(json: JsonBody): ResponsesRequest | undef
   }
   const head = headSchema.safeParse(json.parseMembers(DEFERRED));
   if (!head.success) throw validationError(head.error);
-  let whole: ResponsesRequest | undefined;
-  return withDeferredMembers(layout, head.data, DEFERRED, () => (whole ??= parseResponsesBody(json.value()))) as ResponsesRequest;
+  let whole: ParsedResponsesRequest | undefined;
+  const parseWhole = () => (whole ??= toCanonical(parseResponsesBody(json.value())));
+  const body = withDeferredMembers(layout, head.data, DEFERRED, () => parseWhole().body) as ResponsesRequest;
+  return {
+    body,
+    translate() {
+      const declared = toolsSchema.safeParse(tools ? json.parseMember(tools) : undefined);
+      // Tools the schema refuses: the whole parse says why.
+      if (!declared.success) return parseWhole();
+      const canonicalTools = toCanonicalTools(declared.data);
+      const chat = deferredChat(chatSettings(head.data, canonicalTools), () => parseWhole().chat);
+      offerCarriedForm(chat, () =>
+        carriedConversation(json, { ...head.data, tools: declared.data }, CARRIED, (value) => {
+          const result = responsesRequestSchema.safeParse(value);
+          if (!result.success) return undefined;
+          const { chat, warnings } = toCanonical(result.data);
+          return { chat, warnings };
+        }),
+      );
+      return { body, chat, tools: canonicalTools.table, warnings: settingsWarnings(head.data) };
+    },
+  };
 }
+
+/**
+ * What of the conversation is text a translation carries as the client's bytes
+ * (carried-strings.ts): the instructions; a message's content and its parts' text, a
+ * tool's output (a call's arguments and a custom tool's input are never: they become the
+ * text of a JSON string of their own).
+ */
+const CARRIED: readonly [key: "instructions" | (typeof DEFERRED)[number], rule: CarryRule][] = [
+  ["instructions", { keys: new Set(), depth: 0, whole: true }],
+  ["input", { keys: new Set(["content", "text", "output", "encrypted_content"]), depth: 3, whole: false }],
+];
 
 /**
  * Whether the item at bytes[start, end) may be of a type in READ_BEFORE_RELAY or a sealed
@@ -100,42 +149,47 @@ function escapesNameCharacter(bytes: Buffer): boolean {
 
 /** The Responses request as a canonical chat, for upstreams without /responses. */
 export function toCanonical(body: ResponsesRequest, history: Message[] = [], historySystem?: string): ParsedResponsesRequest {
-  const warnings: string[] = [];
-  const { tools, hostedTools, table } = toCanonicalTools(body.tools);
+  const tools = toCanonicalTools(body.tools);
   const system: string[] = [];
   if (historySystem) system.push(historySystem);
   if (body.instructions) system.push(body.instructions);
   const messages: Message[] = [...history];
   const items: InputItem[] = typeof body.input === "string" ? [{ role: "user", content: body.input }] : (body.input ?? []);
   for (const [index, item] of items.entries()) addItem(item, index, messages, system);
-  const effort = body.reasoning?.effort;
-  if (body.text?.format && body.text.format.type !== "text") warnings.push(`text.format '${body.text.format.type}' is passed on as a response format where the upstream has one`);
   return {
     body,
-    tools: table,
-    warnings,
-    chat: {
-      model: body.model,
-      system: system.length > 0 ? system.join("\n\n") : undefined,
-      messages,
-      stream: body.stream === true,
-      maxTokens: body.max_output_tokens ?? undefined,
-      temperature: body.temperature ?? undefined,
-      topP: body.top_p ?? undefined,
-      tools: tools.length > 0 ? tools : undefined,
-      hostedTools: hostedTools.length > 0 ? hostedTools : undefined,
-      toolChoice: toCanonicalToolChoice(body.tool_choice),
-      parallelToolCalls: body.parallel_tool_calls ?? undefined,
-      reasoning: effort && effort !== "none" ? { effort: effort === "xhigh" ? "high" : (effort as "minimal" | "low" | "medium" | "high") } : undefined,
-      responseFormat:
-        body.text?.format?.type === "json_schema"
-          ? { type: "json", name: (body.text.format as { name?: string }).name, schema: (body.text.format as { schema: Record<string, unknown> }).schema }
-          : body.text?.format?.type === "json_object"
-            ? { type: "json" }
-            : undefined,
-      user: body.user,
-    },
+    tools: tools.table,
+    warnings: settingsWarnings(body),
+    chat: { ...chatSettings(body, tools), system: system.length > 0 ? system.join("\n\n") : undefined, messages },
   };
+}
+
+/** Every field of the chat but its conversation (system and messages): what the body's other members and its tools say. */
+function chatSettings(body: ResponsesHead, { tools, hostedTools }: CanonicalTools): Omit<ChatRequest, "system" | "messages"> {
+  const effort = body.reasoning?.effort;
+  return {
+    model: body.model,
+    stream: body.stream === true,
+    maxTokens: body.max_output_tokens ?? undefined,
+    temperature: body.temperature ?? undefined,
+    topP: body.top_p ?? undefined,
+    tools: tools.length > 0 ? tools : undefined,
+    hostedTools: hostedTools.length > 0 ? hostedTools : undefined,
+    toolChoice: toCanonicalToolChoice(body.tool_choice),
+    parallelToolCalls: body.parallel_tool_calls ?? undefined,
+    reasoning: effort && effort !== "none" ? { effort: effort === "xhigh" ? "high" : (effort as "minimal" | "low" | "medium" | "high") } : undefined,
+    responseFormat:
+      body.text?.format?.type === "json_schema"
+        ? { type: "json", name: (body.text.format as { name?: string }).name, schema: (body.text.format as { schema: Record<string, unknown> }).schema }
+        : body.text?.format?.type === "json_object"
+          ? { type: "json" }
+          : undefined,
+    user: body.user,
+  };
+}
+
+function settingsWarnings(body: ResponsesHead): string[] {
+  return body.text?.format && body.text.format.type !== "text" ? [`text.format '${body.text.format.type}' is passed on as a response format where the upstream has one`] : [];
 }
 
 function addItem(item: InputItem, index: number, messages: Message[], system: string[]): void {

@@ -55,7 +55,7 @@ export const handleResponses = withApiKey(openAIFormat, "/v1/responses", async (
   const json = await readJsonRequest(context.request);
   // An agent's turn is relayed without parsing its input; a small request is validated whole.
   const deferred = json.bytes.length > DEFER_CONVERSATION_ABOVE_BYTES ? parseResponsesDeferred(json) : undefined;
-  const requested = deferred ?? parseResponsesBody(json.value());
+  const requested = deferred?.body ?? parseResponsesBody(json.value());
   const owner = ownerOf(context.token.subject);
   const previous = requested.previous_response_id ? await context.runtime.responses.find(owner, requested.previous_response_id) : null;
   if (requested.previous_response_id && !previous) throw notFound(requested.previous_response_id, "previous_response_id");
@@ -78,7 +78,7 @@ export const handleResponses = withApiKey(openAIFormat, "/v1/responses", async (
   // Translating may refuse what only OpenAI can run (built-in tools): only when it is needed.
   const translate = () => {
     if (!translation) {
-      translation = toCanonical(references);
+      translation = unread ? deferred.translate() : toCanonical(references);
       context.call.warnings.push(...translation.warnings);
     }
     return translation;

@@ -1,4 +1,5 @@
 import { GatewayError } from "@/lib/canonical/gateway-error";
+import { chatWith } from "@/lib/canonical/deferred-chat";
 import type { ChatRequest, HostedTool, HostedToolKind } from "@/lib/canonical/request";
 import type { ApiResponse } from "@/lib/canonical/api-types";
 
@@ -49,7 +50,7 @@ export function keepHostedTools(request: ChatRequest, supported: HostedToolSuppo
     });
   }
   if (dropped.length === 0) return { request, dropped: [] };
-  return { request: { ...request, hostedTools: kept.length > 0 ? kept : undefined }, dropped: dropped.map((tool) => tool.name) };
+  return { request: chatWith(request, { hostedTools: kept.length > 0 ? kept : undefined }), dropped: dropped.map((tool) => tool.name) };
 }
 
 /** The response with a header naming the dropped tools (printable ASCII only, as headers must be). */
