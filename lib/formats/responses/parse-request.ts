@@ -89,6 +89,8 @@ export function parseResponsesDeferred(json: JsonBody): DeferredResponses | unde
       const declared = toolsSchema.safeParse(tools ? json.parseMember(tools) : undefined);
       // Tools the schema refuses: the whole parse says why.
       if (!declared.success) return parseWhole();
+      // The response echoes the tools: read now, they are the body's, and its input stays unparsed.
+      if (tools) Object.defineProperty(body, "tools", { value: declared.data, enumerable: true, writable: true, configurable: true });
       const canonicalTools = toCanonicalTools(declared.data);
       const chat = deferredChat(chatSettings(head.data, canonicalTools), () => parseWhole().chat);
       offerCarriedForm(chat, () =>

@@ -125,7 +125,8 @@ export const handleResponses = withApiKey(openAIFormat, "/v1/responses", async (
       translate(model) {
         const { chat, tools } = translate();
         // Named after the model that answers: a fallback's, when one serves (as chat completions and messages are).
-        const envelope = newEnvelope(model, { ...requested, previous_response_id: requested.previous_response_id }, tools);
+        // The client's request, not a spread of it: that would parse a deferred input.
+        const envelope = newEnvelope(model, requested, tools);
         if (triggered) {
           return {
             chat: compactionRequest(chat),
