@@ -170,6 +170,21 @@ describe("Codex turns past 32 KB on /v1/responses", () => {
     assert.equal(fakes.openai.received.at(-1)!.raw, native);
   });
 
+  test("stored (store: true), a relayed turn with OpenAI's own compaction item is kept, streamed or not, and lists its input", async () => {
+    for (const stream of [false, true]) {
+      const request: Record<string, any> = { ...bigTurn("gpt-test", { type: "compaction", encrypted_content: OPENAI_COMPACTION_BLOB }, { role: "user", content: "Go on" }), store: true, stream };
+      const answer = await post(JSON.stringify(request));
+      assert.equal(answer.status, 200, answer.text);
+      const id = stream ? /"type":"response\.completed".*?"id":"(resp_[^"]+)"/.exec(answer.text)?.[1] : JSON.parse(answer.text).id;
+      assert.ok(id, answer.text.slice(-400));
+      const listed = await fetch(`${gateway.url}/v1/responses/${id}/input_items`, { headers: { authorization: `Bearer ${key}` } });
+      assert.equal(listed.status, 200);
+      const items = (await listed.json()).data as { type?: string }[];
+      assert.equal(items.length, request.input.length);
+      assert.equal(items.at(-2)?.type, "compaction");
+    }
+  });
+
   test("a compaction trigger at the end is the gateway's to answer when translated, however its type is written", async () => {
     for (const trigger of ['{"type":"compaction_trigger"}', '{"type":"compaction\\u005ftrigger"}', '{ "type" : "compaction_trigger" }']) {
       const body = JSON.stringify(bigTurn("claude-test", { marker: true })).replace('{"marker":true}', trigger);

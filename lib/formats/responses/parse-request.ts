@@ -80,19 +80,22 @@ export function parseResponsesDeferred(json: JsonBody): DeferredResponses | unde
   }
   const head = headSchema.safeParse(json.parseMembers(DEFERRED));
   if (!head.success) throw validationError(head.error);
-  let whole: ParsedResponsesRequest | undefined;
-  const parseWhole = () => (whole ??= toCanonical(parseResponsesBody(json.value())));
-  const body = withDeferredMembers(layout, head.data, DEFERRED, () => parseWhole().body) as ResponsesRequest;
+  // Parsed and validated only: converting it too would refuse items only OpenAI reads (its own compaction items) when a relay stores its input.
+  let whole: ResponsesRequest | undefined;
+  const parseWhole = () => (whole ??= parseResponsesBody(json.value()));
+  const body = withDeferredMembers(layout, head.data, DEFERRED, parseWhole) as ResponsesRequest;
+  let converted: ParsedResponsesRequest | undefined;
+  const convertWhole = () => (converted ??= toCanonical(parseWhole()));
   return {
     body,
     translate() {
       const declared = toolsSchema.safeParse(tools ? json.parseMember(tools) : undefined);
       // Tools the schema refuses: the whole parse says why.
-      if (!declared.success) return parseWhole();
+      if (!declared.success) return convertWhole();
       // The response echoes the tools: read now, they are the body's, and its input stays unparsed.
       if (tools) Object.defineProperty(body, "tools", { value: declared.data, enumerable: true, writable: true, configurable: true });
       const canonicalTools = toCanonicalTools(declared.data);
-      const chat = deferredChat(chatSettings(head.data, canonicalTools), () => parseWhole().chat);
+      const chat = deferredChat(chatSettings(head.data, canonicalTools), () => convertWhole().chat);
       offerCarriedForm(chat, () =>
         carriedConversation(json, { ...head.data, tools: declared.data }, CARRIED, (value) => {
           const result = responsesRequestSchema.safeParse(value);
@@ -121,9 +124,10 @@ const CARRIED: readonly [key: "instructions" | (typeof DEFERRED)[number], rule: 
  * Whether the item at bytes[start, end) may be of a type in READ_BEFORE_RELAY or a sealed
  * compaction item: its type read where it comes first, else its bytes searched for those
  * names (searching the whole input would cost a third of the relay). A type given twice
- * in one item is read by JSON.parse as the last: such an item goes as written (to an
- * upstream serving /responses, which reads it as it reads it from any client) and is
- * parsed whole when translated.
+ * in one item (JSON.parse keeps the last) is read as the first: the gateway does not act
+ * on such an item first (a sealed compaction item goes up as written, or is refused as
+ * OpenAI's own when translated; a trigger is not honoured), which only the request that
+ * holds it can notice.
  */
 function mayBeReadBeforeRelay(bytes: Buffer, start: number, end: number): boolean {
   const typeAt = start + TYPE_FIRST.length;
