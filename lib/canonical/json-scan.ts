@@ -1,9 +1,11 @@
 // One pass over a JSON text's bytes, before anything parses it: the nesting, objects and
 // values counted against the shape limits (json-shape.ts), and, when the root is an object,
 // where each of its members' keys and values lie and where the items of its array members
-// lie. A relay then reads the few members it needs, a parse decodes an agent's conversation
-// one message at a time (a string past 128 KB costs V8 fresh pages on every request, and
-// a conversation decoded whole is one), and a rewrite edits members in place.
+// lie; and where the long strings lie, at any depth. A relay then reads the few members it
+// needs, a parse decodes an agent's conversation one message at a time (a string past 128 KB
+// costs V8 fresh pages on every request, and a conversation decoded whole is one), a rewrite
+// edits members in place, and a translation carries the long strings as they are
+// (carried-strings.ts).
 //
 // Strings are skipped with Buffer.indexOf: braces and commas in code count for nothing, and
 // a body that is mostly text costs little more than memchr over it. Inside a JSON string a
