@@ -172,7 +172,11 @@ describe("Codex turns past 32 KB on /v1/responses", () => {
 
   test("stored (store: true), a relayed turn with OpenAI's own compaction item is kept, streamed or not, and lists its input", async () => {
     for (const stream of [false, true]) {
-      const request: Record<string, any> = { ...bigTurn("gpt-test", { type: "compaction", encrypted_content: OPENAI_COMPACTION_BLOB }, { role: "user", content: "Go on" }), store: true, stream };
+      const request: Record<string, any> = {
+        ...bigTurn("gpt-test", { type: "compaction", encrypted_content: OPENAI_COMPACTION_BLOB }, { role: "user", content: "Go on" }),
+        store: true,
+        stream,
+      };
       const answer = await post(JSON.stringify(request));
       assert.equal(answer.status, 200, answer.text);
       const id = stream ? /"type":"response\.completed".*?"id":"(resp_[^"]+)"/.exec(answer.text)?.[1] : JSON.parse(answer.text).id;
