@@ -98,6 +98,8 @@ test.describe("channels", () => {
   });
 
   test("the channel list stays clear at 1440x900 and 390x844, with long errors and a closable test panel", async ({ console, page, deployment }) => {
+    // Two window sizes, each with a channel test against a broken upstream: past a minute on a loaded machine.
+    test.setTimeout(180_000);
     const origin = deployment.upstream.baseUrl.replace(/\/v1$/, "");
     // Saved through the admin API (no check), so its traffic fails and its health says why.
     const broken = await deployment.gateway.admin("POST", "/api/admin/channels", {
