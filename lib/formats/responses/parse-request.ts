@@ -112,8 +112,9 @@ export function parseResponsesDeferred(json: JsonBody): DeferredResponses | unde
 /**
  * What of the conversation is text a translation carries as the client's bytes
  * (carried-strings.ts): the instructions; a message's content and its parts' text, a
- * tool's output (a call's arguments and a custom tool's input are never: they become the
- * text of a JSON string of their own).
+ * tool's output, a reasoning item's encrypted content (dropped whole). A call's arguments
+ * and a custom tool's input are never carried: they become the text of a JSON string of
+ * their own.
  */
 const CARRIED: readonly [key: "instructions" | (typeof DEFERRED)[number], rule: CarryRule][] = [
   ["instructions", { keys: new Set(), depth: 0, whole: true }],
