@@ -1,5 +1,6 @@
 import { LRUCache } from "lru-cache";
 import type { Database } from "@/lib/db/client";
+import { entriesAtMost } from "@/lib/state/lru-entries";
 import { digestTokenKey, legacyTokenHash, sameDigest } from "./token-key";
 import { OWNER_LIMIT_COLUMNS, toSessionTokenRecord, toTokenRecord, type TokenRecord, type TokenTeam } from "./token-record";
 
@@ -37,7 +38,7 @@ export class TokenCache {
     private readonly hashKey: Buffer,
   ) {
     this.cache = new LRUCache<string, Entry>({
-      max: 50_000,
+      ...entriesAtMost(50_000),
       ttl: Math.max(ttlMs, 1),
       fetchMethod: async (key) => {
         const row = await this.findRow(key);
@@ -50,7 +51,7 @@ export class TokenCache {
       },
     });
     this.sessions = new LRUCache<string, SessionEntry>({
-      max: 10_000,
+      ...entriesAtMost(10_000),
       ttl: Math.max(ttlMs, 1),
       fetchMethod: async (userId) => {
         const row = await database.user.findUnique({ where: { id: userId } });

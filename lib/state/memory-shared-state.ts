@@ -1,6 +1,7 @@
 import { EventEmitter } from "node:events";
 import { LRUCache } from "lru-cache";
 import { RateLimiterMemory, type RateLimiterAbstract } from "rate-limiter-flexible";
+import { entriesAtMost } from "./lru-entries";
 import { WINDOW_UNITS, type CounterResult, type SharedState, type WindowCharge, type WindowState, type WindowsResult, type WindowUnit } from "./shared-state";
 
 type Window = { start: number; expiresAt: number; used: number[] };
@@ -82,7 +83,7 @@ export class MemorySharedState implements SharedState {
   }
 
   // Sliding values: a bounded LRU of its own, so many sessions never push out putJson's values.
-  private readonly sliding = new LRUCache<string, { json: string }>({ max: SLIDING_MAX_ENTRIES });
+  private readonly sliding = new LRUCache<string, { json: string }>(entriesAtMost(SLIDING_MAX_ENTRIES));
 
   async putSliding(key: string, value: unknown, ttlSeconds: number): Promise<void> {
     this.sliding.set(key, { json: JSON.stringify(value) }, { ttl: ttlSeconds * 1000 });
