@@ -1,5 +1,5 @@
 import { GatewayError } from "./gateway-error";
-import { skipSpace, valueEnd, type JsonMember, type JsonScan } from "./json-scan";
+import { skipSpace, type JsonMember, type JsonScan } from "./json-scan";
 
 // A client's JSON body as read: its bytes and where its members lie (json-scan.ts). Parsed
 // whole only when something needs all of it, and then a large array member (an agent's
@@ -45,10 +45,11 @@ export class JsonBody {
   }
 
   /**
-   * Where each value of `key` lies anywhere inside `member` (pairs of offsets): the bytes
-   * are searched for the key with its quotes, which inside a JSON string can only appear escaped.
+   * Where each value of `key` starts anywhere inside `member`: the bytes are searched for
+   * the key with its quotes, which inside a JSON string can only appear escaped. Only the
+   * start: a reader walks the value itself, once (json-scan.ts's valueEnd finds its end).
    */
-  *rangesOf(member: JsonMember, key: string): Generator<[number, number]> {
+  *valueStartsOf(member: JsonMember, key: string): Generator<number> {
     const needle = Buffer.from(JSON.stringify(key));
     // Searched from the key's rarest-looking byte on (`_calls"` of "tool_calls"): Buffer.indexOf
     // finds a needle's first byte with memchr, and a quote starts every string in the body.
@@ -63,10 +64,7 @@ export class JsonBody {
       // The key's own quoted text as a value (`"content": "tool_calls"`) is no key: a colon follows a key.
       const colon = skipSpace(within, at + needle.length);
       if (within[colon] !== 0x3a) continue;
-      const start = skipSpace(within, colon + 1);
-      const end = valueEnd(within, start);
-      if (end === -1) throw invalid();
-      yield [start, end];
+      yield skipSpace(within, colon + 1);
     }
   }
 

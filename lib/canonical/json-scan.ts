@@ -121,27 +121,28 @@ export function valueEnd(bytes: Uint8Array, at: number): number {
 }
 
 /**
- * Whether every object item of the array that spans `start` to `end` has the member `key`
- * (read without parsing: at the items' own level, a string followed by a colon is a key).
+ * Whether every object item of the array that opens at `start` has the member `key` (read
+ * without parsing: at the items' own level, a string followed by a colon is a key). The
+ * array is walked once, to its closing bracket; false when it never closes.
  */
-export function everyItemHasKey(bytes: Uint8Array, start: number, end: number, key: string): boolean {
+export function everyItemHasKey(bytes: Uint8Array, start: number, key: string): boolean {
   const name = Buffer.from(key);
   let depth = 0;
   let objects = 0;
   let found = 0;
-  for (let index = start; index < end; index++) {
+  for (let index = start; index < bytes.length; index++) {
     const byte = bytes[index];
     if (byte === QUOTE) {
       const quote = closingQuote(bytes, index);
-      if (quote === -1 || quote >= end) return false;
+      if (quote === -1) return false;
       if (depth === 2 && quote - index - 1 === name.length && sameBytes(bytes, index + 1, name) && bytes[skipSpace(bytes, quote + 1)] === COLON) found += 1;
       index = quote;
     } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
       depth += 1;
       if (depth === 2 && byte === OPEN_BRACE) objects += 1;
-    } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) depth -= 1;
+    } else if ((byte === CLOSE_BRACE || byte === CLOSE_BRACKET) && --depth === 0) return found === objects;
   }
-  return found === objects;
+  return false;
 }
 
 /** Whether `bytes` hold `name` from `at` (compared in place: a subarray per key costs more than the compare). */

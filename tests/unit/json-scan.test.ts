@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { JsonBody } from "@/lib/canonical/json-body";
 import { encodeJson } from "@/lib/canonical/encode-json";
-import { closingQuote, everyItemHasKey, scanJson } from "@/lib/canonical/json-scan";
+import { closingQuote, everyItemHasKey, scanJson, valueEnd } from "@/lib/canonical/json-scan";
 
 // The byte scan a request is read with: where the root object's members and its array
 // members' items lie must be exactly what JSON.parse sees, or the scan must say it cannot tell.
@@ -163,7 +163,7 @@ describe("JsonBody", () => {
     }).replace('"tool_calls":[]', '"tool_calls" : []');
     const bytes = Buffer.from(text);
     const body = new JsonBody(bytes, 0, scanJson(bytes, 0, LIMITS).object);
-    const found = [...body.rangesOf(body.find("messages")!, "tool_calls")].map(([start, end]) => JSON.parse(bytes.toString("utf8", start, end)));
+    const found = [...body.valueStartsOf(body.find("messages")!, "tool_calls")].map((start) => JSON.parse(bytes.toString("utf8", start, valueEnd(bytes, start))));
     assert.deepEqual(found, [[{ id: "a", function: { name: "f", arguments: "{}" } }], []]);
     // The key's text as a value, anywhere in a message, is no key.
     const valued = Buffer.from(
@@ -177,7 +177,7 @@ describe("JsonBody", () => {
     );
     const valuedBody = new JsonBody(valued, 0, scanJson(valued, 0, LIMITS).object);
     assert.deepEqual(
-      [...valuedBody.rangesOf(valuedBody.find("messages")!, "tool_calls")].map(([start, end]) => JSON.parse(valued.toString("utf8", start, end))),
+      [...valuedBody.valueStartsOf(valuedBody.find("messages")!, "tool_calls")].map((start) => JSON.parse(valued.toString("utf8", start, valueEnd(valued, start)))),
       [[{ function: { name: "tool_calls" } }]],
     );
   });
@@ -208,12 +208,19 @@ describe("JsonBody", () => {
   });
 
   test("tells whether every object of an array has a key, at the objects' own level only", () => {
-    const has = (text: string) => everyItemHasKey(Buffer.from(text), 0, text.length, "type");
+    const has = (text: string) => everyItemHasKey(Buffer.from(text), 0, "type");
     assert.equal(has('[{"id":"a","type":"function","function":{"name":"f"}},{"type" : "function"}]'), true);
     assert.equal(has('[{"id":"a","type":"function"},{"id":"b","function":{"type":"x","name":"type"}}]'), false);
     assert.equal(has('[{"id":"type","kind":"type"}]'), false);
     assert.equal(has('[{"arguments":"{\\"type\\":1}"}]'), false);
     assert.equal(has("[]"), true);
+    // The array ends at its own closing bracket: what follows it is not read.
+    assert.equal(has('[{"type":"function"}],"next":[{"id":"b"}]'), true);
+    assert.equal(has('[{"id":"a"}],"next":[{"type":"function"}]'), false);
+    assert.equal(everyItemHasKey(Buffer.from('{"tool_calls": [{"type":"function"}] }'), 15, "type"), true);
+    // An array that never closes (invalid JSON, which the whole parse then reports).
+    assert.equal(has('[{"type":"function"}'), false);
+    assert.equal(has('[{"type":"function","x":"unterminated'), false);
   });
 
   test("refuses a member that is not valid JSON when it is parsed", () => {

@@ -46,8 +46,8 @@ export function parseChatCompletionDeferred(json: JsonBody): (ParsedChatCompleti
   const tools = json.find("tools");
   if (!layout || !messages?.items?.length || !withinMessageLimit(messages.items.length / 2) || (tools && !tools.items)) return undefined;
   // Only the tool calls are read here, unparsed: a call without its type is given one by the schema.
-  for (const [start, end] of json.rangesOf(messages, "tool_calls")) {
-    if (json.bytes[start] === OPEN_BRACKET && !everyItemHasKey(json.bytes, start, end, "type")) return undefined;
+  for (const start of json.valueStartsOf(messages, "tool_calls")) {
+    if (json.bytes[start] === OPEN_BRACKET && !everyItemHasKey(json.bytes, start, "type")) return undefined;
   }
   const head = chatCompletionHeadSchema.safeParse(json.parseMembers(DEFERRED));
   if (!head.success) throw validationError(head.error);
