@@ -121,12 +121,12 @@ export function valueEnd(bytes: Uint8Array, at: number): number {
 }
 
 /**
- * Whether every object item of the array that opens at `start` has the member `key` (read
- * without parsing: at the items' own level, a string followed by a colon is a key). The
- * array is walked once, to its closing bracket; false when it never closes.
+ * Whether every object item of the array that opens at `start` has a member keyed `name`
+ * (the key's UTF-8 bytes), read without parsing: at the items' own level, a string followed
+ * by a colon is a key. The array is walked once, to its closing bracket; false when it
+ * never closes.
  */
-export function everyItemHasKey(bytes: Uint8Array, start: number, key: string): boolean {
-  const name = Buffer.from(key);
+export function everyItemHasKey(bytes: Uint8Array, start: number, name: Uint8Array): boolean {
   let depth = 0;
   let objects = 0;
   let found = 0;

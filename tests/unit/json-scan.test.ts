@@ -208,7 +208,7 @@ describe("JsonBody", () => {
   });
 
   test("tells whether every object of an array has a key, at the objects' own level only", () => {
-    const has = (text: string) => everyItemHasKey(Buffer.from(text), 0, "type");
+    const has = (text: string) => everyItemHasKey(Buffer.from(text), 0, Buffer.from("type"));
     assert.equal(has('[{"id":"a","type":"function","function":{"name":"f"}},{"type" : "function"}]'), true);
     assert.equal(has('[{"id":"a","type":"function"},{"id":"b","function":{"type":"x","name":"type"}}]'), false);
     assert.equal(has('[{"id":"type","kind":"type"}]'), false);
@@ -217,7 +217,7 @@ describe("JsonBody", () => {
     // The array ends at its own closing bracket: what follows it is not read.
     assert.equal(has('[{"type":"function"}],"next":[{"id":"b"}]'), true);
     assert.equal(has('[{"id":"a"}],"next":[{"type":"function"}]'), false);
-    assert.equal(everyItemHasKey(Buffer.from('{"tool_calls": [{"type":"function"}] }'), 15, "type"), true);
+    assert.equal(everyItemHasKey(Buffer.from('{"tool_calls": [{"type":"function"}] }'), 15, Buffer.from("type")), true);
     // An array that never closes (invalid JSON, which the whole parse then reports).
     assert.equal(has('[{"type":"function"}'), false);
     assert.equal(has('[{"type":"function","x":"unterminated'), false);

@@ -32,6 +32,7 @@ export function parseChatCompletionRequest(json: unknown): ParsedChatCompletion 
 /** What a relay forwards as bytes and the gateway reads only to translate, cache or count. */
 const DEFERRED = ["messages", "tools"] as const;
 const OPEN_BRACKET = 0x5b;
+const TYPE_KEY = Buffer.from("type");
 
 /**
  * A request read for a relay: its other fields validated now; the conversation (messages,
@@ -47,7 +48,7 @@ export function parseChatCompletionDeferred(json: JsonBody): (ParsedChatCompleti
   if (!layout || !messages?.items?.length || !withinMessageLimit(messages.items.length / 2) || (tools && !tools.items)) return undefined;
   // Only the tool calls are read here, unparsed: a call without its type is given one by the schema.
   for (const start of json.valueStartsOf(messages, "tool_calls")) {
-    if (json.bytes[start] === OPEN_BRACKET && !everyItemHasKey(json.bytes, start, "type")) return undefined;
+    if (json.bytes[start] === OPEN_BRACKET && !everyItemHasKey(json.bytes, start, TYPE_KEY)) return undefined;
   }
   const head = chatCompletionHeadSchema.safeParse(json.parseMembers(DEFERRED));
   if (!head.success) throw validationError(head.error);
