@@ -40,10 +40,12 @@ type ResponsesHead = z.infer<typeof headSchema>;
  * trigger, the gateway's own sealed compaction items; stored item references): an input
  * with one is parsed whole.
  */
-const READ_BEFORE_RELAY = new Set(["compaction_trigger", "item_reference"]);
+const READ_BEFORE_RELAY = [Buffer.from("compaction_trigger"), Buffer.from("item_reference")];
 /** How encoders write an item whose type comes first (Codex's, JSON.stringify of the SDK's objects). */
 const TYPE_FIRST = Buffer.from('{"type":"');
+const COMPACTION = Buffer.from("compaction");
 const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
 const SEALED = Buffer.from(SEALED_COMPACTION_PREFIX);
 /** What an item not written type first is searched for. */
 const NAMES = [Buffer.from("compaction"), Buffer.from("item_reference")];
@@ -131,16 +133,27 @@ const CARRIED: readonly [key: "instructions" | (typeof DEFERRED)[number], rule: 
  * holds it can notice.
  */
 function mayBeReadBeforeRelay(bytes: Buffer, start: number, end: number): boolean {
+  // Read in place, byte by byte: a native call per item (a compare, a decode) cost more than the bytes it reads.
   const typeAt = start + TYPE_FIRST.length;
-  if (end > typeAt && bytes.compare(TYPE_FIRST, 0, TYPE_FIRST.length, start, typeAt) === 0) {
-    const close = bytes.indexOf(QUOTE, typeAt);
-    const type = close === -1 || close >= end ? "\\" : bytes.toString("latin1", typeAt, close);
-    // OpenAI's own compaction items (one in every turn after OpenAI compacted) are relayed as they are.
-    if (type === "compaction") return bytes.subarray(start, end).includes(SEALED) || escapesNameCharacter(bytes.subarray(start, end));
-    if (!type.includes("\\")) return READ_BEFORE_RELAY.has(type);
+  if (end > typeAt && holds(bytes, start, TYPE_FIRST)) {
+    let close = typeAt;
+    while (close < end && bytes[close] !== QUOTE && bytes[close] !== BACKSLASH) close += 1;
+    // A type with an escape in it, or cut off, is searched for as below.
+    if (close < end && bytes[close] === QUOTE) {
+      const length = close - typeAt;
+      // OpenAI's own compaction items (one in every turn after OpenAI compacted) are relayed as they are.
+      if (length === COMPACTION.length && holds(bytes, typeAt, COMPACTION)) return bytes.subarray(start, end).includes(SEALED) || escapesNameCharacter(bytes.subarray(start, end));
+      return READ_BEFORE_RELAY.some((name) => length === name.length && holds(bytes, typeAt, name));
+    }
   }
   const item = bytes.subarray(start, end);
   return NAMES.some((name) => item.includes(name)) || escapesNameCharacter(item);
+}
+
+/** Whether `bytes` hold `name` from `at`. */
+function holds(bytes: Buffer, at: number, name: Buffer): boolean {
+  for (let index = 0; index < name.length; index += 1) if (bytes[at + index] !== name[index]) return false;
+  return true;
 }
 
 /** Whether `bytes` write a letter, digit, dot or underscore as a \u escape, as JSON encoders do not unasked (Go's escape <, > and &). */
