@@ -41,12 +41,21 @@ export interface CarryRule {
 /** How JSON.stringify writes the placeholder's control character, U+0001. */
 const CONTROL = "\\u0001";
 const CONTROL_BYTES = Buffer.from(CONTROL);
+/**
+ * A translated body is encoded as one string when the client's bytes outside the carried
+ * text are at most this many (an agent's turn, mostly text, is): one JSON.stringify costs
+ * less than writing it member by member, and the string stays well under the 128 KB past
+ * which V8 gives a string fresh pages.
+ */
+const ONE_STRING_AT_MOST_BYTES = 64 * 1024;
 /** No limits: the bytes were measured against them when they were read. */
 const UNLIMITED = { depth: Number.POSITIVE_INFINITY, objects: Number.POSITIVE_INFINITY, values: Number.POSITIVE_INFINITY };
 
 export class CarriedStrings {
   /** Pairs of offsets into `bytes`: each carried string's bytes between its quotes. */
   readonly #ranges: number[] = [];
+  /** How many of `bytes` the carried strings hold. */
+  #carriedBytes = 0;
   readonly #nonce = randomBytes(9).toString("base64url");
   /** A placeholder's start as JSON text (as it is inserted, and as JSON.stringify writes it). */
   readonly #marker = Buffer.from(`${CONTROL}${this.#nonce}`);
@@ -75,9 +84,19 @@ export class CarriedStrings {
       if (nested === 0 ? !rule.whole : nested > rule.depth || !rule.keys.has(memberKey(bytes, open) ?? "")) continue;
       text += `${bytes.toString("utf8", from, open + 1)}${CONTROL}${this.#nonce}${this.#ranges.length / 2}${CONTROL}`;
       this.#ranges.push(open + 1, close);
+      this.#carriedBytes += close - open - 1;
       from = close;
     }
     return text + bytes.toString("utf8", from, end);
+  }
+
+  /**
+   * JSON.stringify's bytes for `value` (what was parsed through `text`, converted): one
+   * string when little of the body is left beside the carried text, else written member by
+   * member (encode-json.ts), as a large body is.
+   */
+  encode(value: unknown): Buffer {
+    return this.bytes.length - this.#carriedBytes <= ONE_STRING_AT_MOST_BYTES ? Buffer.from(JSON.stringify(value) ?? "null") : encodeJson(value);
   }
 
   /**
@@ -157,7 +176,8 @@ export interface CarriedChat {
   chat: ChatRequest;
   /** What the conversion warned of (the same as the chat's own conversion would). */
   warnings: string[];
-  restore(encoded: Buffer): Buffer | undefined;
+  /** JSON.stringify's bytes for a body built from `chat`, with the client's bytes in place of the placeholders; undefined when they cannot be put back (see CarriedStrings.restore). */
+  encode(body: Record<string, unknown>): Buffer | undefined;
 }
 
 /**
@@ -170,7 +190,7 @@ export function carriedConversation(
   json: JsonBody,
   head: object,
   rules: readonly (readonly [key: string, rule: CarryRule])[],
-  convert: (value: Record<string, unknown>) => Omit<CarriedChat, "restore"> | undefined,
+  convert: (value: Record<string, unknown>) => Omit<CarriedChat, "encode"> | undefined,
 ): CarriedChat | undefined {
   const strings = new CarriedStrings(json.bytes, json.layout?.longStrings);
   const value: Record<string, unknown> = { ...head };
@@ -180,7 +200,7 @@ export function carriedConversation(
       if (member) value[key] = parseCarried(member, strings, rule);
     }
     const converted = convert(value);
-    return converted && { ...converted, restore: (encoded) => strings.restore(encoded) };
+    return converted && { ...converted, encode: (body) => strings.restore(strings.encode(body)) };
   } catch {
     // Invalid JSON, or what the conversion refuses.
     return undefined;
@@ -213,8 +233,8 @@ export function shareCarriedForm(chat: ChatRequest, copy: ChatRequest): void {
 }
 
 /**
- * `request` with its long strings carried, for a body that is encoded with JSON.stringify
- * and then given to `restore`; undefined when the request offers none. Each field the
+ * `request` with its long strings carried, for a body given to its `encode`; undefined
+ * when the request offers none. Each field the
  * request holds as a value (the model, say, which a fallback changes) is the request's own.
  */
 function carriedChat(request: ChatRequest): CarriedChat | undefined {
@@ -236,7 +256,7 @@ export function carriedBody(request: ChatRequest, warnings: string[], build: (ch
   const carried = carriedChat(request);
   if (carried) {
     const own = [...carried.warnings];
-    const encoded = carried.restore(encodeJson(build(carried.chat, own)));
+    const encoded = carried.encode(build(carried.chat, own));
     if (encoded) {
       // The canonical conversion's warnings may be there already, if the chat was converted whole for another attempt.
       const known = new Set(warnings);

@@ -71,6 +71,25 @@ describe("carried strings", () => {
     assert.ok(carried > 50, `${carried} bodies kept the client's escapes`);
   });
 
+  test("a body is encoded as one string or member by member, by how much is left beside the carried text, to the same bytes", () => {
+    const long = (index: number) => `${index}: ${"line of a file \"quoted\" ü\n".repeat(40)}`;
+    for (const shortItems of [10, 4000]) {
+      // Mostly carried text, or (4,000 short items, about 200 KB) mostly not: the second is written member by member.
+      const value = {
+        model: "m",
+        messages: Array.from({ length: 40 }, (_, index) => ({ role: "user", content: long(index) })),
+        notes: Array.from({ length: shortItems }, (_, index) => ({ k: `short ${index} "q"` })),
+      };
+      const text = JSON.stringify(value);
+      const bytes = Buffer.from(text);
+      const strings = new CarriedStrings(bytes);
+      const parsed = JSON.parse(strings.text(0, bytes.length, ANY));
+      const encoded = strings.encode(parsed);
+      assert.equal(encoded.toString("utf8"), JSON.stringify(parsed), `${shortItems} short items`);
+      assert.equal(strings.restore(encoded)?.toString("utf8"), text, `${shortItems} short items`);
+    }
+  });
+
   test("strings joined, moved and nested in other objects are restored; short strings and keys are parsed as usual", () => {
     const long = `file "a\\b"\n${"ünï ✓ 😀 ".repeat(60)}`;
     const key = "k".repeat(300);
