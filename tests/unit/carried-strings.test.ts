@@ -72,7 +72,7 @@ describe("carried strings", () => {
   });
 
   test("a body is encoded as one string or member by member, by how much is left beside the carried text, to the same bytes", () => {
-    const long = (index: number) => `${index}: ${"line of a file \"quoted\" ü\n".repeat(40)}`;
+    const long = (index: number) => `${index}: ${'line of a file "quoted" ü\n'.repeat(40)}`;
     for (const shortItems of [10, 4000]) {
       // Mostly carried text, or (4,000 short items, about 200 KB) mostly not: the second is written member by member.
       const value = {
