@@ -146,7 +146,7 @@ export function everyItemHasKey(bytes: Uint8Array, start: number, name: Uint8Arr
 }
 
 /** Whether `bytes` hold `name` from `at` (compared in place: a subarray per key costs more than the compare). */
-function sameBytes(bytes: Uint8Array, at: number, name: Uint8Array): boolean {
+export function sameBytes(bytes: Uint8Array, at: number, name: Uint8Array): boolean {
   for (let index = 0; index < name.length; index++) if (bytes[at + index] !== name[index]) return false;
   return true;
 }

@@ -3,6 +3,7 @@ import { GatewayError } from "@/lib/canonical/gateway-error";
 import { carriedConversation, offerCarriedForm, type CarryRule } from "@/lib/canonical/carried-strings";
 import { deferredChat } from "@/lib/canonical/deferred-chat";
 import { withDeferredMembers, type JsonBody } from "@/lib/canonical/json-body";
+import { sameBytes } from "@/lib/canonical/json-scan";
 import type { ChatRequest, ContentPart, Message } from "@/lib/canonical/request";
 import { SEALED_COMPACTION_PREFIX } from "@/lib/crypto/compaction-seal";
 import { withinMessageLimit } from "@/lib/formats/message-list";
@@ -135,25 +136,22 @@ const CARRIED: readonly [key: "instructions" | (typeof DEFERRED)[number], rule: 
 function mayBeReadBeforeRelay(bytes: Buffer, start: number, end: number): boolean {
   // Read in place, byte by byte: a native call per item (a compare, a decode) cost more than the bytes it reads.
   const typeAt = start + TYPE_FIRST.length;
-  if (end > typeAt && holds(bytes, start, TYPE_FIRST)) {
+  if (end > typeAt && sameBytes(bytes, start, TYPE_FIRST)) {
     let close = typeAt;
     while (close < end && bytes[close] !== QUOTE && bytes[close] !== BACKSLASH) close += 1;
     // A type with an escape in it, or cut off, is searched for as below.
     if (close < end && bytes[close] === QUOTE) {
       const length = close - typeAt;
       // OpenAI's own compaction items (one in every turn after OpenAI compacted) are relayed as they are.
-      if (length === COMPACTION.length && holds(bytes, typeAt, COMPACTION)) return bytes.subarray(start, end).includes(SEALED) || escapesNameCharacter(bytes.subarray(start, end));
-      return READ_BEFORE_RELAY.some((name) => length === name.length && holds(bytes, typeAt, name));
+      if (length === COMPACTION.length && sameBytes(bytes, typeAt, COMPACTION)) {
+        const item = bytes.subarray(start, end);
+        return item.includes(SEALED) || escapesNameCharacter(item);
+      }
+      return READ_BEFORE_RELAY.some((name) => length === name.length && sameBytes(bytes, typeAt, name));
     }
   }
   const item = bytes.subarray(start, end);
   return NAMES.some((name) => item.includes(name)) || escapesNameCharacter(item);
-}
-
-/** Whether `bytes` hold `name` from `at`. */
-function holds(bytes: Buffer, at: number, name: Buffer): boolean {
-  for (let index = 0; index < name.length; index += 1) if (bytes[at + index] !== name[index]) return false;
-  return true;
 }
 
 /** Whether `bytes` write a letter, digit, dot or underscore as a \u escape, as JSON encoders do not unasked (Go's escape <, > and &). */
