@@ -234,8 +234,8 @@ export function shareCarriedForm(chat: ChatRequest, copy: ChatRequest): void {
 
 /**
  * `request` with its long strings carried, for a body given to its `encode`; undefined
- * when the request offers none. Each field the
- * request holds as a value (the model, say, which a fallback changes) is the request's own.
+ * when the request offers none. Each field the request holds as a value (the model, say,
+ * which a fallback changes) is the request's own.
  */
 function carriedChat(request: ChatRequest): CarriedChat | undefined {
   const carried = carriers.get(request)?.();

@@ -41,7 +41,8 @@ type ResponsesHead = z.infer<typeof headSchema>;
  * trigger, the gateway's own sealed compaction items; stored item references): an input
  * with one is parsed whole.
  */
-const READ_BEFORE_RELAY = [Buffer.from("compaction_trigger"), Buffer.from("item_reference")];
+const ITEM_REFERENCE = Buffer.from("item_reference");
+const READ_BEFORE_RELAY = [Buffer.from("compaction_trigger"), ITEM_REFERENCE];
 /** How encoders write an item whose type comes first (Codex's, JSON.stringify of the SDK's objects). */
 const TYPE_FIRST = Buffer.from('{"type":"');
 const COMPACTION = Buffer.from("compaction");
@@ -49,7 +50,7 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const SEALED = Buffer.from(SEALED_COMPACTION_PREFIX);
 /** What an item not written type first is searched for. */
-const NAMES = [Buffer.from("compaction"), Buffer.from("item_reference")];
+const NAMES = [COMPACTION, ITEM_REFERENCE];
 const ESCAPE = Buffer.from("\\u00");
 /** What those names and the seal's prefix are spelt with. */
 const NAME_CHARACTER = /^[\w.]$/;
