@@ -44,8 +44,9 @@ const CONTROL_BYTES = Buffer.from(CONTROL);
 /**
  * A translated body is encoded as one string when the client's bytes outside the carried
  * text are at most this many (an agent's turn, mostly text, is): one JSON.stringify costs
- * less than writing it member by member, and the string stays well under the 128 KB past
- * which V8 gives a string fresh pages.
+ * less than writing it member by member, and the string is then most often under the 128
+ * KB past which V8 gives a string fresh pages (a string with a character past Latin-1
+ * takes two bytes a character: only the speed depends on it).
  */
 const ONE_STRING_AT_MOST_BYTES = 64 * 1024;
 /** No limits: the bytes were measured against them when they were read. */

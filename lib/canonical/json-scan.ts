@@ -123,24 +123,29 @@ export function valueEnd(bytes: Uint8Array, at: number): number {
 /**
  * Whether every object item of the array that opens at `start` has a member keyed `name`
  * (the key's UTF-8 bytes), read without parsing: at the items' own level, a string followed
- * by a colon is a key. The array is walked once, to its closing bracket; false when it
+ * by a colon is a key. Each item is judged by itself (a key given twice in one item makes up
+ * for none in another). The array is walked once, to its closing bracket; false when it
  * never closes.
  */
 export function everyItemHasKey(bytes: Uint8Array, start: number, name: Uint8Array): boolean {
   let depth = 0;
-  let objects = 0;
-  let found = 0;
+  let has = true;
   for (let index = start; index < bytes.length; index++) {
     const byte = bytes[index];
     if (byte === QUOTE) {
       const quote = closingQuote(bytes, index);
       if (quote === -1) return false;
-      if (depth === 2 && quote - index - 1 === name.length && sameBytes(bytes, index + 1, name) && bytes[skipSpace(bytes, quote + 1)] === COLON) found += 1;
+      if (depth === 2 && quote - index - 1 === name.length && sameBytes(bytes, index + 1, name) && bytes[skipSpace(bytes, quote + 1)] === COLON) has = true;
       index = quote;
     } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
       depth += 1;
-      if (depth === 2 && byte === OPEN_BRACE) objects += 1;
-    } else if ((byte === CLOSE_BRACE || byte === CLOSE_BRACKET) && --depth === 0) return found === objects;
+      // An object item starts: it has the key once it is seen at this level.
+      if (depth === 2 && byte === OPEN_BRACE) has = false;
+    } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
+      depth -= 1;
+      if (depth === 1 && !has) return false;
+      if (depth === 0) return true;
+    }
   }
   return false;
 }

@@ -217,6 +217,10 @@ describe("JsonBody", () => {
     // The array ends at its own closing bracket: what follows it is not read.
     assert.equal(has('[{"type":"function"}],"next":[{"id":"b"}]'), true);
     assert.equal(has('[{"id":"a"}],"next":[{"type":"function"}]'), false);
+    // Each item by itself: a key given twice in one item does not make up for another's.
+    assert.equal(has('[{"id":"a"},{"type":"function","type":"function"}]'), false);
+    assert.equal(has('[{"type":"function","type":"function"},{"id":"a"}]'), false);
+    assert.equal(has('[{"type":"function"}, 1, "x", [{"id":"a"}], {"type" : "function", "function": {"type": "x"}}]'), true);
     assert.equal(everyItemHasKey(Buffer.from('{"tool_calls": [{"type":"function"}] }'), 15, Buffer.from("type")), true);
     // An array that never closes (invalid JSON, which the whole parse then reports).
     assert.equal(has('[{"type":"function"}'), false);

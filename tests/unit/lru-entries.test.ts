@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import v8 from "node:v8";
+import vm from "node:vm";
 import { LRUCache } from "lru-cache";
 import { entriesAtMost } from "@/lib/state/lru-entries";
 
@@ -27,11 +29,16 @@ describe("entriesAtMost", () => {
   });
 
   test("a cache for a million entries holds no storage for them until they come", () => {
+    // Measured right after a full collection, so garbage collected in between cannot hide what a cache holds.
+    v8.setFlagsFromString("--expose-gc");
+    const collect = vm.runInNewContext("gc") as () => void;
     const heap = () => process.memoryUsage().heapUsed;
+    collect();
     // With `max`, lru-cache allocates its key and value arrays at full length at once (8 MB each here).
     const before = heap();
     const preallocated = new LRUCache<string, object>({ max: 1_000_000 });
     assert.ok(heap() - before > 10_000_000, "the comparison holds: `max` allocates up front");
+    collect();
     const start = heap();
     const cache = new LRUCache<string, object>({ ...entriesAtMost(1_000_000), ttl: 60_000 });
     cache.set("one", {});
