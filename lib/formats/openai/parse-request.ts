@@ -2,7 +2,7 @@ import { carriedConversation, offerCarriedForm, type CarryRule } from "@/lib/can
 import { deferredChat } from "@/lib/canonical/deferred-chat";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import { withDeferredMembers, type JsonBody } from "@/lib/canonical/json-body";
-import { everyItemHasKey } from "@/lib/canonical/json-scan";
+import { everyItemHasKey, valueEnd } from "@/lib/canonical/json-scan";
 import type { ChatRequest, ContentPart, ImageSource, Message, ToolChoice } from "@/lib/canonical/request";
 import { withinMessageLimit } from "@/lib/formats/message-list";
 import { validationError } from "@/lib/formats/validation-error";
@@ -47,8 +47,9 @@ export function parseChatCompletionDeferred(json: JsonBody): (ParsedChatCompleti
   const tools = json.find("tools");
   if (!layout || !messages?.items?.length || !withinMessageLimit(messages.items.length / 2) || (tools && !tools.items)) return undefined;
   // Only the tool calls are read here, unparsed: a call without its type is given one by the schema.
+  // A value that is not one (`"tool_calls":}`) is left to the whole parse, which refuses the body.
   for (const start of json.valueStartsOf(messages, "tool_calls")) {
-    if (json.bytes[start] === OPEN_BRACKET && !everyItemHasKey(json.bytes, start, TYPE_KEY)) return undefined;
+    if (json.bytes[start] === OPEN_BRACKET ? !everyItemHasKey(json.bytes, start, TYPE_KEY) : valueEnd(json.bytes, start) === -1) return undefined;
   }
   const head = chatCompletionHeadSchema.safeParse(json.parseMembers(DEFERRED));
   if (!head.success) throw validationError(head.error);
