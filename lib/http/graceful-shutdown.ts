@@ -59,6 +59,10 @@ const FORCED_EXIT_MS = 15_000;
  */
 export function handleShutdownSignals(steps: ShutdownSteps): void {
   let stopping: Promise<void> | undefined;
+  // A stop that a hang-up or npm's exit started: the first signal after it belongs to the same
+  // stop. A SIGTERM to npm's whole group reaches npm and this process at once, and npm's exit
+  // may be seen first (on a busy machine, the check's timer runs before the signal is read).
+  let startedSoftly = false;
   const stop = async (signal: string) => {
     steps.server.close();
     steps.server.closeIdleConnections();
@@ -75,9 +79,17 @@ export function handleShutdownSignals(steps: ShutdownSteps): void {
     await steps.flushAndClose();
     process.exit(0);
   };
-  const onSignal = (signal: string) => {
+  const onSignal = (signal: string, soft = false) => {
     if (!stopping) {
+      startedSoftly = soft;
       stopping = stop(signal);
+      return;
+    }
+    // A hang-up never forces a stop; nor does the first signal after a stop one started.
+    if (soft) return;
+    if (startedSoftly) {
+      startedSoftly = false;
+      steps.say(`${signal}: already stopping, waiting for ${steps.inFlight.size} open request(s) (signal again to stop now)`);
       return;
     }
     steps.say(`${signal} again: stopping now`);
@@ -93,13 +105,9 @@ export function handleShutdownSignals(steps: ShutdownSteps): void {
     process.on("SIGINT", () => onSignal("SIGINT"));
     // A hang-up (the terminal closed, or the launcher's parent went away) starts a stop but
     // never forces one: it may come on top of the SIGTERM that stopped the parent.
-    process.on("SIGHUP", () => {
-      if (!stopping) onSignal("SIGHUP");
-    });
+    process.on("SIGHUP", () => onSignal("SIGHUP", true));
     // Like a hang-up: starts a stop, never forces one (npm's SIGTERM may reach us as well).
-    process.on(PARENT_GONE_EVENT, () => {
-      if (!stopping) onSignal(PARENT_GONE);
-    });
+    process.on(PARENT_GONE_EVENT, () => onSignal(PARENT_GONE, true));
     return;
   }
   // A cluster worker (PROCESSES=N): Ctrl-C and a closed terminal reach every process of the

@@ -203,6 +203,39 @@ describe("graceful shutdown", () => {
     }
   });
 
+  test("a SIGTERM after a hang-up (or npm's exit) started the stop is the same stop; the signal after it forces", async () => {
+    const { gateway, key } = await mockGateway(200);
+    try {
+      const stream = await openStream(gateway, key);
+      // What a group's SIGTERM looks like when npm's exit is seen first: a soft start, then the signal.
+      process.kill(gateway.pids[0]!, "SIGHUP");
+      await outputMatches(gateway, /SIGHUP: waiting for 1 open request/);
+      process.kill(gateway.pids[0]!, "SIGTERM");
+      await outputMatches(gateway, /SIGTERM: already stopping, waiting for 1 open request/);
+      const result = await stream.rest;
+      assert.ok(result.complete, "served to the end");
+      assert.match(result.text, /data: \[DONE\]/);
+      await exited(gateway.pids[0]!);
+      assert.doesNotMatch(gateway.output(), /again: stopping now/);
+    } finally {
+      await gateway.stop();
+    }
+    const second = await mockGateway(2000);
+    try {
+      const stream = await openStream(second.gateway, second.key);
+      process.kill(second.gateway.pids[0]!, "SIGHUP");
+      await outputMatches(second.gateway, /SIGHUP: waiting for 1 open request/);
+      process.kill(second.gateway.pids[0]!, "SIGTERM");
+      await outputMatches(second.gateway, /SIGTERM: already stopping/);
+      process.kill(second.gateway.pids[0]!, "SIGTERM");
+      await exited(second.gateway.pids[0]!);
+      assert.equal((await stream.rest).text.includes("[DONE]"), false, "the second signal after the hang-up cut the stream");
+      assert.match(second.gateway.output(), /SIGTERM again: stopping now/);
+    } finally {
+      await second.gateway.stop();
+    }
+  });
+
   test("PROCESSES=2 serves on one port, and one SIGTERM to the launcher drains and stops both workers", async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "gateway-cluster-"));
     const adminKey = "cluster-admin-key-0123456789";
