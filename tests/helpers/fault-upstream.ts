@@ -33,9 +33,14 @@ const chunk = (model: string, delta: Record<string, unknown>, finish: string | n
 
 /**
  * `reply` is what a healthy answer says; `healthy` ignores the model's fault (a fallback channel);
- * `delayMs` holds every answer back that long (a slower upstream).
+ * `delayMs` holds every answer back that long (a slower upstream); `hold` holds each answer
+ * to a model until the promise it returns for the model settles (called once the request
+ * is counted).
  */
-export async function startFaultUpstream(apiKey: string, options: { reply?: string; healthy?: boolean; delayMs?: number } = {}): Promise<FaultUpstream> {
+export async function startFaultUpstream(
+  apiKey: string,
+  options: { reply?: string; healthy?: boolean; delayMs?: number; hold?: (model: string) => Promise<unknown> | undefined } = {},
+): Promise<FaultUpstream> {
   const reply = options.reply ?? "ok from the faulty channel";
   const calls = new Map<string, number>();
   const sockets = new Set<import("node:net").Socket>();
@@ -46,6 +51,7 @@ export async function startFaultUpstream(apiKey: string, options: { reply?: stri
     const body = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}") as { model: string; stream?: boolean };
     calls.set(body.model, (calls.get(body.model) ?? 0) + 1);
     if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
+    await options.hold?.(body.model);
     response.on("close", () => {
       if (!response.writableFinished) state.closedEarly += 1;
     });

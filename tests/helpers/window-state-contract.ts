@@ -78,15 +78,20 @@ export function windowStateContract(open: () => { first: SharedState; second: Sh
   test("leases: one holder at a time; it renews its own; another takes it once it ran out", async () => {
     const { first, second } = open();
     const name = `test-${randomUUID()}`;
-    assert.equal(await first.acquireLease(name, "a", 300), true);
-    assert.equal(await second.acquireLease(name, "b", 300), false);
-    assert.equal(await first.acquireLease(name, "a", 300), true);
-    await sleep(400);
-    assert.equal(await second.acquireLease(name, "b", 300), true);
-    assert.equal(await first.acquireLease(name, "a", 300), false);
+    // Long enough that the steps between a take and the checks of it fit on a loaded machine.
+    const ttlMs = 2000;
+    assert.equal(await first.acquireLease(name, "a", ttlMs), true);
+    assert.equal(await second.acquireLease(name, "b", ttlMs), false);
+    const renewing = Date.now();
+    assert.equal(await first.acquireLease(name, "a", ttlMs), true);
+    // Once the renewed lease runs out, and not before, the other holder takes it.
+    while (!(await second.acquireLease(name, "b", ttlMs))) await sleep(50);
+    // (The renewal was stored after `renewing`; a few ms for the clocks' rounding.)
+    assert.ok(Date.now() - renewing >= ttlMs - 10, "taken only once the renewed lease ran out");
+    assert.equal(await first.acquireLease(name, "a", ttlMs), false);
     await first.releaseLease(name, "a"); // not the holder: nothing happens
-    assert.equal(await first.acquireLease(name, "a", 300), false);
+    assert.equal(await first.acquireLease(name, "a", ttlMs), false);
     await second.releaseLease(name, "b");
-    assert.equal(await first.acquireLease(name, "a", 300), true);
+    assert.equal(await first.acquireLease(name, "a", ttlMs), true);
   });
 }

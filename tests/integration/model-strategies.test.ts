@@ -12,8 +12,8 @@ let gateway: Gateway;
 let client: OpenAI;
 const upstreams: FaultUpstream[] = [];
 
-async function upstream(delayMs: number): Promise<FaultUpstream> {
-  const started = await startFaultUpstream(KEY, { healthy: true, delayMs, reply: `answered after ${delayMs} ms` });
+async function upstream(delayMs: number, hold?: (model: string) => Promise<unknown> | undefined): Promise<FaultUpstream> {
+  const started = await startFaultUpstream(KEY, { healthy: true, delayMs, hold, reply: `answered after ${delayMs} ms` });
   upstreams.push(started);
   return started;
 }
@@ -55,9 +55,18 @@ describe("routing strategies", () => {
     assert.ok(callsFor(slow, "latency-model") > 0, "the slow channel was measured too");
   });
 
-  test("least-busy: 20 concurrent slow requests are spread evenly", async (t) => {
-    const first = await upstream(1000);
-    const second = await upstream(1000);
+  test("least-busy: 20 concurrent slow requests are spread evenly", { timeout: 60_000 }, async (t) => {
+    // No answer leaves before all 20 requests have reached the upstreams: all are in flight
+    // while each is routed, however slowly the machine runs.
+    let release = () => {};
+    const allArrived = new Promise<void>((resolve) => (release = resolve));
+    const hold = (model: string) => {
+      if (model !== "busy-model") return undefined;
+      if (callsFor(first, model) + callsFor(second, model) >= 20) release();
+      return allArrived;
+    };
+    const first = await upstream(0, hold);
+    const second = await upstream(0, hold);
     await serve("busy-model", "least-busy", [first, second]);
     const answers = await Promise.all(Array.from({ length: 20 }, () => ask("busy-model")));
     assert.equal(answers.length, 20);

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { eventually } from "../helpers/eventually";
 import { FAULTS, startFaultUpstream, type Fault, type FaultUpstream } from "../helpers/fault-upstream";
 import { anthropicFacade, geminiFacade, openAIFacade, type ClientFacade } from "../helpers/sdk-clients";
 import { startGateway, type Gateway } from "../helpers/start-gateway";
@@ -135,9 +136,19 @@ for (const clientName of ["openai", "anthropic", "gemini"] as const) {
 describe("failover bookkeeping", () => {
   test("an upstream 429 with Retry-After cools that channel and model down", async () => {
     const name = "http-429.cool-down.fallback";
+    const coolingIn = async (instance: number) => {
+      const { body } = await gateway.admin("GET", "/api/admin/channels", undefined, instance);
+      return (body.data as { name: string; state: { models: Record<string, { coolDownUntil: number | null }> } }[]).find((channel) => channel.name === "faulty")!.state.models[name]
+        ?.coolDownUntil;
+    };
     for (const round of [1, 2, 3]) {
       const answer = await clients[round % 3]!.ask(name, "again", { stream: round === 2 });
       assert.equal(answer.text, FALLBACK_REPLY);
+      if (round > 1) continue;
+      // Every process has heard of the cool-down (a broadcast, with two) before the next round.
+      for (let instance = 0; instance < gateway.instances.length; instance += 1) {
+        await eventually(async () => assert.ok(await coolingIn(instance), `process ${instance} knows the cool-down`));
+      }
     }
     assert.equal(faulty.calls.get(name), 1, "after its 429 the cooling channel was skipped");
     const { body } = await gateway.admin("GET", "/api/admin/channels");

@@ -13,14 +13,18 @@ const redis = twoRedisStates();
 
 async function slides(writer: SharedState, reader: SharedState) {
   const key = `test:sliding:${randomUUID()}`;
-  await writer.putSliding(key, { channelId: "a", key: "k1" }, 1);
-  assert.deepEqual(await reader.getSliding(key, 1), { channelId: "a", key: "k1" });
-  for (let index = 0; index < 3; index++) {
-    await sleep(600);
-    assert.deepEqual(await reader.getSliding(key, 1), { channelId: "a", key: "k1" }, "each read renews the TTL");
+  // A 3 s TTL read every second: it outlives its first TTL only by being renewed, and each
+  // step has 2 s to spare on a loaded machine.
+  const ttl = 3;
+  await writer.putSliding(key, { channelId: "a", key: "k1" }, ttl);
+  const stored = Date.now();
+  assert.deepEqual(await reader.getSliding(key, ttl), { channelId: "a", key: "k1" });
+  while (Date.now() - stored < 1000 * ttl + 500) {
+    await sleep(1000);
+    assert.deepEqual(await reader.getSliding(key, ttl), { channelId: "a", key: "k1" }, "each read renews the TTL");
   }
-  await sleep(1200);
-  assert.equal(await reader.getSliding(key, 1), undefined, "an idle value expires");
+  await sleep(1000 * ttl + 200);
+  assert.equal(await reader.getSliding(key, ttl), undefined, "an idle value expires");
 }
 
 describe("sliding values", () => {
