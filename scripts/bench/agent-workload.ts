@@ -4,7 +4,7 @@
 // 300 KB and 1 MB, streamed; small requests' latency while 300 KB ones run; and many long
 // streams held open at once (memory per open stream, every event and every log row there).
 // Options: BENCH_AGENT_SIZES (bytes, comma-separated: 100000,300000,1000000),
-// BENCH_AGENT_CONNECTIONS (8), BENCH_LONG_STREAMS (500), BENCH_LONG_SECONDS (60).
+// BENCH_AGENT_CONNECTIONS (8), BENCH_HELD_TURNS (64), BENCH_LONG_STREAMS (500), BENCH_LONG_SECONDS (60).
 import { randomBytes } from "node:crypto";
 import { claudeCodeBody, claudeCodeHeaders, codexChatBody, codexResponsesBody } from "./agent-bodies";
 import { atFixedRate, interleaved, measure, pin, startProcess, type Load, type Target } from "./harness";
@@ -14,6 +14,7 @@ const sizes = (process.env.BENCH_AGENT_SIZES ?? "100000,300000,1000000").split("
 const agentConnections = Number(process.env.BENCH_AGENT_CONNECTIONS ?? 8);
 const longStreams = Number(process.env.BENCH_LONG_STREAMS ?? 500);
 const longSeconds = Number(process.env.BENCH_LONG_SECONDS ?? 60);
+const heldTurns = Number(process.env.BENCH_HELD_TURNS ?? 64);
 
 export interface AgentWorkloadTargets {
   raw: Target;
@@ -102,6 +103,7 @@ export async function agentWorkload({ raw, gateway, smallChatBody, table, result
     table.push([`agent ${kb(relayed.length)} failed`, "-", "-", String(failed), ""]);
   }
   await smallWhileLarge({ raw, gateway, smallChatBody, table, results });
+  await heldAgentTurns({ raw, gateway, smallChatBody, table, results });
   await manyLongStreams({ raw, gateway, smallChatBody, table, results });
 }
 
@@ -123,6 +125,35 @@ async function smallWhileLarge({ raw, gateway, smallChatBody, table, results }: 
     row.push(`${alone.p99.toFixed(1)} -> ${loaded.p99.toFixed(1)}`);
   }
   table.push(["small chat p99 ms alone -> while 300 KB turns run", "-", row[0]!, row[1]!, ""]);
+}
+
+/**
+ * Memory per in-flight agent turn, held in flight: BENCH_HELD_TURNS 300 KB turns sent at
+ * once to an upstream that streams each answer for 5 s, so every one is held by the gateway
+ * at the same time (with autocannon most wait in the kernel's socket buffers instead). The
+ * RSS rise over the turns, per turn, against the body's size: a Claude Code turn translated
+ * to an OpenAI upstream, and a Codex chat turn relayed.
+ */
+export async function heldAgentTurns({ gateway, table, results }: AgentWorkloadTargets): Promise<void> {
+  if (heldTurns <= 0) return;
+  const slow = await startProcess([...pin(1), process.execPath, "--import", "tsx", "scripts/bench/slow-upstream.ts"], { STREAM_SECONDS: "5", INTERVAL_MS: "100" }, /^(\d+)$/m);
+  await gateway.admin("/api/admin/channels", { name: "bench held", type: "openai", baseUrl: `http://127.0.0.1:${slow.match[1]}`, apiKey: "sk-bench-upstream", models: ["held-model"] });
+  const through = (path: string, headers: Record<string, string> = {}) => ({ url: gateway.url, headers: { ...gateway.headers, ...headers }, pid: gateway.pid!, path });
+  const cases = [
+    { name: "Claude Code turn translated", target: through("/v1/messages", claudeCodeHeaders()), body: claudeCodeBody(300_000, "held-model") },
+    { name: "Codex chat turn relayed", target: through("/v1/chat/completions"), body: codexChatBody(300_000, "held-model") },
+  ];
+  const cells: string[] = [];
+  for (const { name, target, body } of cases) {
+    // Warmed first, then held: the warm-up's garbage is collected by the time the turns arrive.
+    await measureLongStreams({ target, streams: 8, body, expectedEvents: 0 });
+    const held = await measureLongStreams({ target, streams: heldTurns, body, expectedEvents: 0 });
+    const perTurn = held.rssPerStreamKb * 1024;
+    results[`${heldTurns} held 300 KB turns: ${name}`] = { bytes: body.length, ...held };
+    cells.push(`${name}: ${Math.round(perTurn / 1024)} KB (${(perTurn / body.length).toFixed(1)}x), ${held.failed} failed`);
+  }
+  table.push([`${heldTurns} 300 KB turns held in flight: RSS rise per turn`, "-", "-", cells.join("; "), ""]);
+  slow.child.kill("SIGTERM");
 }
 
 /** BENCH_LONG_STREAMS streams of BENCH_LONG_SECONDS open at once, through the floor and the gateway. */
