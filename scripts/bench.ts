@@ -214,7 +214,7 @@ const withConsole = memoryMb(gateway.pid!).rss;
 results.rssAfterConsolePageMb = withConsole;
 table.push(["RSS after one console page MB", "-", "-", String(withConsole), ""]);
 // What coding agents send (scripts/bench/agent-workload.ts), beside the floor.
-await agentWorkload({ raw, gateway, smallChatBody: chatBody, table, results });
+await agentWorkload({ raw, gateway, smallChatBody: chatBody, table, results, freshGateway: () => startGatewayTarget(upstreamPort, 1) });
 gateway.stop();
 
 if (cores > 1) {

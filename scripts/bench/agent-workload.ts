@@ -21,6 +21,8 @@ export interface AgentWorkloadTargets {
   gateway: Target & { adminKey: string; admin(route: string, body: unknown): Promise<any> };
   /** A small chat completions body, for latency while large ones run. */
   smallChatBody: string;
+  /** Starts another gateway process as `gateway` was started (the held turns' memory is read from a fresh one). */
+  freshGateway: () => Promise<Target & { admin(route: string, body: unknown): Promise<any>; stop(): void }>;
   table: string[][];
   results: Record<string, unknown>;
 }
@@ -28,7 +30,8 @@ export interface AgentWorkloadTargets {
 const ratio = (a: number, b: number) => (b > 0 ? (a / b).toFixed(2) : "-");
 const kb = (bytes: number) => `${Math.round(bytes / 1000)} KB`;
 
-export async function agentWorkload({ raw, gateway, smallChatBody, table, results }: AgentWorkloadTargets): Promise<void> {
+export async function agentWorkload(targets: AgentWorkloadTargets): Promise<void> {
+  const { raw, gateway, table, results } = targets;
   const anthropicHeaders = claudeCodeHeaders();
   for (const size of sizes) {
     const relayed = claudeCodeBody(size, "claude-bench");
@@ -102,9 +105,9 @@ export async function agentWorkload({ raw, gateway, smallChatBody, table, result
     const failed = [proxyAnthropic, gatewayAnthropic, proxyOpenAI, gatewayOpenAI, gatewayTranslated, proxyResponses, gatewayResponses].reduce((sum, load) => sum + load.failed, 0);
     table.push([`agent ${kb(relayed.length)} failed`, "-", "-", String(failed), ""]);
   }
-  await smallWhileLarge({ raw, gateway, smallChatBody, table, results });
-  await heldAgentTurns({ raw, gateway, smallChatBody, table, results });
-  await manyLongStreams({ raw, gateway, smallChatBody, table, results });
+  await smallWhileLarge(targets);
+  await heldAgentTurns(targets);
+  await manyLongStreams(targets);
 }
 
 /** The p99 of small chat requests at a fixed rate, alone and while 300 KB turns keep the target busy. */
@@ -128,31 +131,41 @@ async function smallWhileLarge({ raw, gateway, smallChatBody, table, results }: 
 }
 
 /**
- * Memory per in-flight agent turn, held in flight: BENCH_HELD_TURNS 300 KB turns sent at
- * once to an upstream that streams each answer for 5 s, so every one is held by the gateway
- * at the same time (with autocannon most wait in the kernel's socket buffers instead). The
- * RSS rise over the turns, per turn, against the body's size: a Claude Code turn translated
- * to an OpenAI upstream, and a Codex chat turn relayed.
+ * Memory per agent turn held in flight: BENCH_HELD_TURNS 300 KB turns sent at once to an
+ * upstream that streams each answer for 5 s, so the gateway holds every one at the same
+ * time (with autocannon most wait in the kernel's socket buffers instead). Each case is read
+ * from a fresh gateway process, whose heap has not grown yet under other loads (a process
+ * keeps the memory it grew to, so a second load there shows no rise): the RSS rise over
+ * the turns, per turn, against the body's size, for a Claude Code turn translated to an
+ * OpenAI upstream and a Codex chat turn relayed.
  */
-export async function heldAgentTurns({ gateway, table, results }: AgentWorkloadTargets): Promise<void> {
+export async function heldAgentTurns({ freshGateway, table, results }: AgentWorkloadTargets): Promise<void> {
   if (heldTurns <= 0) return;
   const slow = await startProcess([...pin(1), process.execPath, "--import", "tsx", "scripts/bench/slow-upstream.ts"], { STREAM_SECONDS: "5", INTERVAL_MS: "100" }, /^(\d+)$/m);
-  await gateway.admin("/api/admin/channels", { name: "bench held", type: "openai", baseUrl: `http://127.0.0.1:${slow.match[1]}`, apiKey: "sk-bench-upstream", models: ["held-model"] });
-  const through = (path: string, headers: Record<string, string> = {}) => ({ url: gateway.url, headers: { ...gateway.headers, ...headers }, pid: gateway.pid!, path });
   const cases = [
-    { name: "Claude Code turn translated", target: through("/v1/messages", claudeCodeHeaders()), body: claudeCodeBody(300_000, "held-model") },
-    { name: "Codex chat turn relayed", target: through("/v1/chat/completions"), body: codexChatBody(300_000, "held-model") },
+    { name: "Claude Code turn translated", path: "/v1/messages", headers: claudeCodeHeaders(), body: claudeCodeBody(300_000, "held-model") },
+    { name: "Codex chat turn relayed", path: "/v1/chat/completions", headers: {}, body: codexChatBody(300_000, "held-model") },
   ];
   const cells: string[] = [];
-  for (const { name, target, body } of cases) {
-    // Warmed first, then held: the warm-up's garbage is collected by the time the turns arrive.
-    await measureLongStreams({ target, streams: 8, body, expectedEvents: 0 });
+  for (const { name, path, headers, body } of cases) {
+    const gateway = await freshGateway();
+    await gateway.admin("/api/admin/channels", {
+      name: "bench held",
+      type: "openai",
+      baseUrl: `http://127.0.0.1:${slow.match[1]}`,
+      apiKey: "sk-bench-upstream",
+      models: ["held-model"],
+    });
+    const target = { url: gateway.url, headers: { ...gateway.headers, ...headers }, pid: gateway.pid!, path };
+    // A few turns first: the code's first run (JIT, modules loaded on first use) is not a turn's memory.
+    await measureLongStreams({ target, streams: 4, body, expectedEvents: 0 });
     const held = await measureLongStreams({ target, streams: heldTurns, body, expectedEvents: 0 });
+    gateway.stop();
     const perTurn = held.rssPerStreamKb * 1024;
     results[`${heldTurns} held 300 KB turns: ${name}`] = { bytes: body.length, ...held };
     cells.push(`${name}: ${Math.round(perTurn / 1024)} KB (${(perTurn / body.length).toFixed(1)}x), ${held.failed} failed`);
   }
-  table.push([`${heldTurns} 300 KB turns held in flight: RSS rise per turn`, "-", "-", cells.join("; "), ""]);
+  table.push([`${heldTurns} 300 KB turns held in flight, fresh process: RSS rise per turn`, "-", "-", cells.join("; "), ""]);
   slow.child.kill("SIGTERM");
 }
 

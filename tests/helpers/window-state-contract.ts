@@ -85,7 +85,10 @@ export function windowStateContract(open: () => { first: SharedState; second: Sh
     const renewing = Date.now();
     assert.equal(await first.acquireLease(name, "a", ttlMs), true);
     // Once the renewed lease runs out, and not before, the other holder takes it.
-    while (!(await second.acquireLease(name, "b", ttlMs))) await sleep(50);
+    while (!(await second.acquireLease(name, "b", ttlMs))) {
+      assert.ok(Date.now() - renewing < 30 * ttlMs, "the lease never ran out");
+      await sleep(50);
+    }
     // (The renewal was stored after `renewing`; a few ms for the clocks' rounding.)
     assert.ok(Date.now() - renewing >= ttlMs - 10, "taken only once the renewed lease ran out");
     assert.equal(await first.acquireLease(name, "a", ttlMs), false);
