@@ -8,8 +8,9 @@ import { signatureOf } from "./sign-delivery";
 
 // Events become one row per subscribed webhook (WebhookDelivery), written by the process that
 // raised the event; every process then sends what is due, each row claimed by one process at
-// a time (a conditional update of `lockedUntil`), so two processes never both send it. A
-// receiver that does not answer 2xx is tried again on RETRY_STEPS, then the row is failed.
+// a time (a conditional update of `lockedUntil`, on the row as it was read), so two processes
+// never both send one attempt. A receiver that does not answer 2xx is tried again on
+// RETRY_STEPS, then the row is failed.
 
 /** Multiples of the base delay (5 s): retries at 5, 15, 30, 60 and 120 s, then 7, 17, 32 and 52 min. */
 const RETRY_STEPS = [1, 2, 3, 6, 12, 60, 120, 180, 240];
@@ -150,8 +151,17 @@ export class Webhooks {
       if (claimable.length === 0) return;
       await Promise.all(
         claimable.map(async (row) => {
+          // Claimed only as it was read: a row another process sent meanwhile has more attempts
+          // (and a later nextAttemptAt), so a stale read neither sends it again before its retry
+          // is due nor writes back an attempt count that misses one.
           const claimed = await this.database.webhookDelivery.updateMany({
-            where: { id: row.id, status: "pending", OR: [{ lockedUntil: null }, { lockedUntil: { lte: now } }] },
+            where: {
+              id: row.id,
+              status: "pending",
+              attempts: row.attempts,
+              nextAttemptAt: { lte: now },
+              OR: [{ lockedUntil: null }, { lockedUntil: { lte: now } }],
+            },
             data: { lockedUntil: new Date(this.now() + CLAIM_MS) },
           });
           if (claimed.count === 1) await this.send(row);
