@@ -112,8 +112,17 @@ describe("a team's shared budget and its members' caps", () => {
 
     const spent = { ana: 0, ben: 0 };
     const refusals: string[] = [];
-    // Bursts from both members at once until every request of a burst is refused: then the team is spent.
+    // Each answer's reservation is settled to its real cost after the answer: until then the
+    // window holds the worst case, and a burst sent meanwhile could be refused for it.
+    const settled = () =>
+      eventually(async () => {
+        const used = (await gateway.admin("GET", `/api/admin/teams/${team.id}`)).body.windows[0]?.used.usd ?? 0;
+        assert.ok(Math.abs(used - (spent.ana + spent.ben)) < 1e-6, `team window ${used} vs ${spent.ana + spent.ben}`);
+      });
+    // Bursts from both members at once, each once the last is settled, until every request of a
+    // burst is refused: then the team is spent.
     for (let round = 0; round < 20; round += 1) {
+      await settled();
       const burst = await Promise.all([
         ...Array.from({ length: 16 }, () => outcome(ask(ana)).then((result) => ["ana", result] as const)),
         ...Array.from({ length: 16 }, () => outcome(ask(ben)).then((result) => ["ben", result] as const)),
