@@ -127,8 +127,9 @@ describe("usage log", () => {
   });
 
   test("used tokens accumulate on the token", async () => {
-    const response = await gateway.admin("GET", `/api/admin/tokens/${token.id}`);
+    // Reading the log writes what is pending first, the tokens' usage with it.
     const rows = (await logs()).filter((row) => row.tokenId === token.id);
+    const response = await gateway.admin("GET", `/api/admin/tokens/${token.id}`);
     const total = rows.reduce((sum, row) => sum + row.promptTokens + row.completionTokens, 0);
     assert.equal(response.body.usedTokens, total);
     assert.ok(response.body.lastUsedAt);
