@@ -1,6 +1,7 @@
 import { carriedConversation, offerCarriedForm, type CarryRule } from "@/lib/canonical/carried-strings";
 import { deferredChat } from "@/lib/canonical/deferred-chat";
 import { withDeferredMembers, type JsonBody } from "@/lib/canonical/json-body";
+import { QUOTE } from "@/lib/canonical/json-scan";
 import type { ChatRequest, ContentPart, Message, ToolChoice } from "@/lib/canonical/request";
 import { withinMessageLimit } from "@/lib/formats/message-list";
 import { validationError } from "@/lib/formats/validation-error";
@@ -23,7 +24,6 @@ export function parseMessagesRequest(json: unknown): ParsedMessages {
 /** What a relay forwards as bytes and the gateway reads only to translate, cache or count. */
 const DEFERRED = ["messages", "system", "tools"] as const;
 const headSchema = messagesRequestSchema.omit({ messages: true, system: true, tools: true });
-const QUOTE = 0x22;
 
 /**
  * A request read for a relay: its other fields validated now; the conversation (messages,

@@ -2,7 +2,7 @@ import { carriedConversation, offerCarriedForm, type CarryRule } from "@/lib/can
 import { deferredChat } from "@/lib/canonical/deferred-chat";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import { withDeferredMembers, type JsonBody } from "@/lib/canonical/json-body";
-import { everyItemHasKey, valueEnd } from "@/lib/canonical/json-scan";
+import { everyItemHasKey, OPEN_BRACKET, valueEnd } from "@/lib/canonical/json-scan";
 import type { ChatRequest, ContentPart, ImageSource, Message, ToolChoice } from "@/lib/canonical/request";
 import { withinMessageLimit } from "@/lib/formats/message-list";
 import { validationError } from "@/lib/formats/validation-error";
@@ -31,7 +31,6 @@ export function parseChatCompletionRequest(json: unknown): ParsedChatCompletion 
 
 /** What a relay forwards as bytes and the gateway reads only to translate, cache or count. */
 const DEFERRED = ["messages", "tools"] as const;
-const OPEN_BRACKET = 0x5b;
 const TYPE_KEY = Buffer.from("type");
 
 /**

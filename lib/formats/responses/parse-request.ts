@@ -3,7 +3,7 @@ import { GatewayError } from "@/lib/canonical/gateway-error";
 import { carriedConversation, offerCarriedForm, type CarryRule } from "@/lib/canonical/carried-strings";
 import { deferredChat } from "@/lib/canonical/deferred-chat";
 import { withDeferredMembers, type JsonBody } from "@/lib/canonical/json-body";
-import { sameBytes } from "@/lib/canonical/json-scan";
+import { BACKSLASH, QUOTE, sameBytes } from "@/lib/canonical/json-scan";
 import type { ChatRequest, ContentPart, Message } from "@/lib/canonical/request";
 import { SEALED_COMPACTION_PREFIX } from "@/lib/crypto/compaction-seal";
 import { withinMessageLimit } from "@/lib/formats/message-list";
@@ -46,8 +46,6 @@ const READ_BEFORE_RELAY = [Buffer.from("compaction_trigger"), ITEM_REFERENCE];
 /** How encoders write an item whose type comes first (Codex's, JSON.stringify of the SDK's objects). */
 const TYPE_FIRST = Buffer.from('{"type":"');
 const COMPACTION = Buffer.from("compaction");
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 const SEALED = Buffer.from(SEALED_COMPACTION_PREFIX);
 /** What an item not written type first is searched for. */
 const NAMES = [COMPACTION, ITEM_REFERENCE];
