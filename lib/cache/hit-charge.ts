@@ -10,7 +10,7 @@ const NOTHING = { tokens: 0, usd: 0 };
  * same 429 a miss would get, and nothing else: no tokens, no dollars, so no quota, budget,
  * tpm or token/USD window limit can refuse it, however far past it the caller is.
  */
-export async function chargeCacheHit(limits: Pick<SpendLimiter, "consumeRequest" | "reserve" | "settle">, payers: readonly Payer[], model: string): Promise<void> {
+export async function chargeCacheHit(limits: Pick<SpendLimiter, "consumeRequest" | "reserveAll" | "settle">, payers: readonly Payer[], model: string): Promise<void> {
   const charge = new CallCharge(
     limits,
     payers.map((payer) => ({ subject: payer.subject, limits: requestLimitsOf(payer.limits) })),

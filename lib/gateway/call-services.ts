@@ -39,7 +39,7 @@ export interface CallServices {
   /** Latency averages and in-flight counts the strategies read (per process). */
   routingStats: RoutingStats;
   channelHealth: { record(channelId: string, sample: { error: string | null; latencyMs: number | null }): void };
-  limits: Pick<SpendLimiter, "consumeRequest" | "reserve" | "settle">;
+  limits: Pick<SpendLimiter, "consumeRequest" | "reserveAll" | "settle">;
   /** Each end user's totals per token, for tokens and teams with end-user windows (absent: not kept). */
   endUsers?: Pick<EndUserLedger, "record">;
   /** The channel's transport, built once per channel version. */

@@ -17,7 +17,7 @@ export class CallCharge {
   private settled = false;
 
   constructor(
-    private readonly limits: Pick<SpendLimiter, "consumeRequest" | "reserve" | "settle">,
+    private readonly limits: Pick<SpendLimiter, "consumeRequest" | "reserveAll" | "settle">,
     private readonly payers: readonly Payer[],
     /** Told what the call spent once it settles (an end user's totals). */
     private readonly onSettle?: (spend: Spend) => void,
@@ -30,14 +30,7 @@ export class CallCharge {
 
   /** Holds the worst case of serving `model` against every payer's limits; all or none. */
   async reserve(model: string, wanted: Spend): Promise<void> {
-    const held: Reservation[] = [];
-    try {
-      for (const payer of this.payers) held.push(await this.limits.reserve(payer.subject, payer.limits, wanted, undefined, model));
-    } catch (error) {
-      await Promise.all(held.map((reservation) => this.limits.settle(reservation, NOTHING, true)));
-      throw error;
-    }
-    this.held = held;
+    this.held = await this.limits.reserveAll(this.payers, wanted, model);
     this.heldFor = { model, wanted };
   }
 

@@ -1,5 +1,5 @@
 import type { RateLimiterAbstract } from "rate-limiter-flexible";
-import type { Limits } from "@/lib/auth/token-record";
+import type { Limits, Payer } from "@/lib/auth/token-record";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import { isRateLimiterRefusal } from "@/lib/state/rate-limiter-refusal";
 import type { SharedState } from "@/lib/state/shared-state";
@@ -77,7 +77,32 @@ export class SpendLimiter {
 
   /** Holds the worst case of a request for `model` against every quota, window and token rate of the caller. */
   async reserve(subject: QuotaSubject, limits: Limits, wanted: Spend, now = new Date(), model?: string): Promise<Reservation> {
-    if (limits.quotaTokens === null && limits.budgetUsd === null && !limits.tpm && limits.windows.length === 0) return UNLIMITED;
+    const [reservation] = await this.reserveAll([{ subject, limits }], wanted, model, now);
+    return reservation!;
+  }
+
+  /**
+   * Holds the worst case of a request for `model` against every payer's limits, all or none.
+   * Every payer's windows are charged in one atomic step, so a request that one payer's window
+   * refuses (a member's cap) never holds another's (the team's) meanwhile: concurrent requests
+   * of other members are not refused for a hold that was never going to be kept.
+   */
+  async reserveAll(payers: readonly Payer[], wanted: Spend, model?: string, now = new Date()): Promise<Reservation[]> {
+    const reservations = payers.map(({ subject, limits }) => (hasSpendLimits(limits) ? newReservation(subject) : UNLIMITED));
+    try {
+      for (const [index, { subject, limits }] of payers.entries()) await this.reserveQuotas(reservations[index]!, subject, limits, wanted, now);
+      await this.reserveWindows(payers, reservations, wanted, model, now);
+      for (const [index, { subject, limits }] of payers.entries()) await this.reserveTpm(reservations[index]!, subject, limits, wanted);
+    } catch (error) {
+      await Promise.all(reservations.map((reservation) => this.settle(reservation, { tokens: 0, usd: 0 }, true)));
+      throw error;
+    }
+    return reservations;
+  }
+
+  /** The payer's token and dollar quotas for its period. */
+  private async reserveQuotas(reservation: Reservation, subject: QuotaSubject, limits: Limits, wanted: Spend, now: Date): Promise<void> {
+    if (limits.quotaTokens === null && limits.budgetUsd === null) return;
     const start = periodStart(limits.quotaPeriod, now);
     const end = periodEnd(limits.quotaPeriod, start);
     const ttl = end ? Math.ceil((end.getTime() - now.getTime()) / 1000) + 86_400 : IDLE_TTL_SECONDS;
@@ -85,53 +110,50 @@ export class SpendLimiter {
     let loaded: Promise<Spend> | undefined;
     const initial = (field: keyof Spend) => async () => (await (loaded ??= this.spentSince(subject, limits.quotaPeriod, start)))[field];
     const retryAfter = end ? Math.max(1, Math.ceil((end.getTime() - now.getTime()) / 1000)) : undefined;
-
-    const reservation: Reservation = {
-      reserved: { tokens: 0, usd: 0 },
-      tokensKey: null,
-      usdKey: null,
-      tpm: null,
-      windows: [],
-      subject,
-      settled: false,
-    };
-    const mutable = reservation as { -readonly [K in keyof Reservation]: Reservation[K] };
-    try {
-      if (limits.quotaTokens !== null) {
-        const key = `${base}:tokens`;
-        const result = await this.state.addWithin(key, wanted.tokens, limits.quotaTokens, initial("tokens"), ttl);
-        if (!result.ok) throw quotaError(limits.quotaTokens - result.value, wanted.tokens, "tokens", retryAfter);
-        mutable.tokensKey = key;
-        mutable.reserved = { ...mutable.reserved, tokens: wanted.tokens };
-      }
-      if (limits.budgetUsd !== null) {
-        const key = `${base}:usd`;
-        const result = await this.state.addWithin(key, wanted.usd, limits.budgetUsd, initial("usd"), ttl);
-        if (!result.ok) throw quotaError(limits.budgetUsd - result.value, wanted.usd, "usd", retryAfter);
-        mutable.usdKey = key;
-        mutable.reserved = { ...mutable.reserved, usd: wanted.usd };
-      }
-      if (limits.windows.length > 0) {
-        const { windows, charges } = chargesFor(subject, subjectKey(subject), limits.windows, model, wanted, this.windowSpentSince, now.getTime());
-        const result = await this.state.reserveWindows(charges);
-        if (!result.ok) {
-          this.watcher?.refused(subject, { window: windows[result.index]!, key: charges[result.index]!.key }, result.unit, result.used);
-          const wantedOfUnit = result.unit === "requests" ? 1 : wanted[result.unit];
-          throw windowError(windows[result.index]!, result.unit, result.used, wantedOfUnit, result.retryAfterMs, subject);
-        }
-        mutable.windows = charges.map((charge, index) => ({ key: charge.key, start: result.starts[index]!, held: wanted, window: windows[index]! }));
-      }
-      if (limits.tpm) {
-        const limiter = this.state.rateLimiter("tpm", limits.tpm, 60);
-        const points = Math.max(1, Math.min(wanted.tokens, limits.tpm));
-        await consume(limiter, subjectKey(subject), points, () => `Rate limit reached: this key allows ${limits.tpm} tokens per minute. Please try again later.`);
-        mutable.tpm = { limiter, key: subjectKey(subject), points };
-      }
-    } catch (error) {
-      await this.settle(reservation, { tokens: 0, usd: 0 }, true);
-      throw error;
+    const mutable = reservation as Mutable<Reservation>;
+    if (limits.quotaTokens !== null) {
+      const key = `${base}:tokens`;
+      const result = await this.state.addWithin(key, wanted.tokens, limits.quotaTokens, initial("tokens"), ttl);
+      if (!result.ok) throw quotaError(limits.quotaTokens - result.value, wanted.tokens, "tokens", retryAfter);
+      mutable.tokensKey = key;
+      mutable.reserved = { ...mutable.reserved, tokens: wanted.tokens };
     }
-    return reservation;
+    if (limits.budgetUsd !== null) {
+      const key = `${base}:usd`;
+      const result = await this.state.addWithin(key, wanted.usd, limits.budgetUsd, initial("usd"), ttl);
+      if (!result.ok) throw quotaError(limits.budgetUsd - result.value, wanted.usd, "usd", retryAfter);
+      mutable.usdKey = key;
+      mutable.reserved = { ...mutable.reserved, usd: wanted.usd };
+    }
+  }
+
+  /** Every payer's windows that count `model`, charged together: all or none. */
+  private async reserveWindows(payers: readonly Payer[], reservations: Reservation[], wanted: Spend, model: string | undefined, now: Date): Promise<void> {
+    const charged = payers.flatMap(({ subject, limits }, index) => {
+      if (limits.windows.length === 0) return [];
+      const { windows, charges } = chargesFor(subject, subjectKey(subject), limits.windows, model, wanted, this.windowSpentSince, now.getTime());
+      return charges.map((charge, at) => ({ charge, window: windows[at]!, subject, index }));
+    });
+    if (charged.length === 0) return;
+    const result = await this.state.reserveWindows(charged.map(({ charge }) => charge));
+    if (!result.ok) {
+      const { charge, window, subject } = charged[result.index]!;
+      this.watcher?.refused(subject, { window, key: charge.key }, result.unit, result.used);
+      const wantedOfUnit = result.unit === "requests" ? 1 : wanted[result.unit];
+      throw windowError(window, result.unit, result.used, wantedOfUnit, result.retryAfterMs, subject);
+    }
+    for (const [at, { charge, window, index }] of charged.entries()) {
+      (reservations[index] as Mutable<Reservation>).windows.push({ key: charge.key, start: result.starts[at]!, held: wanted, window });
+    }
+  }
+
+  /** The payer's tokens per minute. */
+  private async reserveTpm(reservation: Reservation, subject: QuotaSubject, limits: Limits, wanted: Spend): Promise<void> {
+    if (!limits.tpm) return;
+    const limiter = this.state.rateLimiter("tpm", limits.tpm, 60);
+    const points = Math.max(1, Math.min(wanted.tokens, limits.tpm));
+    await consume(limiter, subjectKey(subject), points, () => `Rate limit reached: this key allows ${limits.tpm} tokens per minute. Please try again later.`);
+    (reservation as Mutable<Reservation>).tpm = { limiter, key: subjectKey(subject), points };
   }
 
   /** Replaces the reservation with what was really spent; only the first call counts. */
@@ -170,6 +192,16 @@ export class SpendLimiter {
     const base = `quota:${subjectKey(subject)}:${limits.quotaPeriod}:${periodStart(limits.quotaPeriod, now).getTime()}`;
     await this.state.forget([`${base}:tokens`, `${base}:usd`]);
   }
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+function hasSpendLimits(limits: Limits): boolean {
+  return limits.quotaTokens !== null || limits.budgetUsd !== null || Boolean(limits.tpm) || limits.windows.length > 0;
+}
+
+function newReservation(subject: QuotaSubject): Reservation {
+  return { reserved: { tokens: 0, usd: 0 }, tokensKey: null, usdKey: null, tpm: null, windows: [], subject, settled: false };
 }
 
 function subjectKey(subject: QuotaSubject): string {

@@ -104,6 +104,42 @@ describe("limit windows", () => {
     assert.deepEqual(asked, [[periodStart("monthly").toISOString(), ["opus"]]]);
   });
 
+  test("a request one member's cap refuses never holds the team's window, even for a moment", async () => {
+    // The state pauses after every window charge, whatever it answered: the old order (the team's
+    // window, then the member's) held the team's last room while ana's request waited to be
+    // refused by her cap, and ben's request, sent meanwhile, was refused for that hold.
+    const state = new MemorySharedState();
+    let paused: Promise<void> | undefined;
+    const reserveWindows = state.reserveWindows.bind(state);
+    state.reserveWindows = async (charges) => {
+      const result = await reserveWindows(charges);
+      await paused;
+      return result;
+    };
+    const limiter = new SpendLimiter(state, async () => ({ tokens: 0, usd: 0 }));
+    const team = { subject: { kind: "team" as const, id: "t" }, limits: limits({ windows: compileWindows([{ window: "month", usd: 1 }]) }) };
+    const member = (id: string, usd: number) => ({ subject: { kind: "member" as const, id: `t:${id}` }, limits: limits({ windows: compileWindows([{ window: "month", usd }]) }) });
+    const ana = [team, member("ana", 0.5)];
+    const ben = [team, member("ben", 0.6)];
+    await limiter.reserveAll(ana, { tokens: 0, usd: 0.5 });
+    await limiter.reserveAll(ben, { tokens: 0, usd: 0.4 });
+
+    let resume = () => {};
+    paused = new Promise<void>((resolve) => {
+      resume = resolve;
+    });
+    const anaRefused = limiter.reserveAll(ana, { tokens: 0, usd: 0.1 }).catch((error) => error);
+    paused = undefined;
+    const benHeld = await limiter.reserveAll(ben, { tokens: 0, usd: 0.1 });
+    resume();
+    const refusal = await anaRefused;
+    assert.equal(refusal.code, "limit_window_exceeded");
+    assert.match(refusal.message, /your share of this key's team/);
+    assert.equal(benHeld.length, 2);
+    const [teamWindow] = await limiter.windowUsage(team.subject, team.limits);
+    assert.ok(Math.abs(teamWindow!.used.usd - 1) < 1e-9, `the team's window holds ${teamWindow!.used.usd}`);
+  });
+
   test("windows are validated, and a window's id stays while its limits change", () => {
     const invalid = (value: unknown) => limitWindowsSchema.safeParse(value).error?.issues[0]?.message;
     assert.match(invalid([{ window: "5x", tokens: 1 }])!, /window must be/);
