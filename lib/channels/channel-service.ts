@@ -12,6 +12,7 @@ import { channelTimeoutsSchema, channelTypeSchema, type Channel, type ChannelTyp
 import type { Runtime } from "@/lib/runtime/runtime-types";
 import { normalizeBaseUrl } from "@/lib/providers/base-url";
 import { openSettings, publicSettings, settingsToStore } from "./channel-settings";
+import { editDisabledKeys } from "./disabled-keys";
 import { leadsBackHere, LOOP_MESSAGE } from "./loop-probe";
 import type { WebhookEvent } from "@/lib/webhooks/webhook-events";
 
@@ -292,11 +293,8 @@ const KEY_EVENT_QUIET_MS = 10 * 60_000;
 export function recordKeyDisable(runtime: Runtime, id: string, fingerprint: string, reason: string): void {
   logger.warn({ channelId: id, key: fingerprint, reason }, "channel key disabled automatically");
   const write = async () => {
-    const row = await runtime.database.channel.findUnique({ where: { id }, select: { disabledKeys: true } });
-    if (!row) return;
-    const before = (row.disabledKeys ?? {}) as Record<string, string>;
-    const disabled = { ...before, [fingerprint]: reason.slice(0, 500) };
-    await runtime.database.channel.updateMany({ where: { id }, data: { disabledKeys: disabled } });
+    const before = await editDisabledKeys(runtime.database, id, (keys) => ({ ...keys, [fingerprint]: reason.slice(0, 500) }));
+    if (!before) return;
     await runtime.invalidate("channels");
     // Once across processes that saw the same refusal (the key's fingerprint, never the key).
     if (!before[fingerprint]) {
@@ -309,10 +307,12 @@ export function recordKeyDisable(runtime: Runtime, id: string, fingerprint: stri
 
 /** Puts a pool key the upstream refused back into rotation (it answered a probe again). */
 export async function clearKeyDisable(runtime: Runtime, id: string, fingerprint: string): Promise<void> {
-  const row = await runtime.database.channel.findUnique({ where: { id }, select: { disabledKeys: true } });
-  if (!row) return;
-  const { [fingerprint]: _cleared, ...rest } = (row.disabledKeys ?? {}) as Record<string, string>;
-  await runtime.database.channel.updateMany({ where: { id }, data: { disabledKeys: rest } });
+  const before = await editDisabledKeys(runtime.database, id, (keys) => {
+    if (!(fingerprint in keys)) return undefined;
+    const { [fingerprint]: _cleared, ...rest } = keys;
+    return rest;
+  });
+  if (!before) return;
   await runtime.keyPools.reset(id);
   await channelsChanged(runtime);
 }

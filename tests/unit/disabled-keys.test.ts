@@ -1,0 +1,81 @@
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, before, test } from "node:test";
+import type { Database } from "@/lib/db/client";
+
+// Two processes disabling two keys of one channel's pool at once (a revoked key each): a
+// process whose read of the row went stale while the other wrote must not write back a map
+// that misses the other's key (before, the last write won and one disable was lost).
+
+const { createDatabase } = await import("@/lib/db/client");
+const { migrateSqlite } = await import("@/lib/db/migrate");
+const { editDisabledKeys } = await import("@/lib/channels/disabled-keys");
+
+const directory = fs.mkdtempSync(path.join(os.tmpdir(), "gateway-disabled-keys-"));
+let database: Database;
+before(async () => {
+  const file = path.join(directory, "test.db");
+  migrateSqlite(file);
+  database = await createDatabase({ kind: "sqlite", file });
+});
+after(async () => {
+  await database?.$disconnect();
+  fs.rmSync(directory, { recursive: true, force: true });
+});
+
+/** `database` whose channel writes wait for `gate`, once `reached` has been called: a process held between its read and its write. */
+function heldAtWrite(gate: Promise<void>, reached: () => void): Database {
+  let held = false;
+  const channels = new Proxy(database.channel, {
+    get(target, property) {
+      if (property === "updateMany") {
+        return async (args: Parameters<typeof target.updateMany>[0]) => {
+          if (!held) {
+            held = true;
+            reached();
+            await gate;
+          }
+          return target.updateMany(args);
+        };
+      }
+      const value = Reflect.get(target, property);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return new Proxy(database, {
+    get(target, property) {
+      if (property === "channel") return channels;
+      const value = Reflect.get(target, property);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+test("a key disabled by one process while another was writing its own stays recorded with it", async () => {
+  const channel = await database.channel.create({ data: { name: "pool", type: "openai", disabledKeys: {} } });
+  let release = () => {};
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  let reached = () => {};
+  const atWrite = new Promise<void>((resolve) => (reached = resolve));
+
+  const stale = editDisabledKeys(heldAtWrite(gate, reached), channel.id, (keys) => ({ ...keys, aaaa: "401 revoked" }));
+  await atWrite; // it read the row (no key disabled) and waits to write
+  const other = await editDisabledKeys(database, channel.id, (keys) => ({ ...keys, bbbb: "403 no access" }));
+  assert.deepEqual(other, {});
+  release();
+  assert.deepEqual(await stale, { bbbb: "403 no access" }, "the held process wrote from a fresh read");
+
+  const row = await database.channel.findUniqueOrThrow({ where: { id: channel.id } });
+  assert.deepEqual(row.disabledKeys, { aaaa: "401 revoked", bbbb: "403 no access" });
+});
+
+test("an edit that changes nothing writes nothing; a missing channel answers undefined", async () => {
+  const channel = await database.channel.create({ data: { name: "quiet", type: "openai", disabledKeys: { cccc: "401" } } });
+  const before = await editDisabledKeys(database, channel.id, () => undefined);
+  assert.deepEqual(before, { cccc: "401" });
+  const row = await database.channel.findUniqueOrThrow({ where: { id: channel.id } });
+  assert.equal(row.updatedAt.getTime(), channel.updatedAt.getTime());
+  assert.equal(await editDisabledKeys(database, "no-such-channel", (keys) => ({ ...keys, dddd: "401" })), undefined);
+});
