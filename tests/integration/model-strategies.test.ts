@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import OpenAI from "openai";
+import { eventually } from "../helpers/eventually";
 import { startFaultUpstream, type FaultUpstream } from "../helpers/fault-upstream";
 import { sharedServices, startGateway, type Gateway } from "../helpers/start-gateway";
 
@@ -20,12 +21,23 @@ async function upstream(delayMs: number, hold?: (model: string) => Promise<unkno
 
 const callsFor = (fake: FaultUpstream, model: string) => fake.calls.get(model) ?? 0;
 
+/**
+ * The model's record, then its channels, all written through the first process. With two
+ * processes, the second hears of them in that order, so once it shows the channels it routes
+ * by the strategy too (a request sent earlier could be routed there by the default strategy).
+ */
 async function serve(model: string, strategy: string, fakes: FaultUpstream[]) {
+  assert.equal((await gateway.admin("POST", "/api/admin/models", { name: model, strategy }, 0)).status, 201);
   for (const [index, fake] of fakes.entries()) {
-    const created = await gateway.admin("POST", "/api/admin/channels", { name: `${model}-${index}`, type: "openai", baseUrl: fake.baseUrl, apiKey: KEY, models: [model] });
+    const created = await gateway.admin("POST", "/api/admin/channels", { name: `${model}-${index}`, type: "openai", baseUrl: fake.baseUrl, apiKey: KEY, models: [model] }, 0);
     assert.equal(created.status, 201, JSON.stringify(created.body));
   }
-  assert.equal((await gateway.admin("POST", "/api/admin/models", { name: model, strategy })).status, 201);
+  for (const instance of gateway.instances.keys()) {
+    await eventually(async () => {
+      const listed = (await gateway.admin("GET", "/api/admin/models", undefined, instance)).body.data.find((entry: any) => entry.name === model);
+      assert.equal(listed?.channels.length, fakes.length, `process ${instance} serves ${model} through its channels`);
+    });
+  }
 }
 
 const ask = (model: string) => client.chat.completions.create({ model, messages: [{ role: "user", content: "hi" }] });
