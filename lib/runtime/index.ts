@@ -165,10 +165,11 @@ export async function createRuntime(parts: RuntimeParts): Promise<Runtime> {
       channels.markAutoDisabled(id, reason);
     }
     if (topic !== INVALIDATE_TOPIC) return;
+    // Answered as promises: the process that announced the change waits until they are loaded.
     if (message === "tokens") tokens.invalidate();
-    if (message === "channels") channels.reloadAnnounced().catch((error) => logger.error({ err: error }, "channel reload failed"));
-    if (message === "models") models.reloadAnnounced().catch((error) => logger.error({ err: error }, "model reload failed"));
-    if (message === "webhooks") webhooks.refresh().catch((error) => logger.error({ err: error }, "webhook reload failed"));
+    if (message === "channels") return channels.reloadAnnounced().catch((error) => logger.error({ err: error }, "channel reload failed"));
+    if (message === "models") return models.reloadAnnounced().catch((error) => logger.error({ err: error }, "model reload failed"));
+    if (message === "webhooks") return webhooks.refresh().catch((error) => logger.error({ err: error }, "webhook reload failed"));
   });
 
   const runtime: Runtime = {
@@ -195,7 +196,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<Runtime> {
       save: (requestId, capture) => shared.putJson(`capture:${requestId}`, capture, CAPTURE_TTL_SECONDS),
       find: async (requestId) => (await shared.getJson(`capture:${requestId}`)) as Capture | undefined,
     },
-    invalidate: (what) => shared.publish(INVALIDATE_TOPIC, what),
+    invalidate: (what) => shared.announce(INVALIDATE_TOPIC, what),
     providers,
     transportFor(channel) {
       let transport = transports.get(channel);

@@ -59,7 +59,7 @@ export interface Runtime extends CallServices {
   };
   /** This deployment's id in the loop guard's hop header (the same in all its processes). */
   deploymentId: string;
-  /** Tells every process (this one included) to reload a cache; settles once they all have it. */
+  /** Tells every process (this one included) to reload a cache; settles once the others have reloaded it (or a few seconds passed). */
   invalidate(what: Invalidation): Promise<void>;
   close(): Promise<void>;
 }

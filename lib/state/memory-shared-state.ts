@@ -2,7 +2,7 @@ import { EventEmitter } from "node:events";
 import { LRUCache } from "lru-cache";
 import { RateLimiterMemory, type RateLimiterAbstract } from "rate-limiter-flexible";
 import { entriesAtMost } from "./lru-entries";
-import { WINDOW_UNITS, type CounterResult, type SharedState, type WindowCharge, type WindowState, type WindowsResult, type WindowUnit } from "./shared-state";
+import { WINDOW_UNITS, type CounterResult, type EventHandler, type SharedState, type WindowCharge, type WindowState, type WindowsResult, type WindowUnit } from "./shared-state";
 
 type Window = { start: number; expiresAt: number; used: number[] };
 
@@ -74,7 +74,12 @@ export class MemorySharedState implements SharedState {
     queueMicrotask(() => this.events.emit("message", topic, message));
   }
 
-  subscribe(handler: (topic: string, message: unknown) => void): void {
+  /** One process: nobody else to wait for. */
+  announce(topic: string, message: unknown): Promise<void> {
+    return this.publish(topic, message);
+  }
+
+  subscribe(handler: EventHandler): void {
     this.events.on("message", handler);
   }
 

@@ -1,11 +1,13 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { RateLimiterRedis, type RateLimiterAbstract } from "rate-limiter-flexible";
-import { WINDOW_UNITS, type CounterResult, type SharedState, type WindowCharge, type WindowState, type WindowsResult, type WindowUnit } from "./shared-state";
+import { WINDOW_UNITS, type CounterResult, type EventHandler, type SharedState, type WindowCharge, type WindowState, type WindowsResult, type WindowUnit } from "./shared-state";
 
 const PREFIX = "gw:";
 const EVENTS_CHANNEL = `${PREFIX}events`;
 const PUBLISH_WAIT_MS = 1000;
+/** How long an announcement waits for the other processes to say they applied it. */
+const APPLIED_WAIT_MS = 3000;
 
 // KEYS[1] counter; ARGV amount, limit (-1: none), ttl seconds. Returns {status, value}:
 // status -1 means the counter is absent and must be initialised first.
@@ -145,7 +147,9 @@ export class RedisSharedState implements SharedState {
   private readonly redis: Redis;
   private subscriber: Redis | undefined;
   private readonly limiters = new Map<string, RateLimiterRedis>();
-  private readonly handlers: ((topic: string, message: unknown) => void)[] = [];
+  private readonly handlers: EventHandler[] = [];
+  /** This process's announcements waiting to be applied elsewhere: by id, what was heard back. */
+  private readonly announced = new Map<string, { applied: number; receivers: number | undefined; done: () => void }>();
   /** Identifies this process's own events, which it has already applied. */
   private readonly origin = randomUUID();
 
@@ -236,23 +240,69 @@ export class RedisSharedState implements SharedState {
     clearTimeout(timer);
   }
 
-  subscribe(handler: (topic: string, message: unknown) => void): void {
+  async announce(topic: string, message: unknown): Promise<void> {
+    const id = randomUUID();
+    let done = () => {};
+    const allApplied = new Promise<void>((resolve) => (done = resolve));
+    const entry = { applied: 0, receivers: undefined as number | undefined, done };
+    this.announced.set(id, entry);
+    queueMicrotask(() => void this.deliver(topic, message));
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const published = this.redis.publish(EVENTS_CHANNEL, JSON.stringify({ origin: this.origin, topic, message, id })).catch(() => 0);
+      const unanswered = new Promise<number>((resolve) => (timer = setTimeout(() => resolve(0), PUBLISH_WAIT_MS)));
+      // PUBLISH answers how many connections got it: every process's subscriber, this one's among them.
+      const receivers = await Promise.race([published, unanswered]);
+      clearTimeout(timer);
+      // The answers come through this process's own subscription: without one, none would be heard.
+      if (!this.subscriber) return;
+      entry.receivers = Math.max(0, receivers - 1);
+      if (entry.applied >= entry.receivers) return;
+      const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, APPLIED_WAIT_MS)));
+      await Promise.race([allApplied, late]);
+    } finally {
+      clearTimeout(timer);
+      this.announced.delete(id);
+    }
+  }
+
+  subscribe(handler: EventHandler): void {
     this.handlers.push(handler);
     if (this.subscriber) return;
     this.subscriber = new this.RedisClient(this.url, { maxRetriesPerRequest: null });
     void this.subscriber.subscribe(EVENTS_CHANNEL);
     this.subscriber.on("message", (_channel: string, text: string) => {
+      let event: { origin: string; topic: string; message: unknown; id?: string; applied?: string };
       try {
-        const event = JSON.parse(text) as { origin: string; topic: string; message: unknown };
-        if (event.origin !== this.origin) this.deliver(event.topic, event.message);
+        event = JSON.parse(text);
       } catch {
-        // Not one of ours.
+        return; // Not one of ours.
+      }
+      if (event.applied !== undefined) {
+        const entry = this.announced.get(event.applied);
+        if (entry && ++entry.applied >= (entry.receivers ?? Number.POSITIVE_INFINITY)) entry.done();
+        return;
+      }
+      if (event.origin === this.origin) return;
+      const applied = this.deliver(event.topic, event.message);
+      if (event.id !== undefined) {
+        const reply = JSON.stringify({ origin: this.origin, applied: event.id });
+        void applied.then(() => this.redis.publish(EVENTS_CHANNEL, reply).catch(() => undefined));
       }
     });
   }
 
-  private deliver(topic: string, message: unknown): void {
-    for (const handler of this.handlers) handler(topic, message);
+  /** Hands the event to every handler; settles once those that answered a promise are done. */
+  private deliver(topic: string, message: unknown): Promise<unknown> {
+    const pending: unknown[] = [];
+    for (const handler of this.handlers) {
+      try {
+        pending.push(handler(topic, message));
+      } catch {
+        // A handler's own failure is its to report; the event still counts as delivered.
+      }
+    }
+    return Promise.allSettled(pending);
   }
 
   async close(): Promise<void> {

@@ -12,6 +12,9 @@ export const WINDOW_UNITS = ["tokens", "usd", "requests"] as const;
 export type WindowUnit = (typeof WINDOW_UNITS)[number];
 
 /** One limit window's share of a request: what it adds, and the most the window allows. */
+/** Applies an event another process (or this one) published; a promise when that takes a while. */
+export type EventHandler = (topic: string, message: unknown) => unknown;
+
 export interface WindowCharge {
   key: string;
   /** How long a counter this call opens lives: the rolling window's length, or until the calendar window ends. */
@@ -65,7 +68,14 @@ export interface SharedState {
    * can answer only after the others have it.
    */
   publish(topic: string, message: unknown): Promise<void>;
-  subscribe(handler: (topic: string, message: unknown) => void): void;
+  /**
+   * Publishes a change, then waits until every other process has applied it (its handlers'
+   * promises settled), or at most a few seconds for one that does not answer: an admin
+   * change answers only once the next request, whichever process takes it, routes on it.
+   */
+  announce(topic: string, message: unknown): Promise<void>;
+  /** `handler` may answer a promise: the event counts as applied here once it settles. */
+  subscribe(handler: EventHandler): void;
   close(): Promise<void>;
   /**
    * A small JSON value whose TTL starts again at every read (session pins): kept apart from
