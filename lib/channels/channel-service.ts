@@ -293,26 +293,26 @@ const KEY_EVENT_QUIET_MS = 10 * 60_000;
 export function recordKeyDisable(runtime: Runtime, id: string, fingerprint: string, reason: string): void {
   logger.warn({ channelId: id, key: fingerprint, reason }, "channel key disabled automatically");
   const write = async () => {
-    const before = await editDisabledKeys(runtime.database, id, (keys) => ({ ...keys, [fingerprint]: reason.slice(0, 500) }));
-    if (!before) return;
+    // Every request in flight on a revoked key is refused: the first to write records it.
+    const written = await editDisabledKeys(runtime.database, id, (keys) => (fingerprint in keys ? undefined : { ...keys, [fingerprint]: reason.slice(0, 500) }));
+    if (!written?.changed) return;
     await runtime.invalidate("channels");
     // Once across processes that saw the same refusal (the key's fingerprint, never the key).
-    if (!before[fingerprint]) {
-      const event = channelEvent(runtime, "key.disabled", id, `key ${fingerprint}: ${reason}`);
-      await runtime.webhooks.emitOnce(`key.disabled:${id}:${fingerprint}`, KEY_EVENT_QUIET_MS, event);
-    }
+    const event = channelEvent(runtime, "key.disabled", id, `key ${fingerprint}: ${reason}`);
+    await runtime.webhooks.emitOnce(`key.disabled:${id}:${fingerprint}`, KEY_EVENT_QUIET_MS, event);
   };
   write().catch((error) => logger.error({ err: error, channelId: id }, "could not record the key's automatic disable"));
 }
 
 /** Puts a pool key the upstream refused back into rotation (it answered a probe again). */
 export async function clearKeyDisable(runtime: Runtime, id: string, fingerprint: string): Promise<void> {
-  const before = await editDisabledKeys(runtime.database, id, (keys) => {
+  const written = await editDisabledKeys(runtime.database, id, (keys) => {
     if (!(fingerprint in keys)) return undefined;
     const { [fingerprint]: _cleared, ...rest } = keys;
     return rest;
   });
-  if (!before) return;
+  // Reset even when the row no longer had it: this process may still hold the disable it heard of.
+  if (!written) return;
   await runtime.keyPools.reset(id);
   await channelsChanged(runtime);
 }

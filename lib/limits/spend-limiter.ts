@@ -33,7 +33,15 @@ export type SpentSince = (subject: QuotaSubject, period: QuotaPeriod, since: Dat
 const NO_WINDOW_SPEND: WindowSpentSince = async () => ({ tokens: 0, usd: 0, requests: 0 });
 
 /** What an unlimited caller holds: nothing to settle. */
-const UNLIMITED: Reservation = Object.freeze({ reserved: { tokens: 0, usd: 0 }, tokensKey: null, usdKey: null, tpm: null, windows: [], subject: null, settled: true });
+const UNLIMITED: Reservation = Object.freeze({
+  reserved: { tokens: 0, usd: 0 },
+  tokensKey: null,
+  usdKey: null,
+  tpm: null,
+  windows: Object.freeze([]) as unknown as Reservation["windows"],
+  subject: null,
+  settled: true,
+});
 
 /** Told how limit windows fill (budget alerts): after each settlement, and when one refuses a request. */
 export interface WindowWatcher {
@@ -83,16 +91,18 @@ export class SpendLimiter {
 
   /**
    * Holds the worst case of a request for `model` against every payer's limits, all or none.
-   * Every payer's windows are charged in one atomic step, so a request that one payer's window
-   * refuses (a member's cap) never holds another's (the team's) meanwhile: concurrent requests
-   * of other members are not refused for a hold that was never going to be kept.
+   * Every payer's windows are charged in one atomic step, and last: a request that one payer's
+   * limit refuses (a member's cap, a key's token rate) never holds another's window (the
+   * team's) meanwhile, so concurrent requests of other members are not refused for a hold that
+   * was never going to be kept. The quotas and token rates held before are the key's and its
+   * owner's own.
    */
   async reserveAll(payers: readonly Payer[], wanted: Spend, model?: string, now = new Date()): Promise<Reservation[]> {
     const reservations = payers.map(({ subject, limits }) => (hasSpendLimits(limits) ? newReservation(subject) : UNLIMITED));
     try {
       for (const [index, { subject, limits }] of payers.entries()) await this.reserveQuotas(reservations[index]!, subject, limits, wanted, now);
-      await this.reserveWindows(payers, reservations, wanted, model, now);
       for (const [index, { subject, limits }] of payers.entries()) await this.reserveTpm(reservations[index]!, subject, limits, wanted);
+      await this.reserveWindows(payers, reservations, wanted, model, now);
     } catch (error) {
       await Promise.all(reservations.map((reservation) => this.settle(reservation, { tokens: 0, usd: 0 }, true)));
       throw error;

@@ -149,7 +149,9 @@ export class RedisSharedState implements SharedState {
   private readonly limiters = new Map<string, RateLimiterRedis>();
   private readonly handlers: EventHandler[] = [];
   /** This process's announcements waiting to be applied elsewhere: by id, what was heard back. */
-  private readonly announced = new Map<string, { applied: number; receivers: number | undefined; done: () => void }>();
+  private readonly announced = new Map<string, { applied: Set<string>; receivers: number | undefined; done: () => void }>();
+  /** Whether this process's subscription is live: only then does PUBLISH count it, and are answers heard. */
+  private subscribed = false;
   /** Identifies this process's own events, which it has already applied. */
   private readonly origin = randomUUID();
 
@@ -244,7 +246,7 @@ export class RedisSharedState implements SharedState {
     const id = randomUUID();
     let done = () => {};
     const allApplied = new Promise<void>((resolve) => (done = resolve));
-    const entry = { applied: 0, receivers: undefined as number | undefined, done };
+    const entry = { applied: new Set<string>(), receivers: undefined as number | undefined, done };
     this.announced.set(id, entry);
     queueMicrotask(() => void this.deliver(topic, message));
     let timer: NodeJS.Timeout | undefined;
@@ -255,9 +257,9 @@ export class RedisSharedState implements SharedState {
       const receivers = await Promise.race([published, unanswered]);
       clearTimeout(timer);
       // The answers come through this process's own subscription: without one, none would be heard.
-      if (!this.subscriber) return;
+      if (!this.subscribed) return;
       entry.receivers = Math.max(0, receivers - 1);
-      if (entry.applied >= entry.receivers) return;
+      if (entry.applied.size >= entry.receivers) return;
       const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, APPLIED_WAIT_MS)));
       await Promise.race([allApplied, late]);
     } finally {
@@ -270,22 +272,37 @@ export class RedisSharedState implements SharedState {
     this.handlers.push(handler);
     if (this.subscriber) return;
     this.subscriber = new this.RedisClient(this.url, { maxRetriesPerRequest: null });
-    void this.subscriber.subscribe(EVENTS_CHANNEL);
-    this.subscriber.on("message", (_channel: string, text: string) => {
-      let event: { origin: string; topic: string; message: unknown; id?: string; applied?: string };
+    const subscriber = this.subscriber;
+    let resubscribes = false;
+    subscriber
+      .subscribe(EVENTS_CHANNEL)
+      .then(() => {
+        this.subscribed = true;
+        resubscribes = true;
+      })
+      .catch(() => undefined);
+    // A reconnected client subscribes again by itself (ioredis's autoResubscribe) as it gets ready.
+    subscriber.on("close", () => (this.subscribed = false));
+    subscriber.on("ready", () => (this.subscribed = resubscribes));
+    subscriber.on("message", (_channel: string, text: string) => {
+      let event: { origin?: string; topic?: string; message?: unknown; id?: string; applied?: string } | null;
       try {
         event = JSON.parse(text);
       } catch {
         return; // Not one of ours.
       }
-      if (event.applied !== undefined) {
+      if (!event || typeof event !== "object" || typeof event.origin !== "string") return;
+      if (typeof event.applied === "string") {
+        // Counted by process: an answer repeated is still one process.
         const entry = this.announced.get(event.applied);
-        if (entry && ++entry.applied >= (entry.receivers ?? Number.POSITIVE_INFINITY)) entry.done();
+        entry?.applied.add(event.origin);
+        if (entry && entry.applied.size >= (entry.receivers ?? Number.POSITIVE_INFINITY)) entry.done();
         return;
       }
+      if (typeof event.topic !== "string") return;
       if (event.origin === this.origin) return;
       const applied = this.deliver(event.topic, event.message);
-      if (event.id !== undefined) {
+      if (typeof event.id === "string") {
         const reply = JSON.stringify({ origin: this.origin, applied: event.id });
         void applied.then(() => this.redis.publish(EVENTS_CHANNEL, reply).catch(() => undefined));
       }
@@ -306,6 +323,8 @@ export class RedisSharedState implements SharedState {
   }
 
   async close(): Promise<void> {
+    this.subscribed = false;
+    for (const entry of this.announced.values()) entry.done();
     this.subscriber?.disconnect();
     await this.redis.quit().catch(() => undefined);
   }

@@ -11,10 +11,10 @@ export interface CounterResult {
 export const WINDOW_UNITS = ["tokens", "usd", "requests"] as const;
 export type WindowUnit = (typeof WINDOW_UNITS)[number];
 
-/** One limit window's share of a request: what it adds, and the most the window allows. */
 /** Applies an event another process (or this one) published; a promise when that takes a while. */
 export type EventHandler = (topic: string, message: unknown) => unknown;
 
+/** One limit window's share of a request: what it adds, and the most the window allows. */
 export interface WindowCharge {
   key: string;
   /** How long a counter this call opens lives: the rolling window's length, or until the calendar window ends. */

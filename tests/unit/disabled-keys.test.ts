@@ -63,9 +63,9 @@ test("a key disabled by one process while another was writing its own stays reco
   const stale = editDisabledKeys(heldAtWrite(gate, reached), channel.id, (keys) => ({ ...keys, aaaa: "401 revoked" }));
   await atWrite; // it read the row (no key disabled) and waits to write
   const other = await editDisabledKeys(database, channel.id, (keys) => ({ ...keys, bbbb: "403 no access" }));
-  assert.deepEqual(other, {});
+  assert.deepEqual(other, { before: {}, changed: true });
   release();
-  assert.deepEqual(await stale, { bbbb: "403 no access" }, "the held process wrote from a fresh read");
+  assert.deepEqual(await stale, { before: { bbbb: "403 no access" }, changed: true }, "the held process wrote from a fresh read");
 
   const row = await database.channel.findUniqueOrThrow({ where: { id: channel.id } });
   assert.deepEqual(row.disabledKeys, { aaaa: "401 revoked", bbbb: "403 no access" });
@@ -73,9 +73,19 @@ test("a key disabled by one process while another was writing its own stays reco
 
 test("an edit that changes nothing writes nothing; a missing channel answers undefined", async () => {
   const channel = await database.channel.create({ data: { name: "quiet", type: "openai", disabledKeys: { cccc: "401" } } });
-  const before = await editDisabledKeys(database, channel.id, () => undefined);
-  assert.deepEqual(before, { cccc: "401" });
+  const unchanged = await editDisabledKeys(database, channel.id, () => undefined);
+  assert.deepEqual(unchanged, { before: { cccc: "401" }, changed: false });
   const row = await database.channel.findUniqueOrThrow({ where: { id: channel.id } });
   assert.equal(row.updatedAt.getTime(), channel.updatedAt.getTime());
   assert.equal(await editDisabledKeys(database, "no-such-channel", (keys) => ({ ...keys, dddd: "401" })), undefined);
+});
+
+test("a row whose updatedAt another writer stored in its own text form is still written", async () => {
+  const channel = await database.channel.create({ data: { name: "seeded", type: "openai", disabledKeys: {} } });
+  // As migration 0001 seeds the built-in mock channel: the time as SQLite's strftime writes it.
+  await database.$executeRawUnsafe(`UPDATE "Channel" SET "updatedAt" = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE "id" = ?`, channel.id);
+  const written = await editDisabledKeys(database, channel.id, (keys) => ({ ...keys, eeee: "401" }));
+  assert.deepEqual(written, { before: {}, changed: true });
+  const row = await database.channel.findUniqueOrThrow({ where: { id: channel.id } });
+  assert.deepEqual(row.disabledKeys, { eeee: "401" });
 });

@@ -112,8 +112,9 @@ describe("limit windows", () => {
     let paused: Promise<void> | undefined;
     const reserveWindows = state.reserveWindows.bind(state);
     state.reserveWindows = async (charges) => {
+      const pause = paused;
       const result = await reserveWindows(charges);
-      await paused;
+      await pause;
       return result;
     };
     const limiter = new SpendLimiter(state, async () => ({ tokens: 0, usd: 0 }));
