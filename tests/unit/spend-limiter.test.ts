@@ -81,7 +81,7 @@ describe("limit windows", () => {
     const windowed = limits({ tpm: 120, windows: compileWindows([{ window: "day", tokens: 1000, requests: 10 }]) });
     const held = await limiter.reserve(subject, windowed, { tokens: 100, usd: 0 });
     await limiter.settle(held, { tokens: 40, usd: 0 });
-    // The token rate refuses the next one after the window took it: the window gives it back.
+    // The token rate refuses the next one: the window, charged after it, is never charged for it.
     await assert.rejects(limiter.reserve(subject, windowed, { tokens: 100, usd: 0 }), { code: "rate_limit_exceeded" });
     const [day] = await limiter.windowUsage(subject, windowed);
     assert.deepEqual(day!.used, { tokens: 40, usd: 0, requests: 1 });
