@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import type { Database } from "@/lib/db/client";
+import { heldAtWrite } from "../helpers/held-database";
 
 // Two processes disabling two keys of one channel's pool at once (a revoked key each): a
 // process whose read of the row went stale while the other wrote must not write back a map
@@ -25,34 +26,6 @@ after(async () => {
   fs.rmSync(directory, { recursive: true, force: true });
 });
 
-/** `database` whose channel writes wait for `gate`, once `reached` has been called: a process held between its read and its write. */
-function heldAtWrite(gate: Promise<void>, reached: () => void): Database {
-  let held = false;
-  const channels = new Proxy(database.channel, {
-    get(target, property) {
-      if (property === "updateMany") {
-        return async (args: Parameters<typeof target.updateMany>[0]) => {
-          if (!held) {
-            held = true;
-            reached();
-            await gate;
-          }
-          return target.updateMany(args);
-        };
-      }
-      const value = Reflect.get(target, property);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-  return new Proxy(database, {
-    get(target, property) {
-      if (property === "channel") return channels;
-      const value = Reflect.get(target, property);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-}
-
 test("a key disabled by one process while another was writing its own stays recorded with it", async () => {
   const channel = await database.channel.create({ data: { name: "pool", type: "openai", disabledKeys: {} } });
   let release = () => {};
@@ -60,7 +33,7 @@ test("a key disabled by one process while another was writing its own stays reco
   let reached = () => {};
   const atWrite = new Promise<void>((resolve) => (reached = resolve));
 
-  const stale = editDisabledKeys(heldAtWrite(gate, reached), channel.id, (keys) => ({ ...keys, aaaa: "401 revoked" }));
+  const stale = editDisabledKeys(heldAtWrite(database, "channel", gate, reached), channel.id, (keys) => ({ ...keys, aaaa: "401 revoked" }));
   await atWrite; // it read the row (no key disabled) and waits to write
   const other = await editDisabledKeys(database, channel.id, (keys) => ({ ...keys, bbbb: "403 no access" }));
   assert.deepEqual(other, { before: {}, changed: true });

@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import type { Database } from "@/lib/db/client";
+import { heldAtWrite } from "../helpers/held-database";
 import { startWebhookReceiver } from "../helpers/webhook-receiver";
 
 // Two processes sending webhook deliveries from one database: a process whose read of the
@@ -33,30 +34,6 @@ after(async () => {
   fs.rmSync(directory, { recursive: true, force: true });
 });
 
-/** `database` whose delivery claims wait for `gate` once `reached` has been called: a process held between its read and its claim. */
-function heldAtClaim(gate: Promise<void>, reached: () => void): Database {
-  const deliveries = new Proxy(database.webhookDelivery, {
-    get(target, property) {
-      if (property === "updateMany") {
-        return async (args: Parameters<typeof target.updateMany>[0]) => {
-          reached();
-          await gate;
-          return target.updateMany(args);
-        };
-      }
-      const value = Reflect.get(target, property);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-  return new Proxy(database, {
-    get(target, property) {
-      if (property === "webhookDelivery") return deliveries;
-      const value = Reflect.get(target, property);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-}
-
 test("a process whose read went stale while another sent the delivery does not send it again", async () => {
   const hook = await database.webhook.create({ data: { url: receiver.url, events: ["channel.disabled"] } });
   const payload = JSON.stringify({ id: "evt_stale", event: "channel.disabled", at: new Date().toISOString(), text: "t", subject: { kind: "channel", id: "c", name: "c" } });
@@ -70,7 +47,7 @@ test("a process whose read went stale while another sent the delivery does not s
   const gate = new Promise<void>((resolve) => (release = resolve));
   let reached = () => {};
   const atClaim = new Promise<void>((resolve) => (reached = resolve));
-  const stale = new Webhooks(heldAtClaim(gate, reached), new MemorySharedState(), keys, options);
+  const stale = new Webhooks(heldAtWrite(database, "webhookDelivery", gate, reached), new MemorySharedState(), keys, options);
   const other = new Webhooks(database, new MemorySharedState(), keys, options);
 
   const staleRun = stale.deliverDue();
