@@ -83,12 +83,6 @@ export class SpendLimiter {
     );
   }
 
-  /** Holds the worst case of a request for `model` against every quota, window and token rate of the caller. */
-  async reserve(subject: QuotaSubject, limits: Limits, wanted: Spend, now = new Date(), model?: string): Promise<Reservation> {
-    const [reservation] = await this.reserveAll([{ subject, limits }], wanted, model, now);
-    return reservation!;
-  }
-
   /**
    * Holds the worst case of a request for `model` against every payer's limits, all or none.
    * Every payer's windows are charged in one atomic step, and last: a request that one payer's

@@ -3,11 +3,18 @@ import { describe, test } from "node:test";
 import type { Limits } from "@/lib/auth/token-record";
 import { compileWindows, limitWindowsSchema } from "@/lib/limits/limit-windows";
 import { periodStart } from "@/lib/limits/quota-period";
-import { SpendLimiter } from "@/lib/limits/spend-limiter";
+import { SpendLimiter, type Reservation, type Spend } from "@/lib/limits/spend-limiter";
+import type { QuotaSubject } from "@/lib/usage/request-log-store";
 import { MemorySharedState } from "@/lib/state/memory-shared-state";
 
 const limits = (fields: Partial<Limits>): Limits => ({ models: null, rpm: null, tpm: null, quotaTokens: null, budgetUsd: null, quotaPeriod: "none", windows: [], ...fields });
 const subject = { kind: "token" as const, id: "t1" };
+
+/** One payer's reservation: its quotas, token rate and windows. */
+async function reserveOne(limiter: SpendLimiter, payer: QuotaSubject, payerLimits: Limits, wanted: Spend, now = new Date(), model?: string): Promise<Reservation> {
+  const [reservation] = await limiter.reserveAll([{ subject: payer, limits: payerLimits }], wanted, model, now);
+  return reservation!;
+}
 
 describe("quota reservations", () => {
   test("concurrent reservations never pass the quota, counting what the database says was spent", async () => {
@@ -16,7 +23,7 @@ describe("quota reservations", () => {
       loads += 1;
       return { tokens: 100, usd: 0 };
     });
-    const results = await Promise.allSettled(Array.from({ length: 50 }, () => limiter.reserve(subject, limits({ quotaTokens: 1000 }), { tokens: 100, usd: 0 })));
+    const results = await Promise.allSettled(Array.from({ length: 50 }, () => reserveOne(limiter, subject, limits({ quotaTokens: 1000 }), { tokens: 100, usd: 0 })));
     assert.equal(results.filter((result) => result.status === "fulfilled").length, 9);
     assert.equal(loads, 1, "concurrent first uses share one load");
     const refusal = results.find((result) => result.status === "rejected") as PromiseRejectedResult;
@@ -25,19 +32,19 @@ describe("quota reservations", () => {
 
   test("settling returns what was not spent", async () => {
     const limiter = new SpendLimiter(new MemorySharedState(), async () => ({ tokens: 0, usd: 0 }));
-    const held = await limiter.reserve(subject, limits({ quotaTokens: 100 }), { tokens: 100, usd: 0 });
-    await assert.rejects(limiter.reserve(subject, limits({ quotaTokens: 100 }), { tokens: 10, usd: 0 }));
+    const held = await reserveOne(limiter, subject, limits({ quotaTokens: 100 }), { tokens: 100, usd: 0 });
+    await assert.rejects(reserveOne(limiter, subject, limits({ quotaTokens: 100 }), { tokens: 10, usd: 0 }));
     await limiter.settle(held, { tokens: 30, usd: 0 });
     await limiter.settle(held, { tokens: 0, usd: 0 }); // only the first settlement counts
-    await limiter.reserve(subject, limits({ quotaTokens: 100 }), { tokens: 70, usd: 0 });
-    await assert.rejects(limiter.reserve(subject, limits({ quotaTokens: 100 }), { tokens: 1, usd: 0 }));
+    await reserveOne(limiter, subject, limits({ quotaTokens: 100 }), { tokens: 70, usd: 0 });
+    await assert.rejects(reserveOne(limiter, subject, limits({ quotaTokens: 100 }), { tokens: 1, usd: 0 }));
   });
 
   test("a USD budget is reserved like tokens, and a refused budget releases the tokens it held", async () => {
     const limiter = new SpendLimiter(new MemorySharedState(), async () => ({ tokens: 0, usd: 0.9 }));
     const both = limits({ quotaTokens: 1000, budgetUsd: 1 });
-    await assert.rejects(limiter.reserve(subject, both, { tokens: 500, usd: 0.2 }), { code: "insufficient_quota" });
-    await limiter.reserve(subject, both, { tokens: 1000, usd: 0.1 });
+    await assert.rejects(reserveOne(limiter, subject, both, { tokens: 500, usd: 0.2 }), { code: "insufficient_quota" });
+    await reserveOne(limiter, subject, both, { tokens: 1000, usd: 0.1 });
   });
 
   test("a periodic quota counts from its period's start and says when it resets", async () => {
@@ -50,7 +57,7 @@ describe("quota reservations", () => {
       seen.push(since);
       return { tokens: 50, usd: 0 };
     });
-    const error = await limiter.reserve(subject, limits({ quotaTokens: 60, quotaPeriod: "daily" }), { tokens: 20, usd: 0 }, now).catch((thrown) => thrown);
+    const error = await reserveOne(limiter, subject, limits({ quotaTokens: 60, quotaPeriod: "daily" }), { tokens: 20, usd: 0 }, now).catch((thrown) => thrown);
     assert.equal(seen[0]!.toISOString(), "2026-11-25T00:00:00.000Z");
     assert.equal(error.retryAfterSeconds, 9 * 3600);
   });
@@ -65,24 +72,24 @@ describe("limit windows", () => {
         { window: "1h", requests: 1, models: ["opus"] },
       ]),
     });
-    await limiter.reserve(subject, windowed, { tokens: 10, usd: 0 }, new Date(), "opus");
-    const perModel = await limiter.reserve(subject, windowed, { tokens: 10, usd: 0 }, new Date(), "opus").catch((error) => error);
+    await reserveOne(limiter, subject, windowed, { tokens: 10, usd: 0 }, new Date(), "opus");
+    const perModel = await reserveOne(limiter, subject, windowed, { tokens: 10, usd: 0 }, new Date(), "opus").catch((error) => error);
     assert.equal(perModel.code, "limit_window_exceeded");
     assert.match(perModel.message, /the 1h window for opus/);
     assert.ok(perModel.retryAfterSeconds > 3500 && perModel.retryAfterSeconds <= 3600);
-    await limiter.reserve(subject, windowed, { tokens: 10, usd: 0 }, new Date(), "haiku");
-    await limiter.reserve(subject, windowed, { tokens: 10, usd: 0 }, new Date(), "haiku");
-    const overall = await limiter.reserve(subject, windowed, { tokens: 10, usd: 0 }, new Date(), "haiku").catch((error) => error);
+    await reserveOne(limiter, subject, windowed, { tokens: 10, usd: 0 }, new Date(), "haiku");
+    await reserveOne(limiter, subject, windowed, { tokens: 10, usd: 0 }, new Date(), "haiku");
+    const overall = await reserveOne(limiter, subject, windowed, { tokens: 10, usd: 0 }, new Date(), "haiku").catch((error) => error);
     assert.match(overall.message, /the 5h window of this key allows 3 requests/);
   });
 
   test("settling turns the worst case into what was used; a request refused by a later limit is not counted", async () => {
     const limiter = new SpendLimiter(new MemorySharedState(), async () => ({ tokens: 0, usd: 0 }));
     const windowed = limits({ tpm: 120, windows: compileWindows([{ window: "day", tokens: 1000, requests: 10 }]) });
-    const held = await limiter.reserve(subject, windowed, { tokens: 100, usd: 0 });
+    const held = await reserveOne(limiter, subject, windowed, { tokens: 100, usd: 0 });
     await limiter.settle(held, { tokens: 40, usd: 0 });
     // The token rate refuses the next one: the window, charged after it, is never charged for it.
-    await assert.rejects(limiter.reserve(subject, windowed, { tokens: 100, usd: 0 }), { code: "rate_limit_exceeded" });
+    await assert.rejects(reserveOne(limiter, subject, windowed, { tokens: 100, usd: 0 }), { code: "rate_limit_exceeded" });
     const [day] = await limiter.windowUsage(subject, windowed);
     assert.deepEqual(day!.used, { tokens: 40, usd: 0, requests: 1 });
     assert.equal(new Date(day!.openedAt!).toISOString(), periodStart("daily").toISOString());
@@ -99,7 +106,7 @@ describe("limit windows", () => {
       },
     );
     const windowed = limits({ windows: compileWindows([{ window: "month", tokens: 1000, models: ["opus"] }]) });
-    const refused = await limiter.reserve(subject, windowed, { tokens: 100, usd: 0 }, new Date(), "opus").catch((error) => error);
+    const refused = await reserveOne(limiter, subject, windowed, { tokens: 100, usd: 0 }, new Date(), "opus").catch((error) => error);
     assert.match(refused.message, /950 tokens are used/);
     assert.deepEqual(asked, [[periodStart("monthly").toISOString(), ["opus"]]]);
   });
