@@ -35,14 +35,27 @@ export async function primeStream<T>(source: AsyncIterable<T>, isFailure?: (item
 /**
  * Ends a started stream cleanly when its source fails: the failure is reported, and the
  * client gets the format's own in-stream error event instead of a cut connection. A body
- * with no such event (audio bytes) is cut, so the client sees it was incomplete.
+ * with no such event (audio bytes) is cut, so the client sees it was incomplete. Each read
+ * passes through with one promise and no generator (a stream's every read comes here).
  */
-export async function* guardStream<T>(source: AsyncIterable<T>, onFailure: (error: unknown) => T | undefined): AsyncGenerator<T> {
-  try {
-    yield* source;
-  } catch (error) {
-    const last = onFailure(error);
-    if (last === undefined) throw error;
-    yield last;
-  }
+export function guardStream<T>(source: AsyncIterable<T>, onFailure: (error: unknown) => T | undefined): AsyncIterable<T> {
+  return {
+    [Symbol.asyncIterator]() {
+      const iterator = source[Symbol.asyncIterator]();
+      let ended = false;
+      const failed = (error: unknown): IteratorResult<T> => {
+        ended = true;
+        const last = onFailure(error);
+        if (last === undefined) throw error;
+        return { done: false, value: last };
+      };
+      return {
+        next: () => (ended ? Promise.resolve({ done: true, value: undefined }) : iterator.next().then(undefined, failed)),
+        return: (value?: unknown) => {
+          ended = true;
+          return iterator.return ? iterator.return(value) : Promise.resolve({ done: true, value: undefined });
+        },
+      };
+    },
+  };
 }

@@ -44,18 +44,35 @@ export class RequestLog {
       setImmediate(() => this.finish(response.status));
       return response;
     }
-    const body = response.body;
-    const log = this;
-    async function* tracked() {
-      let completed = false;
-      try {
-        yield* body;
-        completed = true;
-      } finally {
-        log.finish(response.status, log.call.meter.error ?? (completed ? undefined : "client disconnected mid-stream"));
-      }
-    }
-    return { ...response, body: tracked() };
+    return { ...response, body: this.tracked(response.body, response.status) };
+  }
+
+  /** A streamed body that finishes the log when it ends, fails or is stopped (one promise per read, no generator). */
+  private tracked<T>(body: AsyncIterable<T>, status: number): AsyncIterable<T> {
+    const finish = (completed: boolean) => this.finish(status, this.call.meter.error ?? (completed ? undefined : "client disconnected mid-stream"));
+    return {
+      [Symbol.asyncIterator]() {
+        const iterator = body[Symbol.asyncIterator]();
+        const read = (result: IteratorResult<T>) => {
+          if (result.done) finish(true);
+          return result;
+        };
+        const failed = (error: unknown): never => {
+          finish(false);
+          throw error;
+        };
+        return {
+          next: () => iterator.next().then(read, failed),
+          return: async (value?: unknown) => {
+            try {
+              return iterator.return ? await iterator.return(value) : { done: true, value: undefined };
+            } finally {
+              finish(false);
+            }
+          },
+        };
+      },
+    };
   }
 
   /** `x-request-id`: the caller's own id when it sent one (ours then in `x-gateway-request-id`), else ours. */

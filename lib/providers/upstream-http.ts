@@ -175,14 +175,30 @@ class MappedBody extends IteratedBody {
     this.onDone();
   }
 
-  async *[Symbol.asyncIterator](): AsyncGenerator<Uint8Array> {
-    try {
-      for await (const chunk of this.inner) yield chunk;
-    } catch (error) {
-      throw this.mapError(error);
-    } finally {
+  /** The inner body's reads as they are: one promise per read, no generator around it (a relay's stream passes here per read). */
+  [Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
+    const inner = this.inner[Symbol.asyncIterator]();
+    const done = (result: IteratorResult<Uint8Array>) => {
+      if (result.done) this.finish();
+      return result;
+    };
+    const failed = (error: unknown): never => {
       this.finish();
-    }
+      throw this.mapError(error);
+    };
+    return {
+      next: () => inner.next().then(done, failed),
+      return: async (value?: unknown) => {
+        try {
+          await inner.return?.(value);
+        } catch (error) {
+          failed(error);
+        } finally {
+          this.finish();
+        }
+        return { done: true, value: undefined };
+      },
+    };
   }
 
   /** A whole answer through undici's own reader: 'data' events, not two layers of async iteration. */

@@ -22,34 +22,6 @@ function toLf(text: string): string {
   return lf.includes("\r") ? lf.replaceAll("\r", "\n") : lf;
 }
 
-/**
- * The source's bytes as regions of whole events, one per read. CRLF and CR line ends
- * (allowed by the SSE spec, rare upstream) become LF; a CR that ends a read may be half
- * of a CRLF, so it waits for the next read. A last event without its blank line is
- * completed.
- */
-export async function* eventRegions(source: AsyncIterable<Uint8Array>): AsyncGenerator<EventRegion> {
-  let carry: Buffer | undefined;
-  for await (const chunk of source) {
-    let bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    if (carry) bytes = Buffer.concat([carry, bytes]);
-    let text = bytes.toString("latin1");
-    const heldCr = text.endsWith("\r");
-    if (text.includes("\r")) {
-      text = toLf(heldCr ? text.slice(0, -1) : text);
-      bytes = Buffer.from(text, "latin1");
-    }
-    const end = text.lastIndexOf("\n\n");
-    const rest = end === -1 ? bytes : bytes.subarray(end + 2);
-    carry = heldCr ? Buffer.concat([rest, CR]) : rest.length > 0 ? rest : undefined;
-    if (end !== -1) yield { bytes: bytes.subarray(0, end + 2), text: text.slice(0, end + 2) };
-  }
-  if (carry && carry.toString("latin1").trim() !== "") {
-    const text = `${toLf(carry.toString("latin1"))}\n\n`;
-    yield { bytes: Buffer.from(text, "latin1"), text };
-  }
-}
-
 /** Where the event around a position starts and ends (after its blank line), in a region of whole events. */
 export function eventAround(text: string, at: number): [start: number, end: number] {
   const before = text.lastIndexOf("\n\n", at);
@@ -140,24 +112,66 @@ export interface RegionMetering {
 }
 
 /**
- * The source's regions of whole events with what every byte relay does around them: the
- * opening event checked (so garbage fails over), the first token marked, and regions kept
- * for a tokenizer estimate until the relay records usage, read back at the end (also when
- * the client leaves) if it never does. A source with no event at all was cut.
+ * A relayed stream's reads as regions of whole events, with what every byte relay does
+ * around them: the opening event checked (so garbage fails over), the first token marked,
+ * and regions kept for a tokenizer estimate until the relay records usage, read back by
+ * settle() (also when the client leaves) if it never does. Each read is handled as it
+ * comes, in the relay's own loop: a layer of async iteration per read costs more than the
+ * scan. CRLF and CR line ends (allowed by the SSE spec, rare upstream) become LF; a CR that
+ * ends a read may be half of a CRLF, so it waits for the next read.
  */
-export async function* meteredRegions(source: AsyncIterable<Uint8Array>, meter: UsageMeter, metering: RegionMetering): AsyncGenerator<EventRegion> {
-  let opened = false;
-  const unmetered: Buffer[] = [];
-  try {
-    for await (const region of eventRegions(source)) {
-      opened ||= openingEventChecked(region);
-      if (meter.firstTokenAt === undefined && metering.hasOutput(region.text)) meter.markFirstToken();
-      if (meter.usage === undefined) unmetered.push(region.bytes);
-      yield region;
-      if (meter.usage !== undefined) unmetered.length = 0;
+export class MeteredRegions {
+  /** The read's bytes after its last whole event (a partial event waits for the rest). */
+  private carry: Buffer | undefined;
+  private opened = false;
+  private readonly unmetered: Buffer[] = [];
+
+  constructor(
+    private readonly meter: UsageMeter,
+    private readonly metering: RegionMetering,
+  ) {}
+
+  /** The whole events this read completes, or undefined when it completes none. */
+  push(chunk: Uint8Array): EventRegion | undefined {
+    let bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    if (this.carry) bytes = Buffer.concat([this.carry, bytes]);
+    let text = bytes.toString("latin1");
+    const heldCr = text.endsWith("\r");
+    if (text.includes("\r")) {
+      text = toLf(heldCr ? text.slice(0, -1) : text);
+      bytes = Buffer.from(text, "latin1");
     }
-  } finally {
-    if (meter.usage === undefined) for (const bytes of unmetered) metering.estimate(bytes, meter);
+    const end = text.lastIndexOf("\n\n");
+    const rest = end === -1 ? bytes : bytes.subarray(end + 2);
+    this.carry = heldCr ? Buffer.concat([rest, CR]) : rest.length > 0 ? rest : undefined;
+    return end === -1 ? undefined : this.metered({ bytes: bytes.subarray(0, end + 2), text: text.slice(0, end + 2) });
   }
-  if (!opened) throw truncatedStreamError();
+
+  /**
+   * Once the source has ended: its last event when it came without its blank line
+   * (completed). A source with no event at all was cut.
+   */
+  end(): EventRegion | undefined {
+    const carry = this.carry;
+    this.carry = undefined;
+    const last = carry && carry.toString("latin1").trim() !== "" ? `${toLf(carry.toString("latin1"))}\n\n` : undefined;
+    const region = last === undefined ? undefined : this.metered({ bytes: Buffer.from(last, "latin1"), text: last });
+    if (!this.opened) throw truncatedStreamError();
+    return region;
+  }
+
+  /** When the relay stops, however it stops: an estimate from the regions kept, if no usage came. */
+  settle(): void {
+    if (this.meter.usage === undefined) for (const bytes of this.unmetered) this.metering.estimate(bytes, this.meter);
+    this.unmetered.length = 0;
+  }
+
+  private metered(region: EventRegion): EventRegion {
+    // The relay read the regions before this one: once it has usage, they need no estimate.
+    if (this.meter.usage !== undefined) this.unmetered.length = 0;
+    this.opened ||= openingEventChecked(region);
+    if (this.meter.firstTokenAt === undefined && this.metering.hasOutput(region.text)) this.meter.markFirstToken();
+    if (this.meter.usage === undefined) this.unmetered.push(region.bytes);
+    return region;
+  }
 }

@@ -1,7 +1,7 @@
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import type { Usage } from "@/lib/canonical/usage";
 import { parseAnthropicUsage } from "@/lib/formats/anthropic/render-usage";
-import { eventBounds, eventJson, markedEvents, meteredRegions } from "@/lib/sse/event-regions";
+import { type EventRegion, eventBounds, eventJson, MeteredRegions, markedEvents } from "@/lib/sse/event-regions";
 import { StreamEnd } from "@/lib/sse/stream-ends";
 import type { UsageMeter } from "@/lib/usage/usage-meter";
 import { anthropicStreamEnds } from "./stream-ends";
@@ -21,7 +21,7 @@ const FIRST_OUTPUT = /"type"\s*:\s*"(?:content_block_delta|tool_use)"/;
 export async function* passThroughMessageStream(source: AsyncIterable<Uint8Array>, meter: UsageMeter): AsyncGenerator<Uint8Array> {
   const end = new StreamEnd(anthropicStreamEnds);
   let startUsage: Usage | undefined;
-  for await (const region of meteredRegions(source, meter, { hasOutput: (text) => FIRST_OUTPUT.test(text), estimate: recordOutput })) {
+  const read = (region: EventRegion) => {
     for (const event of markedEvents(region, MARKERS)) {
       if (event) end.see(event);
       switch (event?.type) {
@@ -38,7 +38,18 @@ export async function* passThroughMessageStream(source: AsyncIterable<Uint8Array
           break;
       }
     }
-    yield region.bytes;
+    return region.bytes;
+  };
+  const regions = new MeteredRegions(meter, { hasOutput: (text) => FIRST_OUTPUT.test(text), estimate: recordOutput });
+  try {
+    for await (const chunk of source) {
+      const region = regions.push(chunk);
+      if (region) yield read(region);
+    }
+    const last = regions.end();
+    if (last) yield read(last);
+  } finally {
+    regions.settle();
   }
   const closing = end.close();
   if (closing) yield Buffer.from(closing);

@@ -1,6 +1,6 @@
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import { parseGeminiUsage } from "@/lib/formats/gemini/render-usage";
-import { eventAround, eventBounds, eventDataBytes, eventJson, meteredRegions } from "@/lib/sse/event-regions";
+import { type EventRegion, eventAround, eventBounds, eventDataBytes, eventJson, MeteredRegions } from "@/lib/sse/event-regions";
 import { StreamEnd } from "@/lib/sse/stream-ends";
 import type { UsageMeter } from "@/lib/usage/usage-meter";
 import { geminiStreamEnds } from "./stream-ends";
@@ -35,26 +35,33 @@ export async function* passThroughGeminiStream(source: AsyncIterable<Uint8Array>
   let elements = 0;
   const usage = new LatestUsage(meter);
   // Once the first usage is read nothing is kept for an estimate; a later one waits in `usage`.
-  const regions = meteredRegions(source, meter, { hasOutput: (text) => FIRST_OUTPUT.test(text), estimate: recordOutput });
-  try {
-    for await (const { bytes, text } of regions) {
-      readMarkedEvents(bytes, text, meter, usage, end);
-      if (framing === "sse") {
-        yield bytes;
-        continue;
-      }
-      const parts: Buffer[] = [];
-      for (const [start, end] of eventBounds(text)) {
-        const data = eventDataBytes(bytes.subarray(start, end));
-        if (data === undefined) continue;
-        parts.push(elements === 0 ? ARRAY_OPEN : ARRAY_SEPARATOR, data);
-        elements += 1;
-      }
-      if (parts.length > 0) yield Buffer.concat(parts);
+  const regions = new MeteredRegions(meter, { hasOutput: (text) => FIRST_OUTPUT.test(text), estimate: recordOutput });
+  const frame = ({ bytes, text }: EventRegion): Buffer | undefined => {
+    readMarkedEvents(bytes, text, meter, usage, end);
+    if (framing === "sse") return bytes;
+    const parts: Buffer[] = [];
+    for (const [start, end] of eventBounds(text)) {
+      const data = eventDataBytes(bytes.subarray(start, end));
+      if (data === undefined) continue;
+      parts.push(elements === 0 ? ARRAY_OPEN : ARRAY_SEPARATOR, data);
+      elements += 1;
     }
+    return parts.length > 0 ? Buffer.concat(parts) : undefined;
+  };
+  try {
+    for await (const chunk of source) {
+      const region = regions.push(chunk);
+      const framed = region && frame(region);
+      if (framed) yield framed;
+    }
+    const last = regions.end();
+    const framed = last && frame(last);
+    if (framed) yield framed;
   } finally {
-    // Also for a stream cut short (the client left): the last usage noted counts.
+    // Also for a stream cut short (the client left): the last usage noted counts, and
+    // what was kept for an estimate is read when none came.
     usage.settle();
+    regions.settle();
   }
   end.close();
   if (framing === "array") yield Buffer.from(elements === 0 ? "[]" : "]");

@@ -1,6 +1,6 @@
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import type { Usage } from "@/lib/canonical/usage";
-import { eventBounds, eventJson, markedEvents, meteredRegions } from "@/lib/sse/event-regions";
+import { type EventRegion, eventBounds, eventJson, MeteredRegions, markedEvents } from "@/lib/sse/event-regions";
 import { StreamEnd } from "@/lib/sse/stream-ends";
 import type { UsageMeter } from "@/lib/usage/usage-meter";
 import { responsesStreamEnds } from "./stream-ends";
@@ -29,8 +29,9 @@ export interface ResponsesStreamSpec {
 
 export async function* passThroughResponsesStream(source: AsyncIterable<Uint8Array>, spec: ResponsesStreamSpec, meter: UsageMeter): AsyncGenerator<Uint8Array> {
   const end = new StreamEnd(responsesStreamEnds);
-  for await (const region of meteredRegions(source, meter, { hasOutput: (text) => FIRST_OUTPUT.test(text), estimate: recordOutput })) {
-    // `keep` is awaited between events: markedEvents has scanned the region by then.
+  /** Reads a region's final events; the response objects to keep before it is forwarded. */
+  const read = (region: EventRegion): Record<string, unknown>[] => {
+    const kept: Record<string, unknown>[] = [];
     for (const found of markedEvents(region, FINAL)) {
       const event = found as (FinalEvent & Record<string, unknown>) | undefined;
       const mark = event && end.see(event);
@@ -40,9 +41,26 @@ export async function* passThroughResponsesStream(source: AsyncIterable<Uint8Arr
       if (mark === "fail") {
         const message = event.type === "error" ? event.message : event.response?.error?.message;
         meter.recordError(new GatewayError("upstream_error", typeof message === "string" ? message : "The upstream reported an error mid-stream."));
-      } else if (event.response && spec.keep) await spec.keep(event.response);
+      } else if (event.response && spec.keep) kept.push(event.response);
     }
-    yield region.bytes;
+    return kept;
+  };
+  const regions = new MeteredRegions(meter, { hasOutput: (text) => FIRST_OUTPUT.test(text), estimate: recordOutput });
+  try {
+    for await (const chunk of source) {
+      const region = regions.push(chunk);
+      if (!region) continue;
+      // Only a region that ends the answer waits, for its response to be kept.
+      for (const response of read(region)) await spec.keep?.(response);
+      yield region.bytes;
+    }
+    const last = regions.end();
+    if (last) {
+      for (const response of read(last)) await spec.keep?.(response);
+      yield last.bytes;
+    }
+  } finally {
+    regions.settle();
   }
   end.close();
 }

@@ -1,6 +1,6 @@
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import type { Usage } from "@/lib/canonical/usage";
-import { eventAround, eventBounds, eventJson, meteredRegions } from "@/lib/sse/event-regions";
+import { eventAround, eventBounds, eventJson, MeteredRegions } from "@/lib/sse/event-regions";
 import { DONE, StreamEnd } from "@/lib/sse/stream-ends";
 import type { UsageMeter } from "@/lib/usage/usage-meter";
 import { chatCompletionStreamEnds } from "./stream-ends";
@@ -109,9 +109,18 @@ export async function* passThroughStream(source: AsyncIterable<Uint8Array>, incl
       if (json) meter.recordOutput(spec.outputText(json));
     }
   };
-  for await (const { bytes, text } of meteredRegions(source, meter, { hasOutput, estimate })) {
-    const region = inspect(bytes, text);
-    if (region.length > 0) yield region;
+  const regions = new MeteredRegions(meter, { hasOutput, estimate });
+  try {
+    for await (const chunk of source) {
+      const region = regions.push(chunk);
+      const relayed = region && inspect(region.bytes, region.text);
+      if (relayed && relayed.length > 0) yield relayed;
+    }
+    const last = regions.end();
+    const relayed = last && inspect(last.bytes, last.text);
+    if (relayed && relayed.length > 0) yield relayed;
+  } finally {
+    regions.settle();
   }
   // Some servers end a complete stream without `[DONE]`; clients expect it, so it is added.
   const closing = end.close();
