@@ -28,42 +28,153 @@ export type StreamEvent =
  */
 export type StreamEventBatches = AsyncIterable<StreamEvent[]>;
 
-/**
- * Runs a parser's synchronous step on each input (a batch of upstream messages) and yields
- * what it produced as one batch. A step that throws has its earlier events yielded first.
- * Ends early once `stopped()` says so (after an error event).
- */
-export async function* eventsPerInput<T>(inputs: AsyncIterable<T>, step: (input: T) => Iterable<StreamEvent>, stopped?: () => boolean): AsyncGenerator<StreamEvent[]> {
-  for await (const input of inputs) {
-    const batch: StreamEvent[] = [];
-    let failure: { error: unknown } | undefined;
-    try {
-      for (const event of step(input)) batch.push(event);
-    } catch (error) {
-      failure = { error };
-    }
-    if (batch.length > 0) yield batch;
-    if (failure) throw failure.error;
-    if (stopped?.()) return;
-  }
+export interface PerInputOptions {
+  /** True once the stream has failed (after an error event): the rest is not read. */
+  stopped?: () => boolean;
+  /** Once the inputs have ended or stopped: the stream's closing check (it may throw) and its last events. */
+  ending?: () => StreamEvent[] | undefined;
 }
 
+const ENDED: IteratorResult<StreamEvent[]> = { done: true, value: undefined };
+
 /**
- * Runs a renderer's synchronous step on every event and yields each batch's output as one
- * string. A step that throws (an error event) has the batch's earlier output yielded first.
+ * Runs a parser's synchronous step on each input (a batch of upstream messages) and gives
+ * what it produced as one batch. A step that throws has its earlier events given first.
+ * Ends early once `stopped()` says so (after an error event). A plain iterator, one promise
+ * per input: a stream's every read passes here, and a generator around it costs more than
+ * the step.
  */
-export async function* renderPerBatch(batches: StreamEventBatches, step: (event: StreamEvent) => Iterable<string>): AsyncGenerator<string> {
-  for await (const batch of batches) {
-    let out = "";
-    let failure: { error: unknown } | undefined;
-    try {
-      for (const event of batch) for (const text of step(event)) out += text;
-    } catch (error) {
-      failure = { error };
-    }
-    if (out.length > 0) yield out;
-    if (failure) throw failure.error;
-  }
+export function eventsPerInput<T>(inputs: AsyncIterable<T>, step: (input: T) => Iterable<StreamEvent>, options: PerInputOptions = {}): StreamEventBatches {
+  return {
+    [Symbol.asyncIterator]() {
+      const reading = inputs[Symbol.asyncIterator]();
+      let closed = false;
+      // What the next call does after a batch was given: throw the step's failure, or stop.
+      let after: { error: unknown } | "stop" | undefined;
+      const stop = async (): Promise<void> => {
+        closed = true;
+        await reading.return?.();
+      };
+      const fail = async (error: unknown): Promise<never> => {
+        await stop();
+        throw error;
+      };
+      const end = async (stopping: boolean): Promise<IteratorResult<StreamEvent[]>> => {
+        if (stopping) await stop();
+        closed = true;
+        const last = options.ending?.();
+        return last && last.length > 0 ? { done: false, value: last } : ENDED;
+      };
+      const read = (result: IteratorResult<T>): IteratorResult<StreamEvent[]> | Promise<IteratorResult<StreamEvent[]>> => {
+        if (result.done) return end(false);
+        const batch: StreamEvent[] = [];
+        try {
+          for (const event of step(result.value)) batch.push(event);
+        } catch (error) {
+          if (batch.length === 0) return fail(error);
+          after = { error };
+          return { done: false, value: batch };
+        }
+        if (options.stopped?.()) {
+          if (batch.length === 0) return end(true);
+          after = "stop";
+          return { done: false, value: batch };
+        }
+        return batch.length > 0 ? { done: false, value: batch } : next();
+      };
+      const next = (): Promise<IteratorResult<StreamEvent[]>> => {
+        const pending = after;
+        after = undefined;
+        if (pending === "stop") return end(true);
+        if (pending) return fail(pending.error);
+        if (closed) return Promise.resolve(ENDED);
+        return reading.next().then(read);
+      };
+      return {
+        next,
+        return: async () => {
+          if (!closed) await stop();
+          return ENDED;
+        },
+      };
+    },
+  };
+}
+
+export interface RenderOptions {
+  /** The stream's opening, before the first batch. */
+  opening?: string;
+  /** The format's own error event for a failure of the events or of a step; it ends the stream. */
+  failed: (error: unknown) => string;
+  /** Once the events have ended: the stream's last output. */
+  ending: () => string | Promise<string>;
+}
+
+const RENDERED: IteratorResult<string> = { done: true, value: undefined };
+
+/**
+ * Runs a renderer's synchronous step on every event and gives each batch's output as one
+ * string, between the opening and the ending. A failure (an error event, a step that throws,
+ * a stream that fails) gives the batch's earlier output first, then the format's error
+ * event, and ends the stream. A plain iterator, one promise per batch (no generator).
+ */
+export function renderPerBatch(batches: StreamEventBatches, step: (event: StreamEvent) => Iterable<string>, options: RenderOptions): AsyncIterable<string> {
+  return {
+    [Symbol.asyncIterator]() {
+      const reading = batches[Symbol.asyncIterator]();
+      let opened = options.opening === undefined;
+      let closed = false;
+      let failure: { error: unknown } | undefined;
+      const failed = (error: unknown): IteratorResult<string> => {
+        closed = true;
+        const text = options.failed(error);
+        return text.length > 0 ? { done: false, value: text } : RENDERED;
+      };
+      // A step's failure: the events are not read further.
+      const stepFailed = async (error: unknown): Promise<IteratorResult<string>> => {
+        closed = true;
+        await reading.return?.();
+        return failed(error);
+      };
+      const end = async (): Promise<IteratorResult<string>> => {
+        closed = true;
+        const text = await options.ending();
+        return text.length > 0 ? { done: false, value: text } : RENDERED;
+      };
+      const read = (result: IteratorResult<StreamEvent[]>): IteratorResult<string> | Promise<IteratorResult<string>> => {
+        if (result.done) return end();
+        let out = "";
+        try {
+          for (const event of result.value) for (const text of step(event)) out += text;
+        } catch (error) {
+          if (out.length === 0) return stepFailed(error);
+          failure = { error };
+        }
+        return out.length > 0 ? { done: false, value: out } : next();
+      };
+      const next = (): Promise<IteratorResult<string>> => {
+        if (!opened) {
+          opened = true;
+          if (options.opening) return Promise.resolve({ done: false, value: options.opening });
+        }
+        const pending = failure;
+        failure = undefined;
+        if (pending) return stepFailed(pending.error);
+        if (closed) return Promise.resolve(RENDERED);
+        return reading.next().then(read, failed);
+      };
+      return {
+        next,
+        return: async () => {
+          if (!closed) {
+            closed = true;
+            await reading.return?.();
+          }
+          return RENDERED;
+        },
+      };
+    },
+  };
 }
 
 /** Events produced one at a time (the mock model), as batches of one. */

@@ -20,7 +20,8 @@ export function parseRequestUrl(raw: string | undefined): URL | undefined {
   const normalised = path.replace(/\/{2,}/g, "/") + (queryAt === -1 ? "" : target.slice(queryAt));
   if (!normalised.startsWith("/")) return undefined;
   try {
-    return new URL(normalised, BASE);
+    // Absolute: a relative URL parses its base again each time.
+    return new URL(`${BASE}${normalised}`);
   } catch {
     return undefined;
   }

@@ -71,7 +71,7 @@ export class UpstreamHttp implements UpstreamClient {
   }
 
   async send(request: UpstreamRequest): Promise<UpstreamResponse> {
-    const url = new URL(request.url);
+    const url = upstreamUrl(request.url);
     const { timeouts } = request;
     let signal = request.signal;
     let timedOut = false;
@@ -103,7 +103,7 @@ export class UpstreamHttp implements UpstreamClient {
     try {
       const response = await this.agentFor(timeouts.connectMs).request({
         origin: url.origin,
-        path: url.pathname + url.search,
+        path: url.path,
         method: request.method ?? "POST",
         headers: request.headers,
         body: request.body as string | Buffer | undefined,
@@ -126,6 +126,21 @@ export class UpstreamHttp implements UpstreamClient {
   async close(): Promise<void> {
     await Promise.all([...this.agents.values()].map((agent) => agent.close()));
   }
+}
+
+/** An upstream URL's parts: a channel calls few URLs, each parsed once (up to a bound). */
+const parsedUrls = new Map<string, { origin: string; path: string; host: string }>();
+const PARSED_URLS = 1024;
+
+function upstreamUrl(raw: string): { origin: string; path: string; host: string } {
+  let parsed = parsedUrls.get(raw);
+  if (!parsed) {
+    const url = new URL(raw);
+    parsed = { origin: url.origin, path: url.pathname + url.search, host: url.host };
+    if (parsedUrls.size >= PARSED_URLS) parsedUrls.clear();
+    parsedUrls.set(raw, parsed);
+  }
+  return parsed;
 }
 
 type UndiciBody = AsyncIterable<Uint8Array> & { destroy(error?: Error): void; dump(): Promise<void>; bytes?(): Promise<Uint8Array> };

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { HeaderReader } from "@/lib/canonical/api-types";
 import type { SharedState } from "@/lib/state/shared-state";
 import type { Channel } from "./channel";
@@ -33,7 +33,7 @@ export function requestSession(sources: SessionSources): string | undefined {
 
 /** What the log, the pin store and an upstream's cache hint see of a session: never the id itself. */
 export function sessionHash(session: string): string {
-  return createHash("sha256").update(`gateway-session:${session}`).digest("hex").slice(0, 32);
+  return hash("sha256", `gateway-session:${session}`, "hex").slice(0, 32);
 }
 
 /** The channel and key (by fingerprint) that served a session's last successful turn. */

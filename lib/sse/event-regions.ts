@@ -56,6 +56,9 @@ export function* eventBounds(text: string): Generator<[start: number, end: numbe
 
 /** Whether an event is only comments (`: keep-alive`), which some upstreams send before the first real event. */
 function isComment(event: string): boolean {
+  // An event whose first line is a field (as nearly every one is) is not: no split needed.
+  const first = event.charCodeAt(0);
+  if (first !== 0x3a && first !== 0x0a) return false;
   return event.split("\n").every((line) => line === "" || line.startsWith(":"));
 }
 

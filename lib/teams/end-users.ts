@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { Payer, TokenRecord } from "@/lib/auth/token-record";
 import { windowsOnly } from "@/lib/auth/token-record";
 import type { HeaderReader } from "@/lib/canonical/api-types";
@@ -52,12 +52,12 @@ export function checkedEndUser(endUser: string): string {
 /** The end user as logged and rolled up: as named, or, past 256 characters, its start and a digest (distinct ids stay distinct). */
 export function loggedEndUser(endUser: string): string {
   if (endUser.length <= MAX_END_USER_LENGTH) return endUser;
-  return `${endUser.slice(0, MAX_END_USER_LENGTH - 23)}~${createHash("sha256").update(endUser).digest("base64url").slice(0, 22)}`;
+  return `${endUser.slice(0, MAX_END_USER_LENGTH - 23)}~${hash("sha256", endUser, "base64url").slice(0, 22)}`;
 }
 
 /** The counters' name for an end user: a digest, so any id makes a short key. */
 export function endUserSubjectId(scope: string, endUser: string): string {
-  return `${scope}:${createHash("sha256").update(endUser).digest("base64url").slice(0, 22)}`;
+  return `${scope}:${hash("sha256", endUser, "base64url").slice(0, 22)}`;
 }
 
 /** The token's payers with the end user's windows after them: created on first sight, reserved like the rest. */

@@ -19,7 +19,7 @@ type OpenBlock = { kind: "text" | "thinking" | "tool"; index: number; toolIndex?
  * dispatches on it); block indices run 0,1,2… in start order; each started block is
  * stopped; the stop reason and usage wait for the end of the stream.
  */
-export async function* renderMessageStream(events: StreamEventBatches, options: { model: string }): AsyncGenerator<string> {
+export function renderMessageStream(events: StreamEventBatches, options: { model: string }): AsyncIterable<string> {
   const send = (type: string, data: Record<string, unknown>) => encodeSse(JSON.stringify({ type, ...data }), type);
   let started = false;
   let nextIndex = 0;
@@ -107,18 +107,17 @@ export async function* renderMessageStream(events: StreamEventBatches, options: 
     }
   }
 
-  try {
-    yield* renderPerBatch(events, onEvent);
-  } catch (error) {
-    yield* start();
-    yield renderAnthropicStreamError(toGatewayError(error));
-    return;
-  }
-  yield* start();
-  yield* close();
-  yield send("message_delta", {
-    delta: { stop_reason: toAnthropicStopReason[finish], stop_sequence: stopSequence },
-    usage: renderAnthropicUsage(usage),
+  return renderPerBatch(events, onEvent, {
+    failed: (error) => [...start(), renderAnthropicStreamError(toGatewayError(error))].join(""),
+    ending: () =>
+      [
+        ...start(),
+        ...close(),
+        send("message_delta", {
+          delta: { stop_reason: toAnthropicStopReason[finish], stop_sequence: stopSequence },
+          usage: renderAnthropicUsage(usage),
+        }),
+        send("message_stop", {}),
+      ].join(""),
   });
-  yield send("message_stop", {});
 }

@@ -13,7 +13,7 @@ import { renderGeminiUsage } from "./render-usage";
  * the new parts). Tool calls are buffered until complete: Gemini clients never see
  * partial arguments. `sse` frames chunks as SSE; otherwise the body is a JSON array.
  */
-export async function* renderGenerateContentStream(events: StreamEventBatches, options: { model: string; sse: boolean }): AsyncGenerator<string> {
+export function renderGenerateContentStream(events: StreamEventBatches, options: { model: string; sse: boolean }): AsyncIterable<string> {
   let model = options.model;
   let responseId = "";
   let finish: FinishReason = "stop";
@@ -71,19 +71,24 @@ export async function* renderGenerateContentStream(events: StreamEventBatches, o
     }
   }
 
-  try {
-    yield* renderPerBatch(events, onEvent);
-    const calls = flushCalls();
-    if (calls) yield calls;
-    yield frame({
-      candidates: [{ content: { role: "model", parts: [] }, finishReason: toGeminiFinishReason[finish], index: 0 }],
-      usageMetadata: renderGeminiUsage(usage),
-      modelVersion: model,
-      responseId,
-    });
-  } catch (error) {
-    yield renderGeminiStreamError(toGatewayError(error), { sse: options.sse, arrayOpened: !first });
-    return;
-  }
-  if (!options.sse) yield first ? "[]" : "]";
+  const failed = (error: unknown) => renderGeminiStreamError(toGatewayError(error), { sse: options.sse, arrayOpened: !first });
+  return renderPerBatch(events, onEvent, {
+    failed,
+    ending: () => {
+      let last: string;
+      try {
+        last =
+          (flushCalls() ?? "") +
+          frame({
+            candidates: [{ content: { role: "model", parts: [] }, finishReason: toGeminiFinishReason[finish], index: 0 }],
+            usageMetadata: renderGeminiUsage(usage),
+            modelVersion: model,
+            responseId,
+          });
+      } catch (error) {
+        return failed(error);
+      }
+      return options.sse ? last : `${last}${first ? "[]" : "]"}`;
+    },
+  });
 }

@@ -7,7 +7,7 @@ import { renderOpenAIStreamError } from "./render-error";
 import { renderOpenAIUsage } from "./render-usage";
 
 /** Renders canonical events as Chat Completions chunks, ending with `[DONE]`. */
-export async function* renderChatCompletionStream(events: StreamEventBatches, options: { includeUsage: boolean; fallbackModel: string }): AsyncGenerator<string> {
+export function renderChatCompletionStream(events: StreamEventBatches, options: { includeUsage: boolean; fallbackModel: string }): AsyncIterable<string> {
   let id = `chatcmpl-${crypto.randomUUID().replaceAll("-", "")}`;
   let model = options.fallbackModel;
   let created = Math.floor(Date.now() / 1000);
@@ -66,14 +66,12 @@ export async function* renderChatCompletionStream(events: StreamEventBatches, op
     }
   }
 
-  try {
-    yield* renderPerBatch(events, onEvent);
-  } catch (error) {
-    yield renderOpenAIStreamError(toGatewayError(error));
-    return;
-  }
-  if (options.includeUsage && usage) {
-    yield encodeSse(JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [], usage: renderOpenAIUsage(usage) }));
-  }
-  yield encodeSse("[DONE]");
+  return renderPerBatch(events, onEvent, {
+    failed: (error) => renderOpenAIStreamError(toGatewayError(error)),
+    ending: () => {
+      const last =
+        options.includeUsage && usage ? encodeSse(JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [], usage: renderOpenAIUsage(usage) })) : "";
+      return last + encodeSse("[DONE]");
+    },
+  });
 }

@@ -204,13 +204,12 @@ export class ResponsesStreamWriter {
 }
 
 /** Renders a canonical event stream; a failure ends it with the error event relays also end with. */
-export async function* renderResponsesStream(
+export function renderResponsesStream(
   events: StreamEventBatches,
   envelope: ResponseEnvelope,
   onComplete?: (response: ReturnType<typeof responseObject>) => Promise<void> | void,
-): AsyncGenerator<string> {
+): AsyncIterable<string> {
   const writer = new ResponsesStreamWriter(envelope);
-  yield writer.start().join("");
   let reason: FinishReason = "stop";
   let usage: Usage | undefined;
   function* onEvent(event: StreamEvent): Generator<string> {
@@ -246,13 +245,13 @@ export async function* renderResponsesStream(
     yield* frames;
   }
 
-  try {
-    yield* renderPerBatch(events, onEvent);
-  } catch (error) {
-    yield writer.failed(toGatewayError(error)).join("");
-    return;
-  }
-  const frames = writer.finish(reason, usage);
-  if (writer.final) await onComplete?.(writer.final);
-  yield frames.join("");
+  return renderPerBatch(events, onEvent, {
+    opening: writer.start().join(""),
+    failed: (error) => writer.failed(toGatewayError(error)).join(""),
+    ending: async () => {
+      const frames = writer.finish(reason, usage);
+      if (writer.final) await onComplete?.(writer.final);
+      return frames.join("");
+    },
+  });
 }

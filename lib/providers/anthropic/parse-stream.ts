@@ -1,5 +1,5 @@
 import { GatewayError } from "@/lib/canonical/gateway-error";
-import { eventsPerInput, type StreamEvent } from "@/lib/canonical/stream-event";
+import { eventsPerInput, type StreamEvent, type StreamEventBatches } from "@/lib/canonical/stream-event";
 import type { Usage } from "@/lib/canonical/usage";
 import { fromAnthropicStopReason } from "@/lib/formats/anthropic/map-stop-reason";
 import { parseAnthropicUsage } from "@/lib/formats/anthropic/render-usage";
@@ -16,7 +16,7 @@ import { citationEvents, searchQuery, webSearchEvent } from "./web-search-result
  * own tool (web search) is no call for the client: its query and results become one
  * web-search event, and a text block's citations are reported when the block ends.
  */
-export async function* parseAnthropicStream(batches: AsyncIterable<SseMessage[]>): AsyncGenerator<StreamEvent[]> {
+export function parseAnthropicStream(batches: AsyncIterable<SseMessage[]>): StreamEventBatches {
   const toolIndexes = new Map<number, number>();
   // Server tool uses by block index (their streamed input), and the queries by tool use id.
   const serverUses = new Map<number, { id: string; input: string }>();
@@ -122,8 +122,13 @@ export async function* parseAnthropicStream(batches: AsyncIterable<SseMessage[]>
       }
     }
   }
-  yield* eventsPerInput(batches, step, () => end.failed);
-  end.close();
+  return eventsPerInput(batches, step, {
+    stopped: () => end.failed,
+    ending: () => {
+      end.close();
+      return undefined;
+    },
+  });
 }
 
 /** A non-streaming Anthropic message as the same canonical event sequence. */

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { GatewayError } from "@/lib/canonical/gateway-error";
-import { eventsPerInput, type StreamEvent } from "@/lib/canonical/stream-event";
+import { eventsPerInput, type StreamEvent, type StreamEventBatches } from "@/lib/canonical/stream-event";
 import { fromGeminiFinishReason } from "@/lib/formats/gemini/map-finish-reason";
 import { parseGeminiUsage } from "@/lib/formats/gemini/render-usage";
 import { safeJson } from "@/lib/canonical/json";
@@ -16,7 +16,7 @@ import { geminiStreamEnds } from "./stream-ends";
  * so the tool counter lives across chunks; ids are made up when Gemini sends none;
  * usage is cumulative, so only the last one counts.
  */
-export async function* parseGeminiStream(batches: AsyncIterable<SseMessage[]>): AsyncGenerator<StreamEvent[]> {
+export function parseGeminiStream(batches: AsyncIterable<SseMessage[]>): StreamEventBatches {
   const state = newState();
   const end = new StreamEnd(geminiStreamEnds);
   function* step(batch: SseMessage[]): Generator<StreamEvent> {
@@ -30,11 +30,14 @@ export async function* parseGeminiStream(batches: AsyncIterable<SseMessage[]>): 
       if (state.failed) return;
     }
   }
-  yield* eventsPerInput(batches, step, () => state.failed);
-  if (state.failed) return;
-  end.close();
-  const ending = [...endEvents(state)];
-  if (ending.length > 0) yield ending;
+  return eventsPerInput(batches, step, {
+    stopped: () => state.failed,
+    ending: () => {
+      if (state.failed) return undefined;
+      end.close();
+      return [...endEvents(state)];
+    },
+  });
 }
 
 export function* geminiResponseEvents(json: unknown): Generator<StreamEvent> {

@@ -36,16 +36,29 @@ async function* nothingGenerated(request: ChatRequest, context: AttemptContext):
   ];
 }
 
-async function* meterEvents(batches: StreamEventBatches, meter: UsageMeter, onFailure: (error: unknown) => void): AsyncGenerator<StreamEvent[]> {
-  try {
-    for await (const batch of batches) {
-      for (const event of batch) meterEvent(event, meter);
-      yield batch;
-    }
-  } catch (error) {
-    onFailure(error);
-    throw error;
-  }
+/** Each batch's events given to the meter as they pass (one promise per batch, no generator). */
+function meterEvents(batches: StreamEventBatches, meter: UsageMeter, onFailure: (error: unknown) => void): StreamEventBatches {
+  return {
+    [Symbol.asyncIterator]() {
+      const iterator = batches[Symbol.asyncIterator]();
+      const failed = (error: unknown): never => {
+        onFailure(error);
+        throw error;
+      };
+      const metered = (result: IteratorResult<StreamEvent[]>) => {
+        try {
+          if (!result.done) for (const event of result.value) meterEvent(event, meter);
+        } catch (error) {
+          failed(error);
+        }
+        return result;
+      };
+      return {
+        next: () => iterator.next().then(metered, failed),
+        return: (value?: unknown) => (iterator.return ? iterator.return(value) : Promise.resolve({ done: true, value: undefined })),
+      };
+    },
+  };
 }
 
 function meterEvent(event: StreamEvent, meter: UsageMeter): void {

@@ -1,6 +1,6 @@
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import { safeJson } from "@/lib/canonical/json";
-import { eventsPerInput, type StreamEvent } from "@/lib/canonical/stream-event";
+import { eventsPerInput, type StreamEvent, type StreamEventBatches } from "@/lib/canonical/stream-event";
 import { fromOpenAIFinishReason } from "@/lib/formats/openai/map-finish-reason";
 import { parseOpenAIUsage } from "@/lib/formats/openai/render-usage";
 import type { SseMessage } from "@/lib/sse/decode-sse";
@@ -36,7 +36,7 @@ export function isPlainChunk(json: unknown): json is ChatCompletionChunk {
 }
 
 /** OpenAI Chat Completions SSE -> canonical events, a batch per upstream read. Only choice 0 is followed. */
-export async function* parseOpenAIStream(batches: AsyncIterable<SseMessage[]>): AsyncGenerator<StreamEvent[]> {
+export function parseOpenAIStream(batches: AsyncIterable<SseMessage[]>): StreamEventBatches {
   let started = false;
   // Upstream tool-call index -> our dense index, in order of first appearance.
   const toolIndexes = new Map<number, number>();
@@ -112,8 +112,13 @@ export async function* parseOpenAIStream(batches: AsyncIterable<SseMessage[]>): 
       if (usage) yield { type: "usage", usage };
     }
   }
-  yield* eventsPerInput(batches, step, () => end.failed);
-  end.close();
+  return eventsPerInput(batches, step, {
+    stopped: () => end.failed,
+    ending: () => {
+      end.close();
+      return undefined;
+    },
+  });
 }
 
 /** A non-streaming OpenAI response as the same canonical event sequence. */

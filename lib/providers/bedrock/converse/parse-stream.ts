@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import { safeJson } from "@/lib/canonical/json";
-import { eventsPerInput, type StreamEvent } from "@/lib/canonical/stream-event";
+import { eventsPerInput, type StreamEvent, type StreamEventBatches } from "@/lib/canonical/stream-event";
 import { malformedStreamError } from "@/lib/sse/stream-errors";
 import { StreamEnd, type StreamEnds } from "@/lib/sse/stream-ends";
 import type { EventStreamMessage } from "../event-stream";
@@ -25,7 +25,7 @@ export const converseStreamEnds: StreamEnds = {
   },
 };
 
-export async function* parseConverseStream(batches: AsyncIterable<EventStreamMessage[]>, model: string): AsyncGenerator<StreamEvent[]> {
+export function parseConverseStream(batches: AsyncIterable<EventStreamMessage[]>, model: string): StreamEventBatches {
   const toolIndexes = new Map<number, number>();
   const end = new StreamEnd(converseStreamEnds);
   let failed = false;
@@ -84,8 +84,13 @@ export async function* parseConverseStream(batches: AsyncIterable<EventStreamMes
       }
     }
   }
-  yield* eventsPerInput(batches, step, () => failed);
-  if (!failed) end.close();
+  return eventsPerInput(batches, step, {
+    stopped: () => failed,
+    ending: () => {
+      if (!failed) end.close();
+      return undefined;
+    },
+  });
 }
 
 /** A Converse answer as the same canonical event sequence. */
