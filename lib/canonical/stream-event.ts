@@ -37,12 +37,21 @@ export interface PerInputOptions {
 
 const ENDED: IteratorResult<StreamEvent[]> = { done: true, value: undefined };
 
+/** Closes a source after a failure: the failure is what the caller sees, whatever closing it says. */
+async function closeQuietly(iterator: AsyncIterator<unknown>): Promise<void> {
+  try {
+    await iterator.return?.();
+  } catch {
+    // The failure that stopped the stream is the one reported.
+  }
+}
+
 /**
  * Runs a parser's synchronous step on each input (a batch of upstream messages) and gives
  * what it produced as one batch. A step that throws has its earlier events given first.
- * Ends early once `stopped()` says so (after an error event). A plain iterator, one promise
+ * Ends early once `stopped()` says so (after an error event). A plain iterator, one await
  * per input: a stream's every read passes here, and a generator around it costs more than
- * the step.
+ * the step. A read that produces nothing is followed by the next in the same call.
  */
 export function eventsPerInput<T>(inputs: AsyncIterable<T>, step: (input: T) => Iterable<StreamEvent>, options: PerInputOptions = {}): StreamEventBatches {
   return {
@@ -51,49 +60,57 @@ export function eventsPerInput<T>(inputs: AsyncIterable<T>, step: (input: T) => 
       let closed = false;
       // What the next call does after a batch was given: throw the step's failure, or stop.
       let after: { error: unknown } | "stop" | undefined;
-      const stop = async (): Promise<void> => {
-        closed = true;
-        await reading.return?.();
-      };
       const fail = async (error: unknown): Promise<never> => {
-        await stop();
+        closed = true;
+        await closeQuietly(reading);
         throw error;
       };
       const end = async (stopping: boolean): Promise<IteratorResult<StreamEvent[]>> => {
-        if (stopping) await stop();
         closed = true;
+        if (stopping) await reading.return?.();
         const last = options.ending?.();
         return last && last.length > 0 ? { done: false, value: last } : ENDED;
       };
-      const read = (result: IteratorResult<T>): IteratorResult<StreamEvent[]> | Promise<IteratorResult<StreamEvent[]>> => {
-        if (result.done) return end(false);
-        const batch: StreamEvent[] = [];
-        try {
-          for (const event of step(result.value)) batch.push(event);
-        } catch (error) {
-          if (batch.length === 0) return fail(error);
-          after = { error };
-          return { done: false, value: batch };
-        }
-        if (options.stopped?.()) {
-          if (batch.length === 0) return end(true);
-          after = "stop";
-          return { done: false, value: batch };
-        }
-        return batch.length > 0 ? { done: false, value: batch } : next();
-      };
-      const next = (): Promise<IteratorResult<StreamEvent[]>> => {
+      const next = async (): Promise<IteratorResult<StreamEvent[]>> => {
         const pending = after;
         after = undefined;
         if (pending === "stop") return end(true);
         if (pending) return fail(pending.error);
-        if (closed) return Promise.resolve(ENDED);
-        return reading.next().then(read);
+        while (!closed) {
+          let result: IteratorResult<T>;
+          try {
+            result = await reading.next();
+          } catch (error) {
+            closed = true;
+            throw error;
+          }
+          // Closed while the read was pending (the client left): nothing more is made.
+          if (closed) break;
+          if (result.done) return end(false);
+          const batch: StreamEvent[] = [];
+          try {
+            for (const event of step(result.value)) batch.push(event);
+          } catch (error) {
+            if (batch.length === 0) return fail(error);
+            after = { error };
+            return { done: false, value: batch };
+          }
+          if (options.stopped?.()) {
+            if (batch.length === 0) return end(true);
+            after = "stop";
+            return { done: false, value: batch };
+          }
+          if (batch.length > 0) return { done: false, value: batch };
+        }
+        return ENDED;
       };
       return {
         next,
         return: async () => {
-          if (!closed) await stop();
+          if (!closed) {
+            closed = true;
+            await reading.return?.();
+          }
           return ENDED;
         },
       };
@@ -116,7 +133,7 @@ const RENDERED: IteratorResult<string> = { done: true, value: undefined };
  * Runs a renderer's synchronous step on every event and gives each batch's output as one
  * string, between the opening and the ending. A failure (an error event, a step that throws,
  * a stream that fails) gives the batch's earlier output first, then the format's error
- * event, and ends the stream. A plain iterator, one promise per batch (no generator).
+ * event, and ends the stream. A plain iterator, one await per batch (no generator).
  */
 export function renderPerBatch(batches: StreamEventBatches, step: (event: StreamEvent) => Iterable<string>, options: RenderOptions): AsyncIterable<string> {
   return {
@@ -133,35 +150,41 @@ export function renderPerBatch(batches: StreamEventBatches, step: (event: Stream
       // A step's failure: the events are not read further.
       const stepFailed = async (error: unknown): Promise<IteratorResult<string>> => {
         closed = true;
-        await reading.return?.();
+        await closeQuietly(reading);
         return failed(error);
       };
-      const end = async (): Promise<IteratorResult<string>> => {
-        closed = true;
-        const text = await options.ending();
-        return text.length > 0 ? { done: false, value: text } : RENDERED;
-      };
-      const read = (result: IteratorResult<StreamEvent[]>): IteratorResult<string> | Promise<IteratorResult<string>> => {
-        if (result.done) return end();
-        let out = "";
-        try {
-          for (const event of result.value) for (const text of step(event)) out += text;
-        } catch (error) {
-          if (out.length === 0) return stepFailed(error);
-          failure = { error };
-        }
-        return out.length > 0 ? { done: false, value: out } : next();
-      };
-      const next = (): Promise<IteratorResult<string>> => {
+      const next = async (): Promise<IteratorResult<string>> => {
         if (!opened) {
           opened = true;
-          if (options.opening) return Promise.resolve({ done: false, value: options.opening });
+          if (options.opening) return { done: false, value: options.opening };
         }
         const pending = failure;
         failure = undefined;
         if (pending) return stepFailed(pending.error);
-        if (closed) return Promise.resolve(RENDERED);
-        return reading.next().then(read, failed);
+        while (!closed) {
+          let result: IteratorResult<StreamEvent[]>;
+          try {
+            result = await reading.next();
+          } catch (error) {
+            return closed ? RENDERED : failed(error);
+          }
+          // Closed while the read was pending (the client left): nothing more is rendered.
+          if (closed) break;
+          if (result.done) {
+            closed = true;
+            const text = await options.ending();
+            return text.length > 0 ? { done: false, value: text } : RENDERED;
+          }
+          let out = "";
+          try {
+            for (const event of result.value) for (const text of step(event)) out += text;
+          } catch (error) {
+            if (out.length === 0) return stepFailed(error);
+            failure = { error };
+          }
+          if (out.length > 0) return { done: false, value: out };
+        }
+        return RENDERED;
       };
       return {
         next,

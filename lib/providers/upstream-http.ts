@@ -128,7 +128,10 @@ export class UpstreamHttp implements UpstreamClient {
   }
 }
 
-/** An upstream URL's parts: a channel calls few URLs, each parsed once (up to a bound). */
+/**
+ * An upstream URL's parts: a channel calls few URLs, each parsed once (up to a bound). A URL
+ * with a query or credentials (which may carry a key) is parsed each time, never kept.
+ */
 const parsedUrls = new Map<string, { origin: string; path: string; host: string }>();
 const PARSED_URLS = 1024;
 
@@ -137,6 +140,7 @@ function upstreamUrl(raw: string): { origin: string; path: string; host: string 
   if (!parsed) {
     const url = new URL(raw);
     parsed = { origin: url.origin, path: url.pathname + url.search, host: url.host };
+    if (url.search || url.username || url.password) return parsed;
     if (parsedUrls.size >= PARSED_URLS) parsedUrls.clear();
     parsedUrls.set(raw, parsed);
   }

@@ -9,7 +9,7 @@ const ENDED: IteratorResult<SseMessage[]> = { done: true, value: undefined };
  * comments, multi-line data), pulling from the source only as fast as the consumer reads.
  * One batch per source chunk that completed any message: consumers that handle a whole
  * read at once pay one async step per read instead of one per message. A plain iterator,
- * one promise per read (no generator around it).
+ * one await per read (no generator around it).
  */
 export function decodeSseBatches(source: AsyncIterable<Uint8Array | string>): AsyncIterable<SseMessage[]> {
   return {
@@ -25,20 +25,32 @@ export function decodeSseBatches(source: AsyncIterable<Uint8Array | string>): As
         pending = [];
         return { done: false, value: ready };
       };
-      const read = (result: IteratorResult<Uint8Array | string>): IteratorResult<SseMessage[]> | Promise<IteratorResult<SseMessage[]>> => {
-        if (result.done) {
-          ended = true;
-          parser.feed(decoder.decode());
-          // A final event without its blank line is still delivered; the spec would drop
-          // it, but several upstreams end streams that way.
-          parser.feed("\n\n");
-          return take() ?? ENDED;
+      // A read that completes no message is followed by the next in the same call.
+      const next = async (): Promise<IteratorResult<SseMessage[]>> => {
+        while (!ended) {
+          let result: IteratorResult<Uint8Array | string>;
+          try {
+            result = await reading.next();
+          } catch (error) {
+            ended = true;
+            throw error;
+          }
+          if (ended) break;
+          if (result.done) {
+            ended = true;
+            parser.feed(decoder.decode());
+            // A final event without its blank line is still delivered; the spec would drop
+            // it, but several upstreams end streams that way.
+            parser.feed("\n\n");
+            return take() ?? ENDED;
+          }
+          const chunk = result.value;
+          parser.feed(typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true }));
+          const ready = take();
+          if (ready) return ready;
         }
-        const chunk = result.value;
-        parser.feed(typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true }));
-        return take() ?? next();
+        return ENDED;
       };
-      const next = (): Promise<IteratorResult<SseMessage[]>> => (ended ? Promise.resolve(ENDED) : reading.next().then(read));
       return {
         next,
         return: async () => {

@@ -49,6 +49,8 @@ function meterEvents(batches: StreamEventBatches, meter: UsageMeter, onFailure: 
         try {
           if (!result.done) for (const event of result.value) meterEvent(event, meter);
         } catch (error) {
+          // The events are not read further: the upstream is let go.
+          void Promise.resolve(iterator.return?.()).catch(() => undefined);
           failed(error);
         }
         return result;
