@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { encodeJson } from "./encode-json";
 import type { JsonBody } from "./json-body";
-import { BACKSLASH, COLON, type JsonMember, QUOTE, scanJson } from "./json-scan";
+import { BACKSLASH, COLON, firstLongString, type JsonMember, QUOTE, scanJson } from "./json-scan";
 import type { ChatRequest } from "./request";
 
 // The long strings of a client's JSON body (tool results, file contents, tool descriptions)
@@ -77,7 +77,7 @@ export class CarriedStrings {
     const { bytes, longStrings } = this;
     let text = "";
     let from = start;
-    for (let at = firstFrom(longStrings, start); at < longStrings.length; at += 3) {
+    for (let at = firstLongString(longStrings, start); at < longStrings.length; at += 3) {
       const open = longStrings[at]!;
       const close = longStrings[at + 1]!;
       if (close >= end) break;
@@ -134,18 +134,6 @@ export class CarriedStrings {
     parts.push(encoded.subarray(from));
     return Buffer.concat(parts);
   }
-}
-
-/** The index in `longStrings` of the first triple whose string opens at or after `start`. */
-function firstFrom(longStrings: readonly number[], start: number): number {
-  let low = 0;
-  let high = longStrings.length / 3;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (longStrings[3 * middle]! < start) low = middle + 1;
-    else high = middle;
-  }
-  return 3 * low;
 }
 
 /**

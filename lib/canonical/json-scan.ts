@@ -96,6 +96,18 @@ export function closingQuote(bytes: Uint8Array, at: number): number {
   }
 }
 
+/** The index in `longStrings` (JsonScan.longStrings) of the first triple whose string opens at or after `start`. */
+export function firstLongString(longStrings: readonly number[], start: number): number {
+  let low = 0;
+  let high = longStrings.length / 3;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (longStrings[3 * middle]! < start) low = middle + 1;
+    else high = middle;
+  }
+  return 3 * low;
+}
+
 /** The offset after the value (a container, string or scalar) that starts at `at`, or -1. */
 export function valueEnd(bytes: Uint8Array, at: number): number {
   const first = bytes[at];
@@ -127,13 +139,16 @@ export function valueEnd(bytes: Uint8Array, at: number): number {
  * for none in another). The array is walked once, to its closing bracket; false when it
  * never closes.
  */
-export function everyItemHasKey(bytes: Uint8Array, start: number, name: Uint8Array): boolean {
+export function everyItemHasKey(bytes: Uint8Array, start: number, name: Uint8Array, longStrings: readonly number[] = []): boolean {
   let depth = 0;
   let has = true;
+  // The scan's long strings (a patch in a tool call's arguments) are jumped, not read again.
+  let long = firstLongString(longStrings, start);
   for (let index = start; index < bytes.length; index++) {
     const byte = bytes[index];
     if (byte === QUOTE) {
-      const quote = closingQuote(bytes, index);
+      while (long < longStrings.length && longStrings[long]! < index) long += 3;
+      const quote = long < longStrings.length && longStrings[long] === index ? longStrings[long + 1]! : closingQuote(bytes, index);
       if (quote === -1) return false;
       if (depth === 2 && quote - index - 1 === name.length && sameBytes(bytes, index + 1, name) && bytes[skipSpace(bytes, quote + 1)] === COLON) has = true;
       index = quote;

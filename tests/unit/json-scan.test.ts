@@ -227,6 +227,29 @@ describe("JsonBody", () => {
     assert.equal(has('[{"type":"function","x":"unterminated'), false);
   });
 
+  test("jumps the scan's long strings and answers as the byte walk does", () => {
+    // Arguments long enough to be listed by the scan, holding what the walk must not read as structure.
+    const patch = JSON.stringify({ input: `*** Begin Patch\n${'{"type":"x"}, [1, {"id": "y"}] \\" '.repeat(20)}\n*** End Patch` });
+    const calls = (withType: boolean[]) =>
+      withType.map((typed, index) => ({ id: `call_${index}`, ...(typed ? { type: "function" } : {}), function: { name: "apply_patch", arguments: patch } }));
+    for (const withType of [[true, true, true], [true, false, true], [false], [true, true, false]]) {
+      const text = JSON.stringify({ model: "m", messages: [{ role: "assistant", content: null, tool_calls: calls(withType) }] });
+      const bytes = Buffer.from(text);
+      const scan = scanJson(bytes, 0, LIMITS);
+      assert.ok(scan.longStrings && scan.longStrings.length >= 3 * withType.length, "the arguments are long strings");
+      const start = text.indexOf('"tool_calls":') + '"tool_calls":'.length;
+      const expected = withType.every(Boolean);
+      assert.equal(everyItemHasKey(bytes, start, Buffer.from("type"), scan.longStrings), expected, JSON.stringify(withType));
+      assert.equal(everyItemHasKey(bytes, start, Buffer.from("type")), expected);
+    }
+    // The list is what is jumped: a "string" said to run over the untyped item hides it.
+    const text = '[{"type":"function","arguments":"x"},{"id":"b"}]';
+    const open = text.indexOf('"x"');
+    const hidden = [open, text.indexOf('"b"') + 2, 4];
+    assert.equal(everyItemHasKey(Buffer.from(text), 0, Buffer.from("type")), false);
+    assert.equal(everyItemHasKey(Buffer.from(text), 0, Buffer.from("type"), hidden), true);
+  });
+
   test("refuses a member that is not valid JSON when it is parsed", () => {
     const text = '{"model":"m","messages":[{"role":"user","content":tru}]}';
     const bytes = Buffer.from(text);

@@ -48,7 +48,7 @@ export function parseChatCompletionDeferred(json: JsonBody): (ParsedChatCompleti
   // Only the tool calls are read here, unparsed: a call without its type is given one by the schema.
   // A value that is not one (`"tool_calls":}`) is left to the whole parse, which refuses the body.
   for (const start of json.valueStartsOf(messages, "tool_calls")) {
-    if (json.bytes[start] === OPEN_BRACKET ? !everyItemHasKey(json.bytes, start, TYPE_KEY) : valueEnd(json.bytes, start) === -1) return undefined;
+    if (json.bytes[start] === OPEN_BRACKET ? !everyItemHasKey(json.bytes, start, TYPE_KEY, layout.longStrings) : valueEnd(json.bytes, start) === -1) return undefined;
   }
   const head = chatCompletionHeadSchema.safeParse(json.parseMembers(DEFERRED));
   if (!head.success) throw validationError(head.error);
