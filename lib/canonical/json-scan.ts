@@ -63,7 +63,18 @@ export interface JsonScan {
    * not an object, the text is not one JSON object after all, or a key repeats (JSON.parse
    * keeps the last, a reader of members would not know which).
    */
-  object?: { members: JsonMember[]; close: number; longStrings: number[] };
+  object?: { members: JsonMember[]; close: number; longStrings: number[]; unkeyedItems?: boolean };
+}
+
+/**
+ * Arrays the scan checks as it goes: those that are the value of a member named `array`
+ * (at any depth), each of whose object items must have a member named `key` (both as UTF-8
+ * bytes). The answer is JsonScan.object.unkeyedItems: true when an item lacks the key, or
+ * when such a member's value is not an array at all.
+ */
+export interface ItemKeyWatch {
+  array: Uint8Array;
+  key: Uint8Array;
 }
 
 /**
@@ -185,7 +196,7 @@ const IN_VALUE = 3;
 type State = typeof KEY | typeof COLON_NEXT | typeof VALUE | typeof IN_VALUE;
 
 /** Scans `bytes` from `start` (after a byte order mark): shape, and the root object's layout. */
-export function scanJson(bytes: Uint8Array, start: number, limits: JsonShapeLimits): JsonScan {
+export function scanJson(bytes: Uint8Array, start: number, limits: JsonShapeLimits, watch?: ItemKeyWatch): JsonScan {
   const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let depth = 0;
   let objects = 0;
@@ -203,6 +214,13 @@ export function scanJson(bytes: Uint8Array, start: number, limits: JsonShapeLimi
   let lastEnd = 0;
   let close = -1;
   let rootSeen = false;
+  // The watched array being scanned (its depth inside it, -1 when none), the depth of its
+  // object item under way (-1 when none), and whether that item has the key so far.
+  let watchedNext = false;
+  let watchedDepth = -1;
+  let itemDepth = -1;
+  let itemHas = false;
+  let unkeyedItems = false;
   const endMember = () => {
     if (!member) return;
     member.end = lastEnd;
@@ -213,6 +231,12 @@ export function scanJson(bytes: Uint8Array, start: number, limits: JsonShapeLimi
   for (let index = start; index < buffer.length; index++) {
     const byte = buffer[index]!;
     if (isSpace(byte)) continue;
+    if (watchedNext && byte !== COLON) {
+      // The watched member's value: an array is checked item by item, anything else counts as unkeyed.
+      watchedNext = false;
+      if (byte === OPEN_BRACKET) watchedDepth = depth + 1;
+      else unkeyedItems = true;
+    }
     if (opened) {
       opened = false;
       if (byte !== CLOSE_BRACE && byte !== CLOSE_BRACKET && ++values > limits.values) return { shape: "too-many-values" };
@@ -262,6 +286,12 @@ export function scanJson(bytes: Uint8Array, start: number, limits: JsonShapeLimi
       const end = closingQuote(buffer, index);
       if (end === -1) return { shape: "ok" };
       if (end - index > LONG_STRING_BYTES) longStrings.push(index, end, depth);
+      if (watch) {
+        const length = end - index - 1;
+        if (length === watch.key.length && depth === itemDepth && sameBytes(buffer, index + 1, watch.key) && buffer[skipSpace(buffer, end + 1)] === COLON) itemHas = true;
+        else if (length === watch.array.length && watchedDepth === -1 && sameBytes(buffer, index + 1, watch.array) && buffer[skipSpace(buffer, end + 1)] === COLON)
+          watchedNext = true;
+      }
       if (depth === 1 && regular && state === KEY) {
         const raw = buffer.toString("utf8", index + 1, end);
         // A key with escapes is decoded as JSON.parse would; a bad escape is left to it.
@@ -288,7 +318,15 @@ export function scanJson(bytes: Uint8Array, start: number, limits: JsonShapeLimi
       if (++depth > limits.depth) return { shape: "too-deep" };
       if (++objects > limits.objects) return { shape: "too-many-objects" };
       opened = true;
+      if (depth === watchedDepth + 1 && watchedDepth !== -1 && byte === OPEN_BRACE) {
+        itemDepth = depth;
+        itemHas = false;
+      }
     } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
+      if (depth === itemDepth) {
+        if (!itemHas) unkeyedItems = true;
+        itemDepth = -1;
+      } else if (depth === watchedDepth) watchedDepth = -1;
       if (depth === 2 && items && byte === CLOSE_BRACKET) {
         if (items.length % 2 === 1) items.push(lastEnd);
         items = undefined;
@@ -306,5 +344,5 @@ export function scanJson(bytes: Uint8Array, start: number, limits: JsonShapeLimi
     lastEnd = index + 1;
   }
   if (!regular || close === -1 || depth !== 0) return { shape: "ok", longStrings };
-  return { shape: "ok", longStrings, object: { members, close, longStrings } };
+  return { shape: "ok", longStrings, object: { members, close, longStrings, ...(watch ? { unkeyedItems: unkeyedItems || watchedNext } : {}) } };
 }

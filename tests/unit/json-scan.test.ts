@@ -250,6 +250,40 @@ describe("JsonBody", () => {
     assert.equal(everyItemHasKey(Buffer.from(text), 0, Buffer.from("type"), hidden), true);
   });
 
+  test("a watched array: every tool call's type checked as the scan reads, as the walk checks it", () => {
+    const watch = { array: Buffer.from("tool_calls"), key: Buffer.from("type") };
+    const unkeyed = (text: string) => scanJson(Buffer.from(text), 0, LIMITS, watch).object?.unkeyedItems;
+    const body = (...messages: unknown[]) => JSON.stringify({ model: "m", messages });
+    const call = (typed: boolean, args = "{}") => ({ id: "c", ...(typed ? { type: "function" } : {}), function: { name: "f", arguments: args } });
+    const patch = JSON.stringify({ input: `${'"tool_calls":[{"id":"x"}] {"type":1} '.repeat(12)}` });
+    const cases: [string, boolean][] = [
+      [body({ role: "user", content: "hi" }), false],
+      [body({ role: "assistant", tool_calls: [call(true), call(true, patch)] }, { role: "tool", content: '"tool_calls":[{}]' }), false],
+      [body({ role: "assistant", tool_calls: [call(true)] }, { role: "assistant", tool_calls: [call(true), call(false)] }), true],
+      [body({ role: "assistant", tool_calls: [call(false, patch)] }), true],
+      // The type of the call's function, not of the call, does not count.
+      [body({ role: "assistant", tool_calls: [{ id: "c", function: { type: "function", name: "f" } }] }), true],
+      [body({ role: "assistant", tool_calls: [] }), false],
+      [body({ role: "assistant", tool_calls: [1, "x", call(true)] }), false],
+      // A value that is not an array is left to the whole parse.
+      [body({ role: "assistant", tool_calls: null }), true],
+      ['{"model":"m","messages":[{"role":"assistant","tool_calls" : [ {"type" : "function", "id":"a"} ]}]}', false],
+    ];
+    for (const [text, expected] of cases) {
+      assert.equal(unkeyed(text), expected, text.slice(0, 120));
+      // The byte walk the relay used before agrees wherever the value is an array.
+      const bytes = Buffer.from(text);
+      const walk = [...text.matchAll(/"tool_calls"\s*:\s*\[/g)].filter((match) => !text.slice(0, match.index).endsWith("\\"));
+      if (!text.includes('"tool_calls":null')) {
+        const starts = walk
+          .map((match) => match.index + match[0].length - 1)
+          .filter((start) => scanJson(bytes, 0, LIMITS).longStrings!.every((_, at, list) => at % 3 !== 0 || start < list[at]! || start > list[at + 1]!));
+        assert.equal(!starts.every((start) => everyItemHasKey(bytes, start, Buffer.from("type"))), expected, `walk: ${text.slice(0, 120)}`);
+      }
+    }
+    assert.equal(scanJson(Buffer.from(body({ role: "user" })), 0, LIMITS).object?.unkeyedItems, undefined, "not asked, not answered");
+  });
+
   test("refuses a member that is not valid JSON when it is parsed", () => {
     const text = '{"model":"m","messages":[{"role":"user","content":tru}]}';
     const bytes = Buffer.from(text);

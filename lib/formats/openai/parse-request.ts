@@ -2,7 +2,7 @@ import { carriedConversation, offerCarriedForm, type CarryRule } from "@/lib/can
 import { deferredChat } from "@/lib/canonical/deferred-chat";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import { withDeferredMembers, type JsonBody } from "@/lib/canonical/json-body";
-import { everyItemHasKey, OPEN_BRACKET, valueEnd } from "@/lib/canonical/json-scan";
+import { everyItemHasKey, type ItemKeyWatch, OPEN_BRACKET, valueEnd } from "@/lib/canonical/json-scan";
 import type { ChatRequest, ContentPart, ImageSource, Message, ToolChoice } from "@/lib/canonical/request";
 import { withinMessageLimit } from "@/lib/formats/message-list";
 import { validationError } from "@/lib/formats/validation-error";
@@ -32,6 +32,8 @@ export function parseChatCompletionRequest(json: unknown): ParsedChatCompletion 
 /** What a relay forwards as bytes and the gateway reads only to translate, cache or count. */
 const DEFERRED = ["messages", "tools"] as const;
 const TYPE_KEY = Buffer.from("type");
+/** Read by the body's scan: whether every tool call names its type (the schema fills in a missing one). */
+export const TOOL_CALL_TYPES: ItemKeyWatch = { array: Buffer.from("tool_calls"), key: TYPE_KEY };
 
 /**
  * A request read for a relay: its other fields validated now; the conversation (messages,
@@ -45,11 +47,15 @@ export function parseChatCompletionDeferred(json: JsonBody): (ParsedChatCompleti
   const messages = json.find("messages");
   const tools = json.find("tools");
   if (!layout || !messages?.items?.length || !withinMessageLimit(messages.items.length / 2) || (tools && !tools.items)) return undefined;
-  // Only the tool calls are read here, unparsed: a call without its type is given one by the schema.
-  // A value that is not one (`"tool_calls":}`) is left to the whole parse, which refuses the body.
-  for (const start of json.valueStartsOf(messages, "tool_calls")) {
-    if (json.bytes[start] === OPEN_BRACKET ? !everyItemHasKey(json.bytes, start, TYPE_KEY, layout.longStrings) : valueEnd(json.bytes, start) === -1) return undefined;
-  }
+  // A call without its type is given one by the schema, so the body is parsed whole. The scan
+  // answered as it read (TOOL_CALL_TYPES); a body scanned without it has its tool calls read
+  // here, unparsed. A value that is not one (`"tool_calls":}`) is left to the whole parse,
+  // which refuses the body.
+  if (layout.unkeyedItems === true) return undefined;
+  if (layout.unkeyedItems === undefined)
+    for (const start of json.valueStartsOf(messages, "tool_calls")) {
+      if (json.bytes[start] === OPEN_BRACKET ? !everyItemHasKey(json.bytes, start, TYPE_KEY, layout.longStrings) : valueEnd(json.bytes, start) === -1) return undefined;
+    }
   const head = chatCompletionHeadSchema.safeParse(json.parseMembers(DEFERRED));
   if (!head.success) throw validationError(head.error);
   let whole: ParsedChatCompletion | undefined;

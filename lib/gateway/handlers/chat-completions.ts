@@ -1,5 +1,5 @@
 import { openAIFormat } from "@/lib/formats/openai";
-import { parseChatCompletionDeferred, parseChatCompletionRequest } from "@/lib/formats/openai/parse-request";
+import { parseChatCompletionDeferred, parseChatCompletionRequest, TOOL_CALL_TYPES } from "@/lib/formats/openai/parse-request";
 import { renderChatCompletion } from "@/lib/formats/openai/render-response";
 import { renderChatCompletionStream } from "@/lib/formats/openai/render-stream";
 import { callChat } from "@/lib/gateway/call-chat";
@@ -9,7 +9,7 @@ import { requestSession } from "@/lib/routing/session-affinity";
 
 /** POST /v1/chat/completions */
 export const handleChatCompletions = withApiKey(openAIFormat, "/v1/chat/completions", async (context) => {
-  const json = await readJsonRequest(context.request);
+  const json = await readJsonRequest(context.request, TOOL_CALL_TYPES);
   // An agent's turn is relayed without parsing its conversation; a small request is validated whole.
   const deferred = json.bytes.length > DEFER_CONVERSATION_ABOVE_BYTES ? parseChatCompletionDeferred(json) : undefined;
   const parsed = deferred ?? parseChatCompletionRequest(json.value());
