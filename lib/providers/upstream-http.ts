@@ -1,3 +1,4 @@
+import type { Readable } from "node:stream";
 import { Agent, errors as undiciErrors } from "@/lib/net/undici-core";
 import { LightAbort, type AbortSource } from "@/lib/canonical/abort-source";
 import { GatewayError } from "@/lib/canonical/gateway-error";
@@ -72,17 +73,19 @@ export class UpstreamHttp implements UpstreamClient {
 
   async send(request: UpstreamRequest): Promise<UpstreamResponse> {
     const url = upstreamUrl(request.url);
-    const { timeouts } = request;
-    let signal = request.signal;
+    // The closures below outlive the answer's headers: they name the request's signal, never
+    // the request, whose body would then be kept until the answer ends.
+    const { timeouts, signal: callerSignal } = request;
+    let signal = callerSignal;
     let timedOut = false;
     let cleanup = () => {};
     if (timeouts.totalMs > 0) {
       // The total deadline is a timer we hold (AbortSignal.timeout can be collected early on
       // Node 20); the call's own signal is a LightAbort (abort-source.ts).
       const own = new LightAbort();
-      const abortFromCaller = () => own.abort(request.signal.reason);
-      if (request.signal.aborted) abortFromCaller();
-      else request.signal.addEventListener("abort", abortFromCaller, { once: true });
+      const abortFromCaller = () => own.abort(callerSignal.reason);
+      if (callerSignal.aborted) abortFromCaller();
+      else callerSignal.addEventListener("abort", abortFromCaller, { once: true });
       const timer = setTimeout(() => {
         timedOut = true;
         own.abort(new DOMException("The total deadline passed.", "TimeoutError"));
@@ -90,7 +93,7 @@ export class UpstreamHttp implements UpstreamClient {
       signal = own;
       cleanup = () => {
         clearTimeout(timer);
-        request.signal.removeEventListener("abort", abortFromCaller);
+        callerSignal.removeEventListener("abort", abortFromCaller);
       };
     }
     const mapError = (error: unknown, reading: boolean) =>
@@ -100,13 +103,15 @@ export class UpstreamHttp implements UpstreamClient {
             cause: error,
           })
         : mapTransportError(error, url.host, reading);
+    const large = Buffer.isBuffer(request.body) && request.body.length >= RELEASED_BODY_BYTES ? request.body : undefined;
     try {
       const response = await this.agentFor(timeouts.connectMs).request({
         origin: url.origin,
         path: url.path,
         method: request.method ?? "POST",
-        headers: request.headers,
-        body: request.body as string | Buffer | undefined,
+        headers: large ? { ...request.headers, "content-length": String(large.length) } : request.headers,
+        // undici writes any iterable (its types name only streams for it).
+        body: large ? (new WrittenOnce(large) as unknown as Readable) : (request.body as string | Buffer | undefined),
         // undici takes any object with addEventListener and `aborted` (its types say AbortSignal).
         signal: signal as AbortSignal,
         headersTimeout: timeouts.firstByteMs,
@@ -125,6 +130,28 @@ export class UpstreamHttp implements UpstreamClient {
 
   async close(): Promise<void> {
     await Promise.all([...this.agents.values()].map((agent) => agent.close()));
+  }
+}
+
+/**
+ * A body at least this large is handed to undici as a WrittenOnce: undici keeps the body it
+ * was given until the answer ends, and a translated agent turn's body (a copy of the
+ * client's, as large) would otherwise stay in memory for the whole streamed answer.
+ */
+const RELEASED_BODY_BYTES = 64 * 1024;
+
+/** A body that lets go of its bytes once undici has taken them to write (with its length as content-length). */
+class WrittenOnce implements Iterable<Buffer> {
+  #bytes: Buffer | undefined;
+
+  constructor(bytes: Buffer) {
+    this.#bytes = bytes;
+  }
+
+  *[Symbol.iterator](): Iterator<Buffer> {
+    const bytes = this.#bytes;
+    this.#bytes = undefined;
+    if (bytes) yield bytes;
   }
 }
 

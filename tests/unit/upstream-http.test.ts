@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
+import v8 from "node:v8";
+import vm from "node:vm";
 import { isGatewayError } from "@/lib/canonical/gateway-error";
 import { UpstreamHttp, type Timeouts } from "@/lib/providers/upstream-http";
 
@@ -29,6 +31,18 @@ before(async () => {
         response.write("data: one\n\n");
         setTimeout(() => response.socket?.destroy(), 30);
         return;
+      case "/held": {
+        // Says how much it received, then holds the answer open (a long streamed answer).
+        let received = 0;
+        request.on("data", (chunk: Buffer) => {
+          received += chunk.length;
+        });
+        request.on("end", () => {
+          response.writeHead(200, { "content-type": "text/plain" });
+          response.write(`${received} ${request.headers["content-length"]} ${request.headers["transfer-encoding"] ?? "-"}`);
+        });
+        return;
+      }
       case "/trickle": {
         response.writeHead(200, { "content-type": "text/plain" });
         const timer = setInterval(() => response.write("."), 20);
@@ -128,5 +142,33 @@ describe("upstream-http", () => {
     const pending = send("/silent", {}, controller.signal);
     setTimeout(() => controller.abort(), 50);
     await assert.rejects(pending, (error) => !isGatewayError(error));
+  });
+
+  test("a large body is let go once written, while its answer is still streaming", async () => {
+    v8.setFlagsFromString("--expose-gc");
+    const collect = vm.runInNewContext("gc") as () => void;
+    // Built and sent inside a function of its own: afterwards only the weak reference names the body.
+    const start = async () => {
+      const body = Buffer.alloc(300_000, 0x61);
+      const response = await client.send({
+        url: `${origin}/held`,
+        method: "POST",
+        headers: {},
+        body,
+        signal: new AbortController().signal,
+        timeouts: { ...generous, totalMs: 60_000 },
+      });
+      return { response, sent: new WeakRef(body) };
+    };
+    const { response, sent } = await start();
+    const reader = response.body[Symbol.asyncIterator]();
+    const first = await reader.next();
+    // Sent whole, with its length, not chunked.
+    assert.equal(Buffer.from(first.value!).toString(), "300000 300000 -");
+    collect();
+    await new Promise((resolve) => setImmediate(resolve));
+    collect();
+    assert.equal(sent.deref(), undefined, "the body is still held while its answer streams");
+    response.body.destroy();
   });
 });
