@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { encodeJson } from "./encode-json";
+import { forOneUse } from "./one-use-bytes";
 import type { JsonBody } from "./json-body";
 import { BACKSLASH, COLON, firstLongString, type JsonMember, QUOTE, scanJson } from "./json-scan";
 import type { ChatRequest } from "./request";
@@ -115,6 +116,7 @@ export class CarriedStrings {
     const parts: Buffer[] = [];
     let restored = 0;
     let from = 0;
+    let length = 0;
     for (let found = encoded.indexOf(marker); found !== -1; found = encoded.indexOf(marker, from)) {
       // Escaped again, the placeholder's backslash follows one of its own.
       let backslashes = 0;
@@ -125,14 +127,18 @@ export class CarriedStrings {
       const digits = at;
       while (at < encoded.length && encoded[at]! >= 0x30 && encoded[at]! <= 0x39) number = number * 10 + encoded[at++]! - 0x30;
       if (at === digits || at - digits > 9 || number >= this.#ranges.length / 2 || encoded.toString("latin1", at, at + CONTROL.length) !== CONTROL) return undefined;
-      parts.push(encoded.subarray(from, found), this.bytes.subarray(this.#ranges[2 * number], this.#ranges[2 * number + 1]));
+      const start = this.#ranges[2 * number]!;
+      const end = this.#ranges[2 * number + 1]!;
+      parts.push(encoded.subarray(from, found), this.bytes.subarray(start, end));
+      length += found - from + end - start;
       from = at + CONTROL.length;
       restored += 1;
     }
     if (controls !== 2 * restored) return undefined;
-    if (restored === 0) return encoded;
+    if (restored === 0) return forOneUse(encoded);
     parts.push(encoded.subarray(from));
-    return Buffer.concat(parts);
+    // The length given: Buffer.concat would otherwise walk the parts once more to sum it.
+    return forOneUse(Buffer.concat(parts, length + encoded.length - from));
   }
 }
 

@@ -1,5 +1,6 @@
 import { safeJson } from "./json";
 import { scanJson, type JsonMember, type JsonScan } from "./json-scan";
+import { forOneUse } from "./one-use-bytes";
 
 // A relayed body goes upstream as the client's own bytes, with only the members the
 // gateway must change (the model, usage reporting) rewritten: key order, spacing, number
@@ -56,7 +57,7 @@ export function rewriteJsonObject(bytes: Buffer, set: Record<string, unknown>, l
     from = edit.end;
   }
   parts.push(bytes.subarray(from));
-  return Buffer.concat(parts);
+  return forOneUse(Buffer.concat(parts));
 }
 
 /** Whether bytes[start, end) are `text` as UTF-8 (decoded only when their length allows it: 1 to 3 bytes per UTF-16 unit). */
@@ -108,5 +109,5 @@ export function withJsonChanges(bytes: Buffer, changes: Record<string, unknown>)
   const rewritten = rewriteJsonObject(bytes, changes);
   if (rewritten) return rewritten;
   const parsed = safeJson(bytes.toString("utf8"));
-  return parsed !== null && typeof parsed === "object" && !Array.isArray(parsed) ? Buffer.from(JSON.stringify({ ...parsed, ...changes })) : undefined;
+  return parsed !== null && typeof parsed === "object" && !Array.isArray(parsed) ? forOneUse(Buffer.from(JSON.stringify({ ...parsed, ...changes }))) : undefined;
 }

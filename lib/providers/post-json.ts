@@ -1,4 +1,5 @@
 import { encodeJson } from "@/lib/canonical/encode-json";
+import { forOneUse } from "@/lib/canonical/one-use-bytes";
 import type { GatewayError } from "@/lib/canonical/gateway-error";
 import { HOPS_HEADER } from "@/lib/net/loop-guard";
 import type { ListContext } from "./provider";
@@ -44,7 +45,7 @@ async function sendUpstream(context: SendContext, endpoint: Endpoint, request: O
 
 /** POSTs JSON; a Buffer is JSON already encoded (a relayed body). */
 export function postJson(context: SendContext, endpoint: Endpoint, headers: Record<string, string>, body: unknown, parseError: ParseError): Promise<UpstreamResponse> {
-  const encoded = Buffer.isBuffer(body) ? body : encodeJson(body);
+  const encoded = Buffer.isBuffer(body) ? body : forOneUse(encodeJson(body));
   return sendUpstream(context, endpoint, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: encoded }, parseError);
 }
 

@@ -1,6 +1,7 @@
 import type { Readable } from "node:stream";
 import { Agent, errors as undiciErrors } from "@/lib/net/undici-core";
 import { LightAbort, type AbortSource } from "@/lib/canonical/abort-source";
+import { isForOneUse } from "@/lib/canonical/one-use-bytes";
 import { GatewayError } from "@/lib/canonical/gateway-error";
 import { looksLikeWebPage } from "./describe-body";
 
@@ -103,7 +104,7 @@ export class UpstreamHttp implements UpstreamClient {
             cause: error,
           })
         : mapTransportError(error, url.host, reading);
-    const large = Buffer.isBuffer(request.body) && request.body.length >= RELEASED_BODY_BYTES ? request.body : undefined;
+    const large = isForOneUse(request.body) ? request.body : undefined;
     try {
       const response = await this.agentFor(timeouts.connectMs).request({
         origin: url.origin,
@@ -134,13 +135,10 @@ export class UpstreamHttp implements UpstreamClient {
 }
 
 /**
- * A body at least this large is handed to undici as a WrittenOnce: undici keeps the body it
- * was given until the answer ends, and a translated agent turn's body (a copy of the
- * client's, as large) would otherwise stay in memory for the whole streamed answer.
+ * Bytes made for one call (one-use-bytes.ts) as undici is given them: it keeps the body until
+ * the answer ends, and this one lets go of its bytes once undici has taken them to write
+ * (their length goes as content-length).
  */
-const RELEASED_BODY_BYTES = 64 * 1024;
-
-/** A body that lets go of its bytes once undici has taken them to write (with its length as content-length). */
 class WrittenOnce implements Iterable<Buffer> {
   #bytes: Buffer | undefined;
 

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { CarriedStrings, type CarryRule } from "@/lib/canonical/carried-strings";
+import { isForOneUse } from "@/lib/canonical/one-use-bytes";
 
 // A translated body carries the client's long strings as its own escaped bytes: whatever
 // the text (escapes, control characters, non-ASCII, emoji, quotes next to backslashes),
@@ -69,6 +70,13 @@ describe("carried strings", () => {
     }
     // The client's own escapes went up as written: the strings were carried, not re-encoded.
     assert.ok(carried > 50, `${carried} bodies kept the client's escapes`);
+  });
+
+  test("a large translated body is made for one call: the transport lets go of it once written", () => {
+    const text = JSON.stringify({ messages: [{ content: "ü".repeat(40_000) }, { content: "b".repeat(40_000) }] });
+    const { restored } = throughCarried(text);
+    assert.equal(restored!.toString(), text);
+    assert.equal(isForOneUse(restored), true);
   });
 
   test("a body is encoded as one string or member by member, by how much is left beside the carried text, to the same bytes", () => {

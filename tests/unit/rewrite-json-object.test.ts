@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fc from "fast-check";
+import { isForOneUse } from "@/lib/canonical/one-use-bytes";
 import { rewriteJsonObject } from "@/lib/canonical/rewrite-json-object";
 
 // Any JSON object, spelled with any spacing, and keys that collide with the ones set.
@@ -100,5 +101,17 @@ describe("a relayed JSON body with some members rewritten", () => {
     assert.equal(rewriteJsonObject(Buffer.from('{"model":"a","mod\\u0065l":"b"}'), { model: "c" }), undefined);
     assert.equal(rewriteJsonObject(Buffer.from('\ufeff{"model":"a"}'), { model: "c" }), undefined);
     assert.deepEqual(JSON.parse(rewriteJsonObject(Buffer.from("{}"), { model: "c" })!.toString()), { model: "c" });
+  });
+
+  test("a large body rewritten is a copy made for one call, let go once written; the client's own bytes are not", () => {
+    const large = Buffer.from(JSON.stringify({ model: "a", messages: [{ role: "user", content: "x".repeat(100_000) }] }));
+    const rewritten = rewriteJsonObject(large, { model: "b" })!;
+    assert.notEqual(rewritten, large);
+    assert.equal(isForOneUse(rewritten), true);
+    // Nothing to change: the client's bytes themselves, which the request keeps anyway.
+    assert.equal(rewriteJsonObject(large, { model: "a" }), large);
+    assert.equal(isForOneUse(large), false);
+    // A small body is not worth the slower write.
+    assert.equal(isForOneUse(rewriteJsonObject(Buffer.from('{"model":"a"}'), { model: "b" })), false);
   });
 });

@@ -5,6 +5,7 @@ import { after, before, describe, test } from "node:test";
 import v8 from "node:v8";
 import vm from "node:vm";
 import { isGatewayError } from "@/lib/canonical/gateway-error";
+import { forOneUse } from "@/lib/canonical/one-use-bytes";
 import { UpstreamHttp, type Timeouts } from "@/lib/providers/upstream-http";
 
 // The upstream client against real loopback sockets: every failure, while connecting or
@@ -144,12 +145,12 @@ describe("upstream-http", () => {
     await assert.rejects(pending, (error) => !isGatewayError(error));
   });
 
-  test("a large body is let go once written, while its answer is still streaming", async () => {
+  test("a large body made for one call is let go once written, while its answer is still streaming", async () => {
     v8.setFlagsFromString("--expose-gc");
     const collect = vm.runInNewContext("gc") as () => void;
     // Built and sent inside a function of its own: afterwards only the weak reference names the body.
     const start = async () => {
-      const body = Buffer.alloc(300_000, 0x61);
+      const body = forOneUse(Buffer.alloc(300_000, 0x61));
       const response = await client.send({
         url: `${origin}/held`,
         method: "POST",

@@ -75,11 +75,12 @@ export function parseMessagesRequestDeferred(json: JsonBody, warnings: string[])
 
 /**
  * What of the conversation is text a translation carries as the client's bytes
- * (carried-strings.ts): a block's text and a tool result's content (a tool call's input is
+ * (carried-strings.ts): a block's text, a thinking block's thought (replayed whole to
+ * Anthropic, dropped for the others) and a tool result's content (a tool call's input is
  * deeper), the system prompt's, the tools' descriptions.
  */
 const CARRIED: readonly [key: (typeof DEFERRED)[number], rule: CarryRule][] = [
-  ["messages", { keys: new Set(["text", "content"]), depth: 3, whole: false }],
+  ["messages", { keys: new Set(["text", "content", "thinking"]), depth: 3, whole: false }],
   ["system", { keys: new Set(["text"]), depth: 1, whole: true }],
   ["tools", { keys: new Set(["description"]), depth: Infinity, whole: false }],
 ];
@@ -97,7 +98,10 @@ export function toCanonical(body: CountTokensRequest & { max_tokens?: number }, 
       continue;
     }
     if (message.role === "assistant") {
-      messages.push({ role: "assistant", content: blocks.flatMap((block) => assistantPart(block, warnings)) });
+      // Parts pushed to one list (an agent's turn has hundreds of blocks; flatMap costs an array and a callback each).
+      const content: ContentPart[] = [];
+      for (const block of blocks) assistantPart(block, content, warnings);
+      messages.push({ role: "assistant", content });
       continue;
     }
     // A user turn: tool results become a tool message, the rest a user message after it.
@@ -105,7 +109,7 @@ export function toCanonical(body: CountTokensRequest & { max_tokens?: number }, 
     const rest: ContentPart[] = [];
     for (const block of blocks) {
       if (block.type === "tool_result") results.push(toolResult(block as Extract<AnthropicContentBlock, { type: "tool_result" }>, warnings));
-      else rest.push(...userPart(block, warnings));
+      else userPart(block, rest, warnings);
     }
     if (results.length) messages.push({ role: "tool", content: results });
     if (rest.length) messages.push({ role: "user", content: rest });
@@ -157,44 +161,48 @@ function toolChoice(choice: MessagesRequest["tool_choice"]): ToolChoice | undefi
   }
 }
 
-function userPart(block: AnthropicContentBlock, warnings: string[]): ContentPart[] {
+/** Pushes the canonical part of a user block to `parts` (none for a block dropped with a warning). */
+function userPart(block: AnthropicContentBlock, parts: ContentPart[], warnings: string[]): void {
   switch (block.type) {
     case "text": {
       const text = (block as { text: string }).text;
-      return text ? [{ type: "text", text }] : [];
+      if (text) parts.push({ type: "text", text });
+      return;
     }
     case "image": {
       const source = (block as Extract<AnthropicContentBlock, { type: "image" }>).source;
-      if (source.type === "base64") return [{ type: "image", source: { kind: "base64", mediaType: source.media_type, data: source.data } }];
-      if (source.type === "url") return [{ type: "image", source: { kind: "url", url: source.url } }];
-      warnings.push("image given as an Anthropic file id was dropped");
-      return [];
+      if (source.type === "base64") parts.push({ type: "image", source: { kind: "base64", mediaType: source.media_type, data: source.data } });
+      else if (source.type === "url") parts.push({ type: "image", source: { kind: "url", url: source.url } });
+      else warnings.push("image given as an Anthropic file id was dropped");
+      return;
     }
     default:
       warnings.push(`content block '${block.type}' was dropped`);
-      return [];
   }
 }
 
-function assistantPart(block: AnthropicContentBlock, warnings: string[]): ContentPart[] {
+/** Pushes the canonical part of an assistant block to `parts` (none for a block dropped). */
+function assistantPart(block: AnthropicContentBlock, parts: ContentPart[], warnings: string[]): void {
   switch (block.type) {
     case "text": {
       const text = (block as { text: string }).text;
-      return text ? [{ type: "text", text }] : [];
+      if (text) parts.push({ type: "text", text });
+      return;
     }
     case "tool_use": {
       const use = block as Extract<AnthropicContentBlock, { type: "tool_use" }>;
-      return [{ type: "tool-call", id: use.id, name: use.name, arguments: JSON.stringify(use.input ?? {}) }];
+      parts.push({ type: "tool-call", id: use.id, name: use.name, arguments: JSON.stringify(use.input ?? {}) });
+      return;
     }
     case "thinking": {
       const thinking = block as Extract<AnthropicContentBlock, { type: "thinking" }>;
-      return [{ type: "reasoning", text: thinking.thinking, signature: thinking.signature }];
+      parts.push({ type: "reasoning", text: thinking.thinking, signature: thinking.signature });
+      return;
     }
     case "redacted_thinking":
-      return [];
+      return;
     default:
       warnings.push(`assistant block '${block.type}' was dropped`);
-      return [];
   }
 }
 
