@@ -25,10 +25,10 @@ async function* readNodeBody(request: IncomingMessage, response: ServerResponse,
   }
 }
 
-/** The whole body through 'data' events: cheaper per request than an async iterator. */
 /** The largest declared body given its buffer up front. */
 const PREALLOCATE_UP_TO = 4 * 1024 * 1024;
 
+/** The whole body through 'data' events: cheaper per request than an async iterator. */
 function readWholeNodeBody(request: IncomingMessage, limitBytes: number): Promise<Buffer> {
   const declared = Number(request.headers["content-length"]);
   if (Number.isFinite(declared) && declared > limitBytes) {
