@@ -97,7 +97,7 @@ const schema = z.object({
   ANTHROPIC_DEFAULT_MAX_TOKENS: integer(8192, 1),
   // How long a shutdown waits for open requests (streams) before closing them.
   SHUTDOWN_TIMEOUT_MS: integer(30_000, 0),
-  HEAP_GROWTH_PERCENT: integer(100, 0),
+  HEAP_GROWTH_PERCENT: integer(200, 0),
   // Bearer token for GET /metrics (the admin API key always works too).
   METRICS_TOKEN: optionalString,
   // Send traces to this OTLP/HTTP endpoint (for example http://collector:4318); off when unset.

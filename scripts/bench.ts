@@ -214,7 +214,16 @@ const withConsole = memoryMb(gateway.pid!).rss;
 results.rssAfterConsolePageMb = withConsole;
 table.push(["RSS after one console page MB", "-", "-", String(withConsole), ""]);
 // What coding agents send (scripts/bench/agent-workload.ts), beside the floor.
-await agentWorkload({ raw, gateway, smallChatBody: chatBody, table, results, freshGateway: () => startGatewayTarget(upstreamPort, 1) });
+const floorWith = async (flag: string): Promise<Target> => {
+  const started = await startProcess(
+    [...pin(0), process.execPath, "--import", "tsx", "scripts/bench/raw-proxy.ts", `http://127.0.0.1:${upstreamPort}`, proxyToken, flag],
+    {},
+    /^(\d+)$/m,
+  );
+  return { name: `minimal proxy ${flag}`, url: `http://127.0.0.1:${started.match[1]}`, headers: raw.headers, pid: started.child.pid! };
+};
+const [scanning, reparsing] = [await floorWith("--scan"), await floorWith("--parse")];
+await agentWorkload({ raw, scanning, reparsing, gateway, smallChatBody: chatBody, table, results, freshGateway: () => startGatewayTarget(upstreamPort, 1) });
 gateway.stop();
 
 if (cores > 1) {

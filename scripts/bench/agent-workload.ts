@@ -1,7 +1,8 @@
 // `npm run bench`'s agent workload, beside the floor (the minimal proxy) in the same rounds:
 // Claude Code turns relayed to an Anthropic upstream, Codex sessions relayed as /responses
 // and as chat completions, and Claude Code turns translated to an OpenAI upstream, each at 100 KB,
-// 300 KB and 1 MB, streamed; small requests' latency while 300 KB ones run; and many long
+// 300 KB and 1 MB, streamed, also against the floor plus one scan of each body (relays) and
+// plus one parse and one serialise (translation); small requests' latency while 300 KB ones run; and many long
 // streams held open at once (memory per open stream, every event and every log row there).
 // Options: BENCH_AGENT_SIZES (bytes, comma-separated: 100000,300000,1000000),
 // BENCH_AGENT_CONNECTIONS (8), BENCH_HELD_TURNS (64), BENCH_LONG_STREAMS (500), BENCH_LONG_SECONDS (60).
@@ -18,6 +19,10 @@ const heldTurns = Number(process.env.BENCH_HELD_TURNS ?? 64);
 
 export interface AgentWorkloadTargets {
   raw: Target;
+  /** The floor that also scans each body (raw-proxy.ts --scan): what no validating relay can avoid. */
+  scanning: Target;
+  /** The floor that also parses and re-serialises each body (raw-proxy.ts --parse): the naive translation. */
+  reparsing: Target;
   gateway: Target & { adminKey: string; admin(route: string, body: unknown): Promise<any> };
   /** A small chat completions body, for latency while large ones run. */
   smallChatBody: string;
@@ -31,7 +36,7 @@ const ratio = (a: number, b: number) => (b > 0 ? (a / b).toFixed(2) : "-");
 const kb = (bytes: number) => `${Math.round(bytes / 1000)} KB`;
 
 export async function agentWorkload(targets: AgentWorkloadTargets): Promise<void> {
-  const { raw, gateway, table, results } = targets;
+  const { raw, scanning, reparsing, gateway, table, results } = targets;
   const anthropicHeaders = claudeCodeHeaders();
   for (const size of sizes) {
     const relayed = claudeCodeBody(size, "claude-bench");
@@ -39,7 +44,18 @@ export async function agentWorkload(targets: AgentWorkloadTargets): Promise<void
     const codex = codexChatBody(size, "bench-model");
     const codexResponses = codexResponsesBody(size, "bench-model");
     const common = { connections: agentConnections, sampleRss: true };
-    const [proxyAnthropic, gatewayAnthropic, proxyOpenAI, gatewayOpenAI, gatewayTranslated, proxyResponses, gatewayResponses] = (await interleaved([
+    const [
+      proxyAnthropic,
+      gatewayAnthropic,
+      proxyOpenAI,
+      gatewayOpenAI,
+      gatewayTranslated,
+      proxyResponses,
+      gatewayResponses,
+      scanningAnthropic,
+      scanningOpenAI,
+      reparsingAnthropic,
+    ] = (await interleaved([
       { ...common, target: raw, path: "/v1/messages", body: relayed, headers: anthropicHeaders },
       { ...common, target: gateway, path: "/v1/messages", body: relayed, headers: anthropicHeaders },
       { ...common, target: raw, path: "/chat/completions", body: codex },
@@ -47,13 +63,16 @@ export async function agentWorkload(targets: AgentWorkloadTargets): Promise<void
       { ...common, target: gateway, path: "/v1/messages", body: translated, headers: anthropicHeaders },
       { ...common, target: raw, path: "/responses", body: codexResponses },
       { ...common, target: gateway, path: "/v1/responses", body: codexResponses },
-    ])) as [Load, Load, Load, Load, Load, Load, Load];
+      { ...common, target: scanning, path: "/v1/messages", body: relayed, headers: anthropicHeaders },
+      { ...common, target: scanning, path: "/chat/completions", body: codex },
+      { ...common, target: reparsing, path: "/v1/messages", body: relayed, headers: anthropicHeaders },
+    ])) as Load[] as [Load, Load, Load, Load, Load, Load, Load, Load, Load, Load];
     results[`agent ${kb(size)}`] = {
       bytes: { anthropic: relayed.length, openai: codex.length, responses: codexResponses.length },
-      anthropicRelay: { proxy: proxyAnthropic, gateway: gatewayAnthropic },
-      openAIRelay: { proxy: proxyOpenAI, gateway: gatewayOpenAI },
+      anthropicRelay: { proxy: proxyAnthropic, scanningProxy: scanningAnthropic, gateway: gatewayAnthropic },
+      openAIRelay: { proxy: proxyOpenAI, scanningProxy: scanningOpenAI, gateway: gatewayOpenAI },
       responsesRelay: { proxy: proxyResponses, gateway: gatewayResponses },
-      anthropicToOpenAI: { gateway: gatewayTranslated },
+      anthropicToOpenAI: { reparsingProxy: reparsingAnthropic, gateway: gatewayTranslated },
     };
     const cpu = (load: Load) => String(load.cpuUsPerRequest);
     const perRequest = (load: Load, bytes: number) => {
@@ -88,6 +107,21 @@ export async function agentWorkload(targets: AgentWorkloadTargets): Promise<void
       cpu(gatewayTranslated),
       `${ratio(gatewayTranslated.cpuUsPerRequest!, proxyAnthropic.cpuUsPerRequest!)}x relay floor`,
     ]);
+    // The same loads against the floors that do what a relay and a translation cannot avoid.
+    table.push([
+      "  Anthropic / OpenAI chat relay, against a floor that scans",
+      "-",
+      `${cpu(scanningAnthropic)} / ${cpu(scanningOpenAI)}`,
+      `${cpu(gatewayAnthropic)} / ${cpu(gatewayOpenAI)}`,
+      `${ratio(gatewayAnthropic.cpuUsPerRequest!, scanningAnthropic.cpuUsPerRequest!)}x / ${ratio(gatewayOpenAI.cpuUsPerRequest!, scanningOpenAI.cpuUsPerRequest!)}x`,
+    ]);
+    table.push([
+      "  Anthropic -> OpenAI, against a floor that parses once",
+      "-",
+      cpu(reparsingAnthropic),
+      cpu(gatewayTranslated),
+      `${ratio(gatewayTranslated.cpuUsPerRequest!, reparsingAnthropic.cpuUsPerRequest!)}x`,
+    ]);
     table.push([
       `agent ${kb(relayed.length)} req/s (relay, OpenAI, translated)`,
       "-",
@@ -102,8 +136,9 @@ export async function agentWorkload(targets: AgentWorkloadTargets): Promise<void
       `${perRequest(gatewayAnthropic, relayed.length)}; translated ${perRequest(gatewayTranslated, translated.length)}`,
       "",
     ]);
-    const failed = [proxyAnthropic, gatewayAnthropic, proxyOpenAI, gatewayOpenAI, gatewayTranslated, proxyResponses, gatewayResponses].reduce((sum, load) => sum + load.failed, 0);
-    table.push([`agent ${kb(relayed.length)} failed`, "-", "-", String(failed), ""]);
+    const failed = [gatewayAnthropic, gatewayOpenAI, gatewayTranslated, gatewayResponses].reduce((sum, load) => sum + load.failed, 0);
+    const floorsFailed = [proxyAnthropic, proxyOpenAI, proxyResponses, scanningAnthropic, scanningOpenAI, reparsingAnthropic].reduce((sum, load) => sum + load.failed, 0);
+    table.push([`agent ${kb(relayed.length)} failed`, "-", String(floorsFailed), String(failed), ""]);
   }
   await smallWhileLarge(targets);
   await heldAgentTurns(targets);

@@ -2,14 +2,23 @@
 // request body into one buffer and sends it with Content-Length through an undici pool
 // (cheaper than streaming it upstream chunked) to the same path on the upstream, and pipes
 // the answer back.
-// Prints its port. Usage: raw-proxy.ts <upstream-origin> <token> [processes] [connections]
+// Prints its port. Usage: raw-proxy.ts <upstream-origin> <token> [processes] [connections] [--scan | --parse]
 // With processes > 1, node:cluster runs that many copies on one port (the floor for PROCESSES=N).
+// Two references for the agent workload, each the floor plus the least of what the gateway
+// must do with a body: --scan reads every byte once as a relay must (the gateway's own
+// scan, json-scan.ts, refusing what it finds malformed), and --parse sends the body through
+// one JSON.parse and one JSON.stringify, the naive translation.
 import cluster from "node:cluster";
 import http from "node:http";
 import { pipeline } from "node:stream/promises";
 import { Pool } from "undici";
+import { scanJson } from "../../lib/canonical/json-scan";
+import { JSON_LIMITS } from "../../lib/canonical/json-shape";
 
-const [origin, token, processesArgument, connectionsArgument] = process.argv.slice(2) as [string, string, string | undefined, string | undefined];
+const args = process.argv.slice(2);
+const [origin, token, processesArgument, connectionsArgument] = args.filter((argument) => !argument.startsWith("--")) as [string, string, string?, string?];
+const scan = args.includes("--scan");
+const parse = args.includes("--parse");
 const processes = Number(processesArgument ?? 1);
 if (processes > 1 && cluster.isPrimary) {
   let printed = false;
@@ -36,7 +45,13 @@ function serve(): void {
     try {
       const chunks: Buffer[] = [];
       for await (const chunk of request) chunks.push(chunk as Buffer);
-      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+      let body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+      if (scan && !scanJson(body, 0, JSON_LIMITS).object) {
+        response.writeHead(400, { "content-type": "application/json" });
+        response.end('{"error":{"message":"not a JSON object"}}');
+        return;
+      }
+      if (parse) body = Buffer.from(JSON.stringify(JSON.parse(body.toString("utf8"))));
       const upstream = await pool.request({
         path: request.url!,
         method: "POST",
