@@ -20,11 +20,11 @@ import { getRuntime, type Runtime } from "@/lib/runtime";
 async function main(): Promise<void> {
   // V8 lets the old generation grow to up to four times what survived its last full
   // collection before collecting again: a peak of ~400 MB for ~40 MB live under the bench's
-  // agent load. Three times at most holds it near 340 MB. Not twice (300 MB): V8 counts the
-  // ArrayBuffer memory allocated since the last full collection against that room, and the
-  // young bodies of agent-sized requests (32 MB of them between two scavenges) then filled
-  // it every ~110 300 KB requests, each time a full collection: 15% of such a relay's CPU
-  // (BENCHMARKS.md).
+  // agent load. This flag sets that factor: three holds the peak near 340 MB. Not two
+  // (300 MB): V8 counts the ArrayBuffer memory allocated since the last full collection
+  // against that room, and the young bodies of agent-sized requests (32 MB of them between
+  // two scavenges) then filled it every 110-130 requests of 300 KB, each time a full
+  // collection: a sixth of such a relay's CPU (BENCHMARKS.md).
   // V8 reads this flag at each collection, so setting it now applies from here on.
   if (env.HEAP_GROWTH_PERCENT > 0) v8.setFlagsFromString(`--heap-growing-percent=${env.HEAP_GROWTH_PERCENT}`);
   const stopTracing = await startTracing();

@@ -4,20 +4,20 @@
 // the answer back.
 // Prints its port. Usage: raw-proxy.ts <upstream-origin> <token> [processes] [connections] [--scan | --parse]
 // With processes > 1, node:cluster runs that many copies on one port (the floor for PROCESSES=N).
-// Two references for the agent workload, each the floor plus the least of what the gateway
-// must do with a body: --scan reads every byte once as a relay must (the gateway's own
-// scan, json-scan.ts, refusing what it finds malformed), and --parse sends the body through
-// one JSON.parse and one JSON.stringify, the naive translation.
+// Two references for the agent workload: --scan reads every byte once as a relay must (the
+// gateway's own scan, json-scan.ts, refusing what it finds malformed), the least a
+// validating relay can do; --parse sends the body through one JSON.parse and one
+// JSON.stringify, the naive translation.
 import cluster from "node:cluster";
 import http from "node:http";
 import { pipeline } from "node:stream/promises";
 import { Pool } from "undici";
 import { scanJson } from "../../lib/canonical/json-scan";
-import { JSON_LIMITS } from "../../lib/canonical/json-shape";
 
 const args = process.argv.slice(2);
 const [origin, token, processesArgument, connectionsArgument] = args.filter((argument) => !argument.startsWith("--")) as [string, string, string?, string?];
-const scan = args.includes("--scan");
+// The gateway's shape limits, loaded only for --scan: json-shape.ts reads the gateway's environment, which the plain floor must not.
+const scanLimits = args.includes("--scan") ? (await import("../../lib/canonical/json-shape")).JSON_LIMITS : undefined;
 const parse = args.includes("--parse");
 const processes = Number(processesArgument ?? 1);
 if (processes > 1 && cluster.isPrimary) {
@@ -46,7 +46,7 @@ function serve(): void {
       const chunks: Buffer[] = [];
       for await (const chunk of request) chunks.push(chunk as Buffer);
       let body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-      if (scan && !scanJson(body, 0, JSON_LIMITS).object) {
+      if (scanLimits && !scanJson(body, 0, scanLimits).object) {
         response.writeHead(400, { "content-type": "application/json" });
         response.end('{"error":{"message":"not a JSON object"}}');
         return;
