@@ -217,7 +217,8 @@ table.push(["RSS after one console page MB", "-", "-", String(withConsole), ""])
 const floorWith = async (flag: string): Promise<Target> => {
   const started = await startProcess(
     [...pin(0), process.execPath, "--import", "tsx", "scripts/bench/raw-proxy.ts", `http://127.0.0.1:${upstreamPort}`, proxyToken, flag],
-    {},
+    // --scan reads the gateway's shape limits, and with them its environment: the stores the gateway is given.
+    { DATABASE_URL: "", REDIS_URL: "" },
     /^(\d+)$/m,
   );
   return { name: `minimal proxy ${flag}`, url: `http://127.0.0.1:${started.match[1]}`, headers: raw.headers, pid: started.child.pid! };
