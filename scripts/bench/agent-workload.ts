@@ -2,8 +2,9 @@
 // Claude Code turns relayed to an Anthropic upstream, Codex sessions relayed as /responses
 // and as chat completions, and Claude Code turns translated to an OpenAI upstream, each at 100 KB,
 // 300 KB and 1 MB, streamed, also against the floor plus one scan of each body (the Anthropic
-// and chat relays) and plus one parse and one serialise (the naive translation); small requests' latency while 300 KB ones run; and many long
-// streams held open at once (memory per open stream, every event and every log row there).
+// and chat relays) and plus one parse and one serialise (the naive translation); small
+// requests' latency while 300 KB ones run; and many long streams held open at once (memory
+// per open stream, every event and every log row there).
 // Options: BENCH_AGENT_SIZES (bytes, comma-separated: 100000,300000,1000000),
 // BENCH_AGENT_CONNECTIONS (8), BENCH_HELD_TURNS (64), BENCH_LONG_STREAMS (500), BENCH_LONG_SECONDS (60).
 import { randomBytes } from "node:crypto";
@@ -66,7 +67,7 @@ export async function agentWorkload(targets: AgentWorkloadTargets): Promise<void
       { ...common, target: scanning, path: "/v1/messages", body: relayed, headers: anthropicHeaders },
       { ...common, target: scanning, path: "/chat/completions", body: codex },
       { ...common, target: reparsing, path: "/v1/messages", body: relayed, headers: anthropicHeaders },
-    ])) as Load[] as [Load, Load, Load, Load, Load, Load, Load, Load, Load, Load];
+    ])) as [Load, Load, Load, Load, Load, Load, Load, Load, Load, Load];
     results[`agent ${kb(size)}`] = {
       bytes: { anthropic: relayed.length, openai: codex.length, responses: codexResponses.length },
       anthropicRelay: { proxy: proxyAnthropic, scanningProxy: scanningAnthropic, gateway: gatewayAnthropic },
